@@ -1,0 +1,22 @@
+import type { SearchAppObject } from './search/search-app-object';
+
+/** Bindings and secrets of the worker, as declared in wrangler.toml and .dev.vars. */
+export interface Env {
+  DB: D1Database;
+  SEARCH_APP: DurableObjectNamespace<SearchAppObject>;
+  FEEDING_QUEUE: Queue;
+  EMAIL_QUEUE: Queue;
+  /** Root token of the admin API. Without it every admin call answers 401. */
+  ADMIN_TOKEN?: string;
+  /** Agent token of the chat endpoints. */
+  AUTH_TOKEN?: string;
+}
+
+/** Hono generics shared by every route module. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    /** Set by the tenant-token middleware once the token is accepted. */
+    principal: import('./auth/middleware').Principal;
+  };
+}

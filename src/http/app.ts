@@ -1,0 +1,17 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../env';
+import { errorResponse, onError } from './errors';
+import { adminRoutes } from './routes/admin';
+import { schemaRoutes } from './routes/schema';
+
+/** The HTTP surface: each capability mounts its routes here. */
+export function createApp() {
+  const app = new Hono<AppEnv>();
+  app.onError(onError);
+  app.notFound((c) => errorResponse(404, `No route for ${c.req.method} ${c.req.path}`));
+
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.route('/api/v1/admin', adminRoutes);
+  app.route('/api/v1/searchapp', schemaRoutes);
+  return app;
+}

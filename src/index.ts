@@ -1,0 +1,23 @@
+import type { Env } from './env';
+import { createApp } from './http/app';
+import { logError } from './http/errors';
+
+export { SearchAppObject } from './search/search-app-object';
+
+const app = createApp();
+
+/** Queue consumers by queue name (see wrangler.toml). */
+const consumers: Record<string, (batch: MessageBatch, env: Env, ctx: ExecutionContext) => Promise<void>> = {};
+
+export default {
+  fetch: app.fetch,
+  async queue(batch, env, ctx) {
+    const consume = consumers[batch.queue];
+    if (!consume) {
+      logError('no consumer for queue', new Error(batch.queue));
+      batch.retryAll();
+      return;
+    }
+    await consume(batch, env, ctx);
+  },
+} satisfies ExportedHandler<Env>;

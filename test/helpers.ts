@@ -1,0 +1,58 @@
+import { exports } from 'cloudflare:workers';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+export const AGENT_TOKEN = 'test-agent-token';
+export const BASE = 'http://service.test';
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+/** Calls the worker's fetch handler like an HTTP client would. */
+export async function call(method: string, path: string, options: CallOptions = {}): Promise<Response> {
+  const headers = new Headers(options.headers);
+  if (options.token !== undefined) headers.set('X-Service-Token', options.token);
+  let body = options.rawBody;
+  if (options.body !== undefined) {
+    headers.set('Content-Type', 'application/json');
+    body = JSON.stringify(options.body);
+  }
+  return exports.default.fetch(new Request(BASE + path, { method, headers, body }));
+}
+
+export async function json<T = any>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
+
+let counter = 0;
+/** A code unique within the test run, so tests never share tenants. */
+export function uniqueCode(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${counter}`;
+}
+
+/** Creates a tenant and a search app through the admin API. */
+export async function createTenantWithApp(prefix = 't', appCode = 'catalog', sorts?: unknown[]) {
+  const tenant = uniqueCode(prefix);
+  await expectOk(call('PUT', `/api/v1/admin/tenants/${tenant}`, { token: ADMIN_TOKEN, body: { name: tenant } }));
+  await expectOk(
+    call('PUT', `/api/v1/admin/searchapps/${tenant}/${appCode}`, { token: ADMIN_TOKEN, body: sorts ? { sorts } : {} }),
+  );
+  return { tenant, code: appCode };
+}
+
+/** Issues a tenant token through the admin API and answers its plaintext. */
+export async function createToken(tenant: string, kind: 'admin' | 'feeding', permission: 'READ' | 'WRITE' = 'WRITE') {
+  const res = await expectOk(call('POST', `/api/v1/admin/tokens/${tenant}`, { token: ADMIN_TOKEN, body: { kind, permission } }));
+  return (await res.json<{ id: string; token: string }>());
+}
+
+export async function expectOk(responsePromise: Promise<Response>): Promise<Response> {
+  const res = await responsePromise;
+  if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
+  return res;
+}
