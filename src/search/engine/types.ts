@@ -1,0 +1,103 @@
+/**
+ * The contract of the search engine (src/search/engine), the search-app Durable Object
+ * and the HTTP routes. The engine module has no Workers imports: Node loads it for benchmarks.
+ */
+import type { SearchAppField } from '../field-schema';
+
+export type { SearchAppField };
+
+/** A document's fields as fed (payload keys are schema field codes). */
+export type DocumentPayload = Record<string, unknown>;
+
+/** A named sort configured on the search app (admin API `sorts`). */
+export interface NamedSort {
+  id: string;
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+/** What an index is built with; changes only through a re-index (schedule job) or a full feed. */
+export interface IndexConfig {
+  fields: SearchAppField[];
+  sorts: NamedSort[];
+}
+
+export type FilterType = 'term' | 'range' | 'slider' | 'tree';
+export type FilterDataType = 'string' | 'number' | 'date';
+export type FilterOperator = 'or' | 'and' | 'not';
+
+export interface Filter {
+  filterType: FilterType;
+  filterDataType?: FilterDataType;
+  filterOperator?: FilterOperator;
+  values?: string[];
+  minValue?: number | string;
+  maxValue?: number | string;
+}
+
+export interface SearchRequest {
+  q?: string;
+  /** 1-based. */
+  page: number;
+  rows: number;
+  /** Sort identifier: `<field>_asc`, `<field>_desc` for sortable fields, or a named sort id. None = relevance. */
+  sort?: string;
+  /** Facet id -> filter. */
+  filters?: Record<string, Filter>;
+  /** Maximum values per facet (default 50). */
+  facetLimit?: number;
+}
+
+export interface FacetValue {
+  value: string;
+  count: number;
+}
+
+export interface Facet {
+  id: string;
+  name: string;
+  values: FacetValue[];
+}
+
+export interface Paging {
+  page: number;
+  rows: number;
+  total: number;
+  totalPages: number;
+}
+
+export interface ResultDocument {
+  id: string;
+  /** 1-based across pages. */
+  position: number;
+  /** Only the fields with `display: true`. */
+  document: Record<string, unknown>;
+}
+
+export interface SearchResult {
+  total: number;
+  /** Search execution milliseconds. */
+  time: number;
+  documents: ResultDocument[];
+  facets: Facet[];
+  paging: Paging;
+}
+
+export interface SuggestRequest {
+  q?: string;
+  rows: number;
+}
+
+export interface Suggestion {
+  value: string;
+  count: number;
+}
+
+/** An invalid query (unknown facet id or sort, a value that does not fit its type): answered 400. */
+export interface QueryProblem {
+  path: string;
+  message: string;
+}
+
+/** What the Durable Object answers over RPC: custom error classes do not survive RPC, so problems are data. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; status: 400 | 404 | 409; message: string; details?: QueryProblem[] };
