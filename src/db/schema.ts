@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { SearchAppField } from '../search/field-schema';
+import type { NamedSort } from '../search/engine/types';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const timestamps = {
@@ -15,12 +17,6 @@ export const tenants = sqliteTable('tenants', {
   ...timestamps,
 });
 
-/** A named sort of a search app: `sort=<id>` orders by `field` in `direction`. */
-export interface NamedSort {
-  id: string;
-  field: string;
-  direction: 'asc' | 'desc';
-}
 
 export const searchApps = sqliteTable(
   'search_apps',
@@ -32,7 +28,7 @@ export const searchApps = sqliteTable(
     code: text('code').notNull(),
     name: text('name').notNull(),
     /** The field schema (SearchAppSchemaField[] with defaults filled in), JSON. */
-    fields: text('fields', { mode: 'json' }).$type<unknown[]>().notNull().default(sql`'[]'`),
+    fields: text('fields', { mode: 'json' }).$type<SearchAppField[]>().notNull().default(sql`'[]'`),
     sorts: text('sorts', { mode: 'json' }).$type<NamedSort[]>().notNull().default(sql`'[]'`),
     ...timestamps,
   },
