@@ -101,3 +101,30 @@ export interface QueryProblem {
 
 /** What the Durable Object answers over RPC: custom error classes do not survive RPC, so problems are data. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: 400 | 404 | 409; message: string; details?: QueryProblem[] };
+
+/** One page of a search as the engine answers it; the Durable Object adds the display fields. */
+export interface EngineSearchResult {
+  total: number;
+  /** The requested page, best first; `position` is 1-based across pages. */
+  hits: Array<{ id: string; position: number }>;
+  facets: Facet[];
+}
+
+/**
+ * The in-memory index of one search app, implemented by `SearchIndex` in `./index.ts`
+ * (`new SearchIndex(config)`, `SearchIndex.load(config, bytes)`).
+ * `search` and `suggest` throw `QueryError` (with `details`) for an invalid query.
+ */
+export interface SearchEngine {
+  readonly config: IndexConfig;
+  readonly size: number;
+  /** Inserts or replaces a document. */
+  add(id: string, payload: DocumentPayload): void;
+  /** Removes a document; answers whether it was indexed. */
+  remove(id: string): boolean;
+  has(id: string): boolean;
+  search(request: SearchRequest): EngineSearchResult;
+  suggest(request: SuggestRequest): Suggestion[];
+  /** A compact binary form; the Durable Object stores it in chunks under SQLite's 2 MB row limit. */
+  serialize(): Uint8Array;
+}
