@@ -3,18 +3,22 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   plugins: [
-    cloudflareTest(async () => ({
+    cloudflareTest(async ({ inject }) => ({
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
         bindings: {
           ADMIN_TOKEN: 'test-admin-token',
           AUTH_TOKEN: 'test-agent-token',
           TEST_MIGRATIONS: await readD1Migrations('./migrations'),
+          EMAIL_RETRY_BASE_DELAY_SECONDS: '0',
+          EMAIL_SMTP_PORT: inject('emailSmtpPort'),
+          EMAIL_HTTP_PORT: inject('emailHttpPort'),
         },
       },
     })),
   ],
   test: {
+    globalSetup: ['./test/email/stand-ins.ts'],
     setupFiles: ['./test/apply-migrations.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

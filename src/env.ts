@@ -10,6 +10,8 @@ export interface Env {
   ADMIN_TOKEN?: string;
   /** Agent token of the chat endpoints. */
   AUTH_TOKEN?: string;
+  /** Seconds before the first retry of a failed email delivery, doubled per attempt (default 10; tests use 0). */
+  EMAIL_RETRY_BASE_DELAY_SECONDS?: string;
 }
 
 /** Hono generics shared by every route module. */

@@ -1,3 +1,4 @@
+import { consumeEmail, consumeEmailDeadLetters } from './email/consumer';
 import type { Env } from './env';
 import { createApp } from './http/app';
 import { logError } from './http/errors';
@@ -7,7 +8,10 @@ export { SearchAppObject } from './search/search-app-object';
 const app = createApp();
 
 /** Queue consumers by queue name (see wrangler.toml). */
-const consumers: Record<string, (batch: MessageBatch, env: Env, ctx: ExecutionContext) => Promise<void>> = {};
+const consumers: Record<string, (batch: MessageBatch, env: Env, ctx: ExecutionContext) => Promise<void>> = {
+  email: consumeEmail,
+  'email-dlq': consumeEmailDeadLetters,
+};
 
 export default {
   fetch: app.fetch,

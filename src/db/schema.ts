@@ -54,3 +54,58 @@ export const apiTokens = sqliteTable(
   },
   (t) => [index('api_tokens_tenant').on(t.tenantCode)],
 );
+
+// ---------------------------------------------------------------- email
+
+/** Provider settings of an email configuration, credentials included (never answered, never logged). */
+export type StoredEmailProvider = import('../email/providers').EmailProviderConfig;
+export type EmailVariableType = 'standard' | 'masked';
+export type EmailVariables = Record<string, { value: string; type: EmailVariableType }>;
+/** The API-key security configuration; only the SHA-256 of the key is kept. */
+export interface StoredEmailSecurity {
+  type: 'apiKey';
+  header: string;
+  keyHash: string;
+}
+
+export const emailConfigs = sqliteTable(
+  'email_configs',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    tenantCode: text('tenant_code')
+      .notNull()
+      .references(() => tenants.code, { onDelete: 'cascade' }),
+    code: text('code').notNull(),
+    from: text('from'),
+    subject: text('subject'),
+    html: text('html'),
+    text: text('text'),
+    variables: text('variables', { mode: 'json' }).$type<EmailVariables>().notNull().default(sql`'{}'`),
+    provider: text('provider', { mode: 'json' }).$type<StoredEmailProvider>(),
+    security: text('security', { mode: 'json' }).$type<StoredEmailSecurity>(),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('email_configs_tenant_code').on(t.tenantCode, t.code)],
+);
+
+export type EmailDeliveryStatus = 'queued' | 'sending' | 'sent' | 'failed';
+
+/** One row per send request; variables are stored with masked values replaced by `[masked]`. */
+export const emailDeliveries = sqliteTable(
+  'email_deliveries',
+  {
+    id: text('id').primaryKey(),
+    configId: integer('config_id')
+      .notNull()
+      .references(() => emailConfigs.id, { onDelete: 'cascade' }),
+    target: text('target').notNull(),
+    variables: text('variables', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    status: text('status').$type<EmailDeliveryStatus>().notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    /** Why the last attempt failed (kept after a later success for the record). */
+    error: text('error'),
+    sentAt: text('sent_at'),
+    ...timestamps,
+  },
+  (t) => [index('email_deliveries_config').on(t.configId, t.createdAt)],
+);

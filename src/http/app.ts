@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { errorResponse, onError } from './errors';
 import { adminRoutes } from './routes/admin';
+import { emailAdminRoutes, emailSendRoutes } from './routes/email';
 import { schemaRoutes } from './routes/schema';
 
 /** The HTTP surface: each capability mounts its routes here. */
@@ -11,7 +12,9 @@ export function createApp() {
   app.notFound((c) => errorResponse(404, `No route for ${c.req.method} ${c.req.path}`));
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.route('/api/v1/admin/email', emailAdminRoutes);
   app.route('/api/v1/admin', adminRoutes);
   app.route('/api/v1/searchapp', schemaRoutes);
+  app.route('/api/v1/email', emailSendRoutes);
   return app;
 }

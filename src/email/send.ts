@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { hexEqual, sha256Hex } from '../auth/crypto';
+import { createDb } from '../db/client';
+import { emailDeliveries } from '../db/schema';
+import type { Env } from '../env';
+import { ApiError, logError } from '../http/errors';
+import { issuesToDetails } from '../http/validate';
+import { MASKED, missingForSend, requireEmailConfig, variablesSchema } from './configs';
+import { updateDelivery, type EmailJob } from './deliveries';
+
+export const sendRequestSchema = z
+  .object({
+    target: z.email('target must be a valid email address').max(320),
+    variables: variablesSchema.nullable().optional(),
+  })
+  .strict();
+
+export interface SendRequest {
+  tenantCode: string;
+  configCode: string;
+  header: (name: string) => string | undefined;
+  /** The parsed JSON body; rejects on malformed JSON. */
+  body: () => Promise<unknown>;
+}
+
+/**
+ * Checks the caller and the request, logs the delivery as `queued` and puts the job on the email queue.
+ * Order: unknown configuration 404, no security configuration 409, wrong key 401, incomplete 409, invalid body 400.
+ */
+export async function queueEmail(env: Env, request: SendRequest): Promise<void> {
+  const db = createDb(env.DB);
+  const config = await requireEmailConfig(db, request.tenantCode, request.configCode);
+  const missing = missingForSend(config);
+  const notReady = () => ApiError.conflict(`Email configuration is not ready to send; missing: ${missing.join(', ')}`);
+  if (!config.security) throw notReady();
+
+  const presented = request.header(config.security.header);
+  if (!presented || !hexEqual(await sha256Hex(presented), config.security.keyHash)) {
+    throw ApiError.unauthorized(`Missing or invalid API key in ${config.security.header}`);
+  }
+  if (missing.length) throw notReady();
+
+  const body = await request.body().catch(() => {
+    throw ApiError.badRequest('Malformed JSON in request body');
+  });
+  const parsed = sendRequestSchema.safeParse(body);
+  if (!parsed.success) throw ApiError.badRequest('Invalid request body', issuesToDetails(parsed.error.issues));
+
+  const variables = { ...config.variables, ...(parsed.data.variables ?? {}) };
+  const job: EmailJob = {
+    deliveryId: crypto.randomUUID(),
+    configId: config.id,
+    target: parsed.data.target,
+    variables: Object.fromEntries(Object.entries(variables).map(([name, v]) => [name, v.value])),
+  };
+  await db.insert(emailDeliveries).values({
+    id: job.deliveryId,
+    configId: config.id,
+    target: job.target,
+    variables: Object.fromEntries(Object.entries(variables).map(([name, v]) => [name, v.type === 'masked' ? MASKED : v.value])),
+    status: 'queued',
+  });
+  try {
+    await env.EMAIL_QUEUE.send(job);
+  } catch (error) {
+    logError('email not queued', error, { deliveryId: job.deliveryId });
+    await updateDelivery(db, job.deliveryId, { status: 'failed', error: 'could not be queued' });
+    throw new ApiError(503, 'The email could not be queued; try again');
+  }
+}

@@ -1,0 +1,42 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { requireSecret } from '../../auth/middleware';
+import { createDb } from '../../db/client';
+import type { AppEnv } from '../../env';
+import { emailConfigInput, emailConfigView, putEmailConfig, requireEmailConfig } from '../../email/configs';
+import { listDeliveries } from '../../email/deliveries';
+import { queueEmail } from '../../email/send';
+import { validate } from '../validate';
+import { codeParam } from './params';
+
+const configPath = z.object({ tenant: codeParam, code: codeParam });
+const deliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }).strict();
+
+/** Root-token administration of email configurations and their delivery logs (our addition to the interface). */
+export const emailAdminRoutes = new Hono<AppEnv>()
+  .use('*', requireSecret('ADMIN_TOKEN'))
+  .put('/:tenant/:code', validate('param', configPath), validate('json', emailConfigInput), async (c) => {
+    const { tenant, code } = c.req.valid('param');
+    return c.json(await putEmailConfig(createDb(c.env.DB), tenant, code, c.req.valid('json')), 200);
+  })
+  .get('/:tenant/:code', validate('param', configPath), async (c) => {
+    const { tenant, code } = c.req.valid('param');
+    return c.json(emailConfigView(await requireEmailConfig(createDb(c.env.DB), tenant, code)), 200);
+  })
+  .get('/:tenant/:code/deliveries', validate('param', configPath), validate('query', deliveriesQuery), async (c) => {
+    const { tenant, code } = c.req.valid('param');
+    const db = createDb(c.env.DB);
+    const config = await requireEmailConfig(db, tenant, code);
+    return c.json({ deliveries: await listDeliveries(db, config.id, c.req.valid('query').limit) }, 200);
+  });
+
+/** Send email: authenticated by the configuration's own API key, answers once the job is queued. */
+export const emailSendRoutes = new Hono<AppEnv>().post('/send/:tenantCode/:emailConfigCode', async (c) => {
+  await queueEmail(c.env, {
+    tenantCode: c.req.param('tenantCode'),
+    configCode: c.req.param('emailConfigCode'),
+    header: (name) => c.req.header(name),
+    body: () => c.req.json(),
+  });
+  return c.text('OK', 200);
+});
