@@ -15,6 +15,9 @@ export const sendRequestSchema = z
   })
   .strict();
 
+/** Queue messages are limited to 128 KB; the job stays well below. */
+const MAX_JOB_BYTES = 100_000;
+
 export interface SendRequest {
   tenantCode: string;
   configCode: string;
@@ -53,6 +56,9 @@ export async function queueEmail(env: Env, request: SendRequest): Promise<void> 
     target: parsed.data.target,
     variables: Object.fromEntries(Object.entries(variables).map(([name, v]) => [name, v.value])),
   };
+  if (new TextEncoder().encode(JSON.stringify(job)).byteLength > MAX_JOB_BYTES) {
+    throw ApiError.badRequest('Invalid request body', [{ path: 'variables', message: `variables exceed ${MAX_JOB_BYTES} bytes in total` }]);
+  }
   await db.insert(emailDeliveries).values({
     id: job.deliveryId,
     configId: config.id,

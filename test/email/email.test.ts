@@ -161,7 +161,7 @@ describe('send email: statuses', () => {
     expect((await json(res)).message).toBe('Email configuration is not ready to send; missing: from, provider');
   });
 
-  it('answers 400 with details for an invalid target, malformed variables or malformed JSON', async () => {
+  it('answers 400 with details for an invalid target, malformed or oversized variables, or malformed JSON', async () => {
     const { tenant, code, apiKey } = await createConfig();
     const cases: [unknown, string][] = [
       [{ target: 'not-an-address' }, 'target'],
@@ -176,7 +176,11 @@ describe('send email: statuses', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect((await json(res)).details.map((d: { path: string }) => d.path)).toContain(path);
     }
-    const res = await call('POST', `/api/v1/email/send/${tenant}/${code}`, {
+    const big = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`v${i}`, { value: 'x'.repeat(10_000) }]));
+    let res = await send(tenant, code, apiKey, { target: 'a@example.org', variables: big });
+    expect(res.status).toBe(400);
+    expect((await json(res)).details).toEqual([{ path: 'variables', message: 'variables exceed 100000 bytes in total' }]);
+    res = await call('POST', `/api/v1/email/send/${tenant}/${code}`, {
       rawBody: '{"target": ',
       headers: { 'X-Service-Token': apiKey, 'Content-Type': 'application/json' },
     });
