@@ -52,15 +52,16 @@ async function deliver(db: Db, job: EmailJob, attempts: number): Promise<boolean
 /** Consumer of the `email` queue: renders and delivers; transient failures retry with backoff, then go to `email-dlq`. */
 export async function consumeEmail(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
-  for (const message of batch.messages as readonly Message<EmailJob>[]) {
-    try {
-      if (await deliver(db, message.body, message.attempts)) message.ack();
-      else message.retry({ delaySeconds: retryDelaySeconds(env, message.attempts) });
-    } catch (error) {
-      logError('email delivery crashed', error, { deliveryId: message.body.deliveryId });
+  await Promise.all(
+    (batch.messages as readonly Message<EmailJob>[]).map(async (message) => {
+      try {
+        if (await deliver(db, message.body, message.attempts)) return message.ack();
+      } catch (error) {
+        logError('email delivery crashed', error, { deliveryId: message.body.deliveryId });
+      }
       message.retry({ delaySeconds: retryDelaySeconds(env, message.attempts) });
-    }
-  }
+    }),
+  );
 }
 
 /** Consumer of `email-dlq`: jobs that used up their retries are logged as failed. */

@@ -1,5 +1,10 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { retryDelaySeconds } from '../../src/email/consumer';
+import type { EmailJob } from '../../src/email/deliveries';
+import type { Env } from '../../src/env';
+import worker from '../../src/index';
 import { ADMIN_TOKEN, call, expectOk, json, uniqueCode } from '../helpers';
 import { HTTP_API_KEY, type ReceivedEmail, SMTP_PASSWORD, SMTP_USER } from './stand-in-contract';
 
@@ -329,5 +334,49 @@ describe('send email: delivery', () => {
     expect(delivery).toMatchObject({ status: 'failed', attempts: 6 });
     expect(delivery!.error).toMatch(/^gave up after 6 attempts: HTTP API answered 503/);
     expect(await receivedBy(target)).toEqual([]);
+  });
+});
+
+describe('email queue consumer', () => {
+  it('computes an exponential backoff from EMAIL_RETRY_BASE_DELAY_SECONDS, capped at 15 minutes', () => {
+    const base10 = { EMAIL_RETRY_BASE_DELAY_SECONDS: '10' } as Env;
+    expect([1, 2, 3, 4, 5, 20].map((attempt) => retryDelaySeconds(base10, attempt))).toEqual([10, 20, 40, 80, 160, 900]);
+    expect(retryDelaySeconds({} as Env, 1)).toBe(10);
+    expect(retryDelaySeconds({ EMAIL_RETRY_BASE_DELAY_SECONDS: '0' } as Env, 3)).toBe(0);
+  });
+
+  it('asks the queue for a delayed retry, and acks a redelivered job that was already sent without sending again', async () => {
+    const { tenant, code } = await createConfig(httpProvider());
+    const target = recipient('direct');
+    await control('/control/fail', { channel: 'http', recipient: target, count: 1, code: 503 });
+    const config = await env.DB.prepare('SELECT id FROM email_configs WHERE tenant_code = ?').bind(tenant).first<{ id: number }>();
+    const job: EmailJob = { deliveryId: crypto.randomUUID(), configId: config!.id, target, variables: { name: 'Direct' } };
+    await env.DB.prepare(`INSERT INTO email_deliveries (id, config_id, target, variables, status) VALUES (?, ?, ?, '{}', 'queued')`)
+      .bind(job.deliveryId, job.configId, target)
+      .run();
+
+    const consume = async (id: string, attempts: number) => {
+      const batch = createMessageBatch<EmailJob>('email', [{ id, timestamp: Date.now(), attempts, body: job }]);
+      // getQueueResult drops the retry delay; the spy calls through and keeps it.
+      const retry = vi.spyOn(batch.messages[0], 'retry');
+      const ctx = createExecutionContext();
+      await worker.queue(batch, { ...env, EMAIL_RETRY_BASE_DELAY_SECONDS: '10' }, ctx);
+      return { ...(await getQueueResult(batch, ctx)), retry };
+    };
+
+    let result = await consume('first', 3);
+    expect(result.retryMessages).toEqual([{ msgId: 'first' }]);
+    expect(result.retry).toHaveBeenCalledWith({ delaySeconds: 40 });
+    expect(await deliveryTo(tenant, code, target)).toMatchObject({ status: 'queued', attempts: 3, error: expect.stringContaining('503') });
+
+    result = await consume('second', 4);
+    expect(result.explicitAcks).toEqual(['second']);
+    expect(await deliveryTo(tenant, code, target)).toMatchObject({ status: 'sent', attempts: 4 });
+
+    result = await consume('redelivered', 5);
+    expect(result.explicitAcks).toEqual(['redelivered']);
+    expect(result.retryMessages).toEqual([]);
+    expect(await receivedBy(target)).toHaveLength(1);
+    expect((await deliveryTo(tenant, code, target))?.attempts).toBe(4);
   });
 });
