@@ -73,7 +73,7 @@ export function encodeIndex(index: SearchIndex): Uint8Array {
       if (to < 0) continue;
       const firstId = column.firstId(ord);
       if (firstId >= 0) first[to] = valueIndex(firstId);
-      const more = column.extra.get(ord);
+      const more = column.extra[ord];
       if (more) extra.push(to, more.length, ...more.map(valueIndex));
     }
     sections.push(first, Int32Array.from(extra));
@@ -157,7 +157,7 @@ export function decodeIndex(index: SearchIndex, bytes: Uint8Array): SearchIndex 
     for (let i = 0; i < extra.length; ) {
       const ord = extra[i];
       const more = Array.from(extra.subarray(i + 2, i + 2 + extra[i + 1]));
-      column.extra.set(ord, more);
+      column.extra[ord] = more;
       for (const id of more) column.live[id]++;
       i += 2 + more.length;
     }

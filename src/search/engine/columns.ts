@@ -13,7 +13,8 @@ export class ValueColumn {
   /** Value id -> number of live documents carrying it. */
   readonly live: number[] = [];
   first: Int32Array<ArrayBufferLike> = new Int32Array(1024).fill(-1);
-  readonly extra = new Map<number, number[]>();
+  /** Document ordinal -> value ids after the first, for documents with several values. */
+  readonly extra: (number[] | undefined)[] = [];
   private sortRanks?: Uint32Array;
 
   add(ord: number, values: Iterable<string>): void {
@@ -24,14 +25,14 @@ export class ValueColumn {
     }
     if (!ids.length) return;
     this.setFirst(ord, ids[0]);
-    if (ids.length > 1) this.extra.set(ord, ids.slice(1));
+    if (ids.length > 1) this.extra[ord] = ids.slice(1);
     for (const id of ids) this.live[id] += 1;
   }
 
   remove(ord: number): void {
     this.forEachId(ord, (id) => (this.live[id] -= 1));
     if (ord < this.first.length) this.first[ord] = -1;
-    this.extra.delete(ord);
+    if (this.extra[ord]) this.extra[ord] = undefined;
   }
 
   firstId(ord: number): number {
@@ -39,14 +40,14 @@ export class ValueColumn {
   }
 
   has(ord: number, id: number): boolean {
-    return this.firstId(ord) === id || (this.extra.get(ord)?.includes(id) ?? false);
+    return this.firstId(ord) === id || (this.extra[ord]?.includes(id) ?? false);
   }
 
   forEachId(ord: number, fn: (id: number) => void): void {
     const first = this.firstId(ord);
     if (first < 0) return;
     fn(first);
-    const more = this.extra.get(ord);
+    const more = this.extra[ord];
     if (more) for (const id of more) fn(id);
   }
 

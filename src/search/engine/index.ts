@@ -34,6 +34,8 @@ export class SearchIndex implements SearchEngine {
   ordOf = new Map<string, number>();
   alive = new Uint8Array(1024);
   liveCount = 0;
+  /** Bumped by every change, so per-version caches know when they are stale. */
+  version = 0;
   text: TextIndex;
   /** Facet id -> values; attribute facets (`<code>.<key>`) appear as keys are seen. */
   facets = new Map<string, ValueColumn>();
@@ -72,6 +74,7 @@ export class SearchIndex implements SearchEngine {
 
   add(id: string, payload: DocumentPayload): void {
     this.remove(id);
+    this.version += 1;
     const ord = this.ids.length;
     this.ids.push(id);
     this.ordOf.set(id, ord);
@@ -103,6 +106,7 @@ export class SearchIndex implements SearchEngine {
   remove(id: string): boolean {
     const ord = this.ordOf.get(id);
     if (ord === undefined) return false;
+    this.version += 1;
     this.ordOf.delete(id);
     this.alive[ord] = 0;
     this.liveCount -= 1;

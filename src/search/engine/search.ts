@@ -34,32 +34,85 @@ interface Expansion {
   kind: 'exact' | 'prefix' | 'fuzzy';
 }
 
-/** Per-query scratch: which query terms each document matched and how well. */
+/** Per-query match state in dense arrays indexed by ordinal (reused across queries, reset after each). */
 interface Matches {
   ords: number[];
-  score: Map<number, number>;
-  terms: Map<number, number>;
-  exactTerms: Map<number, number>;
+  score: Float64Array;
+  /** Bit i set: query term i matched. */
+  terms: Uint32Array;
+  /** Bit i set: query term i matched an indexed term exactly (no typo, no completion). */
+  exactTerms: Uint32Array;
 }
+
+interface Scratch extends Matches {
+  termBest: Float64Array;
+  termExact: Uint8Array;
+}
+
+const scratches = new WeakMap<SearchIndex, Scratch>();
+
+function scratchFor(index: SearchIndex): Scratch {
+  let scratch = scratches.get(index);
+  if (!scratch || scratch.score.length < index.capacity) {
+    const size = Math.max(1024, index.capacity * 2);
+    scratch = {
+      ords: [],
+      score: new Float64Array(size),
+      terms: new Uint32Array(size),
+      exactTerms: new Uint32Array(size),
+      termBest: new Float64Array(size),
+      termExact: new Uint8Array(size),
+    };
+    scratches.set(index, scratch);
+  }
+  scratch.ords = [];
+  return scratch;
+}
+
+function release(matches: Matches): void {
+  for (const ord of matches.ords) {
+    matches.score[ord] = 0;
+    matches.terms[ord] = 0;
+    matches.exactTerms[ord] = 0;
+  }
+  matches.ords = [];
+}
+
+/** Facet counts over every document with no filter depend only on the index version: cached. */
+const browseFacets = new WeakMap<SearchIndex, { version: number; limit: number; facets: Facet[] }>();
 
 export function runSearch(index: SearchIndex, request: SearchRequest): EngineSearchResult {
   const sort = resolveSort(index, request.sort);
   const filters = compileFilters(index, request.filters ?? {});
   const tokens = tokenize(request.q ?? '').slice(0, MAX_QUERY_TERMS);
   const matches = tokens.length ? matchText(index, tokens) : undefined;
-  const candidates = matches ? matches.ords : liveOrds(index);
+  try {
+    const candidates = matches ? matches.ords : liveOrds(index);
+    const limit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
+    let passing = candidates;
+    let facets: Facet[];
+    if (filters.length) {
+      const filtered = applyFilters(candidates, filters);
+      passing = filtered.passing;
+      facets = countFacets(index, limit, filtered);
+    } else {
+      facets = matches ? countFacets(index, limit, { shared: candidates, passes: [], disjunctive: [] }) : facetsOfEverything(index, limit);
+    }
 
-  const passing = candidates.filter((ord) => filters.every((f) => f.accepts(ord)));
-  const facets = countFacets(index, request, candidates, filters, matches === undefined && filters.length === 0);
-
-  const start = (request.page - 1) * request.rows;
-  const compare = comparator(index, sort, matches);
-  const top = selectTop(passing, start + request.rows, compare).slice(start);
-  return {
-    total: passing.length,
-    hits: top.map((ord, i) => ({ id: index.ids[ord], position: start + i + 1 })),
-    facets,
-  };
+    const start = (request.page - 1) * request.rows;
+    // Without a query or sort, documents come in feeding order, which is ordinal order already.
+    const page =
+      !matches && !sort
+        ? passing.slice(start, start + request.rows)
+        : selectTop(passing, start + request.rows, comparator(index, sort, matches)).slice(start);
+    return {
+      total: passing.length,
+      hits: page.map((ord, i) => ({ id: index.ids[ord], position: start + i + 1 })),
+      facets,
+    };
+  } finally {
+    if (matches) release(matches);
+  }
 }
 
 function liveOrds(index: SearchIndex): number[] {
@@ -70,7 +123,27 @@ function liveOrds(index: SearchIndex): number[] {
 
 // ---------------------------------------------------------------- text matching and ranking
 
+/** Expansions per query token, valid for one index version: search-as-you-type repeats prefixes. */
+const expansionCache = new WeakMap<SearchIndex, { version: number; byToken: Map<string, Expansion[]> }>();
+const EXPANSION_CACHE_SIZE = 2048;
+
 function expand(index: SearchIndex, token: string, isLast: boolean): Expansion[] {
+  let cache = expansionCache.get(index);
+  if (!cache || cache.version !== index.version) {
+    cache = { version: index.version, byToken: new Map() };
+    expansionCache.set(index, cache);
+  }
+  const key = `${isLast ? '>' : '='}${token}`;
+  let expansions = cache.byToken.get(key);
+  if (!expansions) {
+    expansions = computeExpansions(index, token, isLast);
+    if (cache.byToken.size >= EXPANSION_CACHE_SIZE) cache.byToken.clear();
+    cache.byToken.set(key, expansions);
+  }
+  return expansions;
+}
+
+function computeExpansions(index: SearchIndex, token: string, isLast: boolean): Expansion[] {
   const dictionary = index.text.dictionary;
   const expansions: Expansion[] = [];
   const exactId = dictionary.get(token);
@@ -104,24 +177,23 @@ function mostFrequent(index: SearchIndex, expansions: Expansion[]): Expansion[] 
 }
 
 function matchText(index: SearchIndex, tokens: string[]): Matches {
-  const matches: Matches = { ords: [], score: new Map(), terms: new Map(), exactTerms: new Map() };
+  const m = scratchFor(index);
   const record = (ord: number, termScore: number, bit: number, exact: boolean) => {
-    const previous = matches.terms.get(ord);
-    if (previous === undefined) matches.ords.push(ord);
-    matches.terms.set(ord, (previous ?? 0) | bit);
-    matches.score.set(ord, (matches.score.get(ord) ?? 0) + termScore);
-    if (exact) matches.exactTerms.set(ord, (matches.exactTerms.get(ord) ?? 0) | bit);
+    if (m.terms[ord] === 0) m.ords.push(ord);
+    m.terms[ord] |= bit;
+    m.score[ord] += termScore;
+    if (exact) m.exactTerms[ord] |= bit;
   };
 
   const slots = index.plan.text;
   const total = Math.max(index.size, 1);
   tokens.forEach((token, i) => {
-    const best = new Map<number, number>();
-    const exactly = new Set<number>();
+    const touched: number[] = [];
     for (const expansion of expand(index, token, i === tokens.length - 1)) {
       const postings = index.text.postings[expansion.termId];
       const frequency = postings.length / 2;
       const idf = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
+      const exact = expansion.kind === 'exact';
       for (let p = 0; p < postings.length; p += 2) {
         const ord = postings[p] >>> 5;
         if (!index.isAlive(ord)) continue;
@@ -130,12 +202,17 @@ function matchText(index: SearchIndex, tokens: string[]): Matches {
         const tf = postings[p + 1];
         const norm = 1 - B + (B * index.text.length(slot.slot, ord)) / index.text.averageLength(slot.slot);
         const score = slot.weight * idf * ((tf * (K1 + 1)) / (tf + K1 * norm)) * expansion.quality;
-        if (score > (best.get(ord) ?? 0)) best.set(ord, score);
-        if (expansion.kind === 'exact') exactly.add(ord);
+        if (m.termBest[ord] === 0 && m.termExact[ord] === 0) touched.push(ord);
+        if (score > m.termBest[ord]) m.termBest[ord] = score;
+        if (exact) m.termExact[ord] = 1;
       }
     }
     const bit = 1 << i;
-    for (const [ord, score] of best) record(ord, score, bit, exactly.has(ord));
+    for (const ord of touched) {
+      record(ord, m.termBest[ord], bit, m.termExact[ord] === 1);
+      m.termBest[ord] = 0;
+      m.termExact[ord] = 0;
+    }
   });
 
   const allTerms = (1 << tokens.length) - 1;
@@ -145,7 +222,7 @@ function matchText(index: SearchIndex, tokens: string[]): Matches {
       record(ord, EXACT_FIELD_SCORE * Math.max(field.weight, 1), allTerms, true);
     }
   }
-  return matches;
+  return m;
 }
 
 /** Documents whose exact-mode field holds the query phrase contiguously (or equals it, for values). */
@@ -183,9 +260,9 @@ function comparator(index: SearchIndex, sort: SortSpec | undefined, matches: Mat
   const byId: Compare = (a, b) => compareStrings(index.ids[a], index.ids[b]);
   const byRelevance: Compare = matches
     ? (a, b) =>
-        popcount(matches.terms.get(b)!) - popcount(matches.terms.get(a)!) ||
-        popcount(matches.exactTerms.get(b) ?? 0) - popcount(matches.exactTerms.get(a) ?? 0) ||
-        matches.score.get(b)! - matches.score.get(a)! ||
+        popcount(matches.terms[b]) - popcount(matches.terms[a]) ||
+        popcount(matches.exactTerms[b]) - popcount(matches.exactTerms[a]) ||
+        matches.score[b] - matches.score[a] ||
         byId(a, b)
     : (a, b) => a - b;
   if (!sort) return byRelevance;
@@ -357,31 +434,69 @@ function termKey(dataType: string, value: string, path: string, problems: QueryP
 
 // ---------------------------------------------------------------- facets
 
-function countFacets(
-  index: SearchIndex,
-  request: SearchRequest,
-  candidates: number[],
-  filters: CompiledFilter[],
-  everything: boolean,
-): Facet[] {
-  const limit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
-  const facets: Facet[] = [];
-  const shared = candidates.filter((ord) => filters.every((f) => f.disjunctive || f.accepts(ord)));
-  for (const [facetId, column] of index.facets) {
-    let counts: ArrayLike<number>;
-    if (everything) {
-      counts = column.live;
-    } else {
-      const own = filters.filter((f) => f.disjunctive && f.facetId !== facetId);
-      const tally = new Uint32Array(column.values.length);
-      for (const ord of shared) {
-        if (!own.every((f) => f.accepts(ord))) continue;
-        column.forEachId(ord, (id) => tally[id]++);
-      }
-      counts = tally;
+/**
+ * Candidates that pass every `and`/`not`/range filter (`shared`), with the `or` filters each one passes as
+ * bits (`passes`), so each facet can leave out its own `or` filter cheaply (disjunctive faceting).
+ */
+interface Filtered {
+  shared: number[];
+  passes: number[];
+  disjunctive: CompiledFilter[];
+  passing?: number[];
+}
+
+function applyFilters(candidates: number[], filters: CompiledFilter[]): Filtered & { passing: number[] } {
+  const disjunctive = filters.filter((f) => f.disjunctive).slice(0, 31);
+  const conjunctive = filters.filter((f) => !disjunctive.includes(f));
+  const all = (1 << disjunctive.length) - 1;
+  const shared: number[] = [];
+  const passes: number[] = [];
+  const passing: number[] = [];
+  for (const ord of candidates) {
+    if (!conjunctive.every((f) => f.accepts(ord))) continue;
+    let bits = 0;
+    for (let j = 0; j < disjunctive.length; j++) if (disjunctive[j].accepts(ord)) bits |= 1 << j;
+    shared.push(ord);
+    passes.push(bits);
+    if (bits === all) passing.push(ord);
+  }
+  return { shared, passes, disjunctive, passing };
+}
+
+function countFacets(index: SearchIndex, limit: number, { shared, passes, disjunctive }: Filtered): Facet[] {
+  const all = (1 << disjunctive.length) - 1;
+  return facetList(index, (facetId, column) => {
+    const own = disjunctive.findIndex((f) => f.facetId === facetId);
+    const needed = own < 0 ? all : all & ~(1 << own);
+    const tally = new Uint32Array(column.values.length);
+    const first = column.first;
+    const extra = column.extra;
+    for (let i = 0; i < shared.length; i++) {
+      if (needed && (passes[i] & needed) !== needed) continue;
+      const ord = shared[i];
+      const id = ord < first.length ? first[ord] : -1;
+      if (id < 0) continue;
+      tally[id]++;
+      const more = extra[ord];
+      if (more) for (const other of more) tally[other]++;
     }
+    return topValues(column, tally, limit);
+  });
+}
+
+function facetsOfEverything(index: SearchIndex, limit: number): Facet[] {
+  const cached = browseFacets.get(index);
+  if (cached && cached.version === index.version && cached.limit === limit) return cached.facets;
+  const facets = facetList(index, (_, column) => topValues(column, column.live, limit));
+  browseFacets.set(index, { version: index.version, limit, facets });
+  return facets;
+}
+
+function facetList(index: SearchIndex, values: (facetId: string, column: ValueColumn) => Facet['values']): Facet[] {
+  const facets: Facet[] = [];
+  for (const [facetId, column] of index.facets) {
     const name = facetId.includes('.') ? facetId.slice(facetId.indexOf('.') + 1) : facetId;
-    facets.push({ id: facetId, name, values: topValues(column, counts, limit) });
+    facets.push({ id: facetId, name, values: values(facetId, column) });
   }
   return facets.sort((a, b) => compareStrings(a.id, b.id));
 }
@@ -432,7 +547,7 @@ export function runSuggest(index: SearchIndex, request: SuggestRequest): Suggest
     })
     .filter((s) => s.count > 0);
   return ranked
-    .sort((a, b) => b.count - a.count || Number(a.fuzzy) - Number(b.fuzzy) || compareStrings(a.value, b.value))
+    .sort((a, b) => Number(a.fuzzy) - Number(b.fuzzy) || b.count - a.count || compareStrings(a.value, b.value))
     .slice(0, request.rows)
     .map(({ value, count }) => ({ value, count }));
 }
