@@ -1,119 +1,110 @@
 /**
- * Per-document columns, indexed by document ordinal: facet values (value ids into a per-facet dictionary),
- * numbers (range filters and sorts) and strings (sorts). Facet counting and filtering read these for the
- * matched documents only.
+ * Per-document columns for facets, filters and sorts, in typed arrays indexed by document ordinal:
+ * filtering and facet counting read the matching documents' value ids, never the documents.
  */
 
-function grown<T extends Int32Array | Float64Array | Uint16Array | Uint8Array>(array: T, capacity: number, fill = 0): T {
-  if (array.length >= capacity) return array;
-  const next = new (array.constructor as new (n: number) => T)(Math.max(capacity, array.length * 2, 64));
-  next.set(array);
-  if (fill !== 0) next.fill(fill, array.length);
-  return next;
-}
-export { grown };
-
-/** Facet values of each document. head: 0 none, > 0 a single value id + 1, < 0 -(offset + 1) into pool ([count, ...ids]). */
+/**
+ * Categorical values (strings, booleans, category paths, attribute values) of each document, as value ids:
+ * the first value in a typed array, further values (category levels, lists) in a side map.
+ */
 export class ValueColumn {
-  values: string[] = [];
-  valueIds = new Map<string, number>();
-  head = new Int32Array(0);
-  pool: number[] | Int32Array = [];
+  readonly values: string[] = [];
+  readonly idOf = new Map<string, number>();
+  /** Value id -> number of live documents carrying it. */
+  readonly live: number[] = [];
+  first: Int32Array<ArrayBufferLike> = new Int32Array(1024).fill(-1);
+  /** Document ordinal -> value ids after the first, for documents with several values. */
+  readonly extra: (number[] | undefined)[] = [];
+  private sortRanks?: Uint32Array;
 
-  constructor(readonly id: string) {}
+  add(ord: number, values: Iterable<string>): void {
+    const ids: number[] = [];
+    for (const value of values) {
+      const id = this.valueId(value);
+      if (!ids.includes(id)) ids.push(id);
+    }
+    if (!ids.length) return;
+    this.setFirst(ord, ids[0]);
+    if (ids.length > 1) this.extra[ord] = ids.slice(1);
+    for (const id of ids) this.live[id] += 1;
+  }
+
+  remove(ord: number): void {
+    this.forEachId(ord, (id) => (this.live[id] -= 1));
+    if (ord < this.first.length) this.first[ord] = -1;
+    if (this.extra[ord]) this.extra[ord] = undefined;
+  }
+
+  firstId(ord: number): number {
+    return ord < this.first.length ? this.first[ord] : -1;
+  }
+
+  has(ord: number, id: number): boolean {
+    return this.firstId(ord) === id || (this.extra[ord]?.includes(id) ?? false);
+  }
+
+  forEachId(ord: number, fn: (id: number) => void): void {
+    const first = this.firstId(ord);
+    if (first < 0) return;
+    fn(first);
+    const more = this.extra[ord];
+    if (more) for (const id of more) fn(id);
+  }
 
   valueId(value: string): number {
-    let id = this.valueIds.get(value);
+    let id = this.idOf.get(value);
     if (id === undefined) {
       id = this.values.length;
       this.values.push(value);
-      this.valueIds.set(value, id);
+      this.idOf.set(value, id);
+      this.live.push(0);
+      this.sortRanks = undefined;
     }
     return id;
   }
 
-  set(ordinal: number, values: string[]): void {
-    this.head = grown(this.head, ordinal + 1);
-    const unique = [...new Set(values)];
-    if (unique.length === 0) this.head[ordinal] = 0;
-    else if (unique.length === 1) this.head[ordinal] = this.valueId(unique[0]) + 1;
-    else {
-      if (!Array.isArray(this.pool)) this.pool = Array.from(this.pool);
-      this.head[ordinal] = -(this.pool.length + 1);
-      this.pool.push(unique.length, ...unique.map((value) => this.valueId(value)));
+  /** Rank of each value in ascending string order, for sorting by this column. */
+  ranks(): Uint32Array {
+    if (!this.sortRanks) {
+      const order = this.values.map((_, i) => i).sort((a, b) => compareStrings(this.values[a], this.values[b]));
+      this.sortRanks = new Uint32Array(this.values.length);
+      order.forEach((id, rank) => (this.sortRanks![id] = rank));
     }
+    return this.sortRanks;
   }
 
-  /** Calls visit with each value id of the document. */
-  forEach(ordinal: number, visit: (valueId: number) => void): void {
-    const head = ordinal < this.head.length ? this.head[ordinal] : 0;
-    if (head > 0) visit(head - 1);
-    else if (head < 0) {
-      const offset = -head - 1;
-      const pool = this.pool;
-      for (let i = offset + 1, end = offset + 1 + pool[offset]; i < end; i++) visit(pool[i]);
+  private setFirst(ord: number, id: number): void {
+    if (ord >= this.first.length) {
+      const grown = new Int32Array(Math.max(ord + 1, this.first.length * 2)).fill(-1);
+      grown.set(this.first);
+      this.first = grown;
     }
-  }
-
-  has(ordinal: number, valueId: number): boolean {
-    const head = ordinal < this.head.length ? this.head[ordinal] : 0;
-    if (head > 0) return head - 1 === valueId;
-    if (head === 0) return false;
-    const offset = -head - 1;
-    for (let i = offset + 1, end = offset + 1 + this.pool[offset]; i < end; i++) if (this.pool[i] === valueId) return true;
-    return false;
-  }
-
-  /** Rebuilds for dense ordinals (remap[old] = new or -1), dropping values no document has any more. */
-  compact(remap: Int32Array, size: number): void {
-    const old = { values: this.values, head: this.head, pool: this.pool };
-    this.values = [];
-    this.valueIds = new Map();
-    this.head = new Int32Array(size);
-    this.pool = [];
-    for (let ordinal = 0; ordinal < remap.length; ordinal++) {
-      if (remap[ordinal] < 0) continue;
-      const values: string[] = [];
-      const head = ordinal < old.head.length ? old.head[ordinal] : 0;
-      if (head > 0) values.push(old.values[head - 1]);
-      else if (head < 0) {
-        const offset = -head - 1;
-        for (let i = offset + 1; i < offset + 1 + old.pool[offset]; i++) values.push(old.values[old.pool[i]]);
-      }
-      this.set(remap[ordinal], values);
-    }
+    this.first[ord] = id;
   }
 }
 
-/** One number per document (NaN = none): numeric/date facets' ranges and sorts. */
+/** One number per document (long, double, date as epoch ms); NaN where the document has none. */
 export class NumberColumn {
-  data = new Float64Array(0);
-  set(ordinal: number, value: number): void {
-    this.data = grown(this.data, ordinal + 1, NaN);
-    this.data[ordinal] = value;
+  data: Float64Array<ArrayBufferLike> = new Float64Array(1024).fill(NaN);
+
+  set(ord: number, value: number): void {
+    if (ord >= this.data.length) {
+      const grown = new Float64Array(Math.max(ord + 1, this.data.length * 2)).fill(NaN);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[ord] = value;
   }
-  get(ordinal: number): number {
-    return ordinal < this.data.length ? this.data[ordinal] : NaN;
+
+  get(ord: number): number {
+    return ord < this.data.length ? this.data[ord] : NaN;
   }
-  compact(remap: Int32Array, size: number): void {
-    const next = new Float64Array(size).fill(NaN);
-    for (let ordinal = 0; ordinal < remap.length; ordinal++) if (remap[ordinal] >= 0) next[remap[ordinal]] = this.get(ordinal);
-    this.data = next;
+
+  clear(ord: number): void {
+    if (ord < this.data.length) this.data[ord] = NaN;
   }
 }
 
-/** One normalized string per document: string sorts. */
-export class StringColumn {
-  data: Array<string | undefined> = [];
-  set(ordinal: number, value: string | undefined): void {
-    this.data[ordinal] = value;
-  }
-  get(ordinal: number): string | undefined {
-    return this.data[ordinal];
-  }
-  compact(remap: Int32Array, size: number): void {
-    const next: Array<string | undefined> = new Array(size);
-    for (let ordinal = 0; ordinal < remap.length; ordinal++) if (remap[ordinal] >= 0) next[remap[ordinal]] = this.data[ordinal];
-    this.data = next;
-  }
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
