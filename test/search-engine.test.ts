@@ -74,6 +74,26 @@ describe('search modes', () => {
     expect(ids(shop, { q: 'sports acme' })).toEqual([]);
     expect(ids(shop, { q: '80' })).toEqual(['p2']);
   });
+  it('exact: a field that also suggests is still matched as a whole phrase only', () => {
+    const index = new SearchIndex({ fields: [field('brand', 'string', { searchMode: 'exact', suggest: true })], sorts: [] });
+    index.add('a', { brand: 'Acme Sports' });
+    index.add('b', { brand: 'Sports Direct' });
+    expect(ids(index, { q: 'acme sports' })).toEqual(['a']);
+    expect(ids(index, { q: 'sports acme' })).toEqual([]);
+    expect(index.suggest({ q: 'spo', rows: 5 })).toEqual([{ value: 'sports', count: 2 }]);
+  });
+  it('custom: searched as balanced', () => {
+    const index = new SearchIndex({ fields: [field('title', 'string', { searchMode: 'custom' })], sorts: [] });
+    index.add('a', { title: 'Wireless keyboard' });
+    expect(ids(index, { q: 'wireless key' })).toEqual(['a']);
+    expect(ids(index, { q: 'wireles' })).toEqual(['a']);
+    expect(ids(index, { q: 'wirelss' })).toEqual([]);
+  });
+  it('fuzzy: two typos from 8 characters on', () => {
+    expect(ids(shop, { q: 'waterpruuf' })).toEqual(['p2', 'p3']);
+    expect(ids(shop, { q: 'lether' })).toEqual(['p3']);
+    expect(ids(shop, { q: 'lethr' })).toEqual([]);
+  });
   it('off: the field is not searched', () => {
     expect(ids(shop, { q: 'zebra' })).toEqual([]);
     expect(ids(shop, { q: 'hiking' })).toEqual(['p3']);
