@@ -1,4 +1,3 @@
-/** Vite's `?raw` imports: a file's text (test fixtures). */
 declare module '*?raw' {
   const text: string;
   export default text;
