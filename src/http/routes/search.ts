@@ -12,7 +12,7 @@ import { codeParam } from './params';
 
 /** Search and suggest: public (no token), answered by the search app's Durable Object. */
 
-export const MAX_ROWS = 100;
+const MAX_ROWS = 100;
 const MAX_FACET_LIMIT = 1000;
 /** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
 const GET_CACHE_CONTROL = 'public, max-age=5';
@@ -42,7 +42,6 @@ const searchBody = z.object({
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
   filters: z.record(z.string(), filterSchema).optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
-  semantic: z.unknown().optional(),
   ...tracking,
 });
 
