@@ -77,6 +77,14 @@ describe('search over HTTP', () => {
     expect(ids(body)).toEqual(['p1', 'p3']);
     const not = await json<SearchBody>(await post({ sort: 'price_asc', filters: { brand: { filterType: 'term', filterOperator: 'not', values: ['Acme Sports'] } } }));
     expect(ids(not)).toEqual(['p2', 'p3']);
+    const and = await json<SearchBody>(await post({ filters: { tags: { filterType: 'term', filterOperator: 'and', values: ['shoes/running', 'sale'] } } }));
+    expect(ids(and)).toEqual(['p2']);
+  });
+
+  it('caps facet values with facetLimit', async () => {
+    const body = await same('facetLimit=1', { facetLimit: 1 });
+    expect(body.result.facets.find((f: any) => f.id === 'brand').values).toEqual([{ value: 'Acme Sports', count: 2 }]);
+    expect((await get('facetLimit=0')).status).toBe(400);
   });
 
   it('counts an or-filtered facet disjunctively', async () => {
