@@ -1,11 +1,11 @@
 /**
  * The binary form of an index: a JSON header (string tables, section list) followed by typed-array
  * sections, 8-byte aligned. Encoding drops dead ordinals and unused terms, so it also compacts.
- * Loaded postings are views into the buffer: no copy until a term gets a new document.
+ * Loaded postings stay two flat arrays over the buffer (see TextIndex).
  */
 import { NumberColumn, ValueColumn } from './columns';
 import type { SearchIndex } from './index';
-import { TextIndex, type Postings } from './text-index';
+import { TextIndex } from './text-index';
 
 const MAGIC = 0x53495831; // "SIX1"
 
@@ -42,14 +42,16 @@ export function encodeIndex(index: SearchIndex): Uint8Array {
   const terms: string[] = [];
   const offsets: number[] = [0];
   const entries: number[] = [];
-  index.text.postings.forEach((postings, termId) => {
+  index.text.terms.forEach((term, termId) => {
     const before = entries.length;
-    for (let p = 0; p < postings.length; p += 2) {
-      const ord = remap[postings[p] >>> 5];
-      if (ord >= 0) entries.push((ord << 5) | (postings[p] & 31), postings[p + 1]);
+    for (const { data, from, to } of index.text.runs(termId)) {
+      for (let p = from; p < to; p += 2) {
+        const ord = remap[data[p] >>> 5];
+        if (ord >= 0) entries.push((ord << 5) | (data[p] & 31), data[p + 1]);
+      }
     }
     if (entries.length > before) {
-      terms.push(index.text.terms[termId]);
+      terms.push(term);
       offsets.push(entries.length);
     }
   });
@@ -141,11 +143,10 @@ export function decodeIndex(index: SearchIndex, bytes: Uint8Array): SearchIndex 
 
   const offsets = take() as Int32Array;
   const entries = take() as Int32Array;
-  const postings: Postings[] = header.terms.map((_, t) => entries.subarray(offsets[t], offsets[t + 1]));
   const lengths = index.plan.text.map(() => take() as Uint16Array);
   const totalLength = lengths.map((l) => l.reduce((sum, v) => sum + v, 0));
   const documentsWithField = lengths.map((l) => l.reduce((count, v) => count + (v ? 1 : 0), 0));
-  index.text = new TextIndex(lengths.length, { terms: header.terms, postings, lengths, totalLength, documentsWithField });
+  index.text = new TextIndex(lengths.length, { terms: header.terms, postings: { offsets, entries }, lengths, totalLength, documentsWithField });
 
   const decodeColumn = (values: string[]) => {
     const column = new ValueColumn();

@@ -172,7 +172,7 @@ function computeExpansions(index: SearchIndex, token: string, isLast: boolean): 
 function mostFrequent(index: SearchIndex, expansions: Expansion[]): Expansion[] {
   if (expansions.length <= MAX_EXPANSIONS) return expansions;
   return expansions
-    .sort((a, b) => index.text.postings[b.termId].length - index.text.postings[a.termId].length)
+    .sort((a, b) => index.text.count(b.termId) - index.text.count(a.termId))
     .slice(0, MAX_EXPANSIONS);
 }
 
@@ -190,16 +190,15 @@ function matchText(index: SearchIndex, tokens: string[]): Matches {
   tokens.forEach((token, i) => {
     const touched: number[] = [];
     for (const expansion of expand(index, token, i === tokens.length - 1)) {
-      const postings = index.text.postings[expansion.termId];
-      const frequency = postings.length / 2;
+      const frequency = index.text.count(expansion.termId);
       const idf = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
       const exact = expansion.kind === 'exact';
-      for (let p = 0; p < postings.length; p += 2) {
-        const ord = postings[p] >>> 5;
+      for (const { data, from, to } of index.text.runs(expansion.termId)) for (let p = from; p < to; p += 2) {
+        const ord = data[p] >>> 5;
         if (!index.isAlive(ord)) continue;
-        const slot = slots[postings[p] & 31];
+        const slot = slots[data[p] & 31];
         if (!slot.weight || (expansion.kind === 'prefix' && !slot.prefix) || (expansion.kind === 'fuzzy' && !slot.fuzzy)) continue;
-        const tf = postings[p + 1];
+        const tf = data[p + 1];
         const norm = 1 - B + (B * index.text.length(slot.slot, ord)) / index.text.averageLength(slot.slot);
         const score = slot.weight * idf * ((tf * (K1 + 1)) / (tf + K1 * norm)) * expansion.quality;
         if (m.termBest[ord] === 0 && m.termExact[ord] === 0) touched.push(ord);
@@ -537,7 +536,7 @@ export function runSuggest(index: SearchIndex, request: SuggestRequest): Suggest
   if (distance) for (const [, [termId]] of index.text.dictionary.fuzzyGet(last, distance)) consider(termId, true);
 
   const ranked = candidates
-    .sort((a, b) => index.text.postings[b.termId].length - index.text.postings[a.termId].length)
+    .sort((a, b) => index.text.count(b.termId) - index.text.count(a.termId))
     .slice(0, MAX_EXPANSIONS * 4)
     .map(({ termId, fuzzy }) => {
       const docs = suggestDocs(index, termId, slots);
@@ -555,10 +554,11 @@ export function runSuggest(index: SearchIndex, request: SuggestRequest): Suggest
 function suggestDocs(index: SearchIndex, termId: number | undefined, slots: Set<number>): Set<number> {
   const docs = new Set<number>();
   if (termId === undefined) return docs;
-  const postings = index.text.postings[termId];
-  for (let p = 0; p < postings.length; p += 2) {
-    const ord = postings[p] >>> 5;
-    if (index.isAlive(ord) && slots.has(postings[p] & 31)) docs.add(ord);
+  for (const { data, from, to } of index.text.runs(termId)) {
+    for (let p = from; p < to; p += 2) {
+      const ord = data[p] >>> 5;
+      if (index.isAlive(ord) && slots.has(data[p] & 31)) docs.add(ord);
+    }
   }
   return docs;
 }

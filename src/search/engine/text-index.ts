@@ -2,18 +2,32 @@
  * The full-text part of an index: MiniSearch's radix tree (`SearchableMap`) as the term dictionary,
  * giving prefix and fuzzy look-ups, and compact postings per term. A postings entry is two integers:
  * `ord << 5 | slot` (document ordinal and text field slot) and the term frequency.
- * Removed documents stay in postings until the next compaction; readers skip them by liveness.
+ * A loaded index keeps all postings in two flat typed arrays (no object per term); entries added
+ * afterwards go to a small growable array of the term. Removed documents stay in postings until the
+ * next compaction; readers skip them by liveness.
  */
 import SearchableMap from 'minisearch/SearchableMap';
 
-export type Postings = number[] | Int32Array;
+/** Entries `[from, to)` of `data`: one run of a term's postings. */
+export interface PostingRun {
+  data: ArrayLike<number>;
+  from: number;
+  to: number;
+}
+
+/** Postings as loaded from a snapshot: term t owns `entries[offsets[t] .. offsets[t + 1])`. */
+export interface LoadedPostings {
+  offsets: Int32Array;
+  entries: Int32Array;
+}
 
 const MAX_LENGTH = 0xffff;
 
 export class TextIndex {
   readonly dictionary: SearchableMap<number>;
   readonly terms: string[];
-  readonly postings: Postings[];
+  private readonly loaded?: LoadedPostings;
+  private readonly appended: (number[] | undefined)[] = [];
   /** Per slot: token count of the field in each document. */
   readonly lengths: Uint16Array[];
   readonly totalLength: number[];
@@ -21,10 +35,10 @@ export class TextIndex {
 
   constructor(
     slots: number,
-    state?: { terms: string[]; postings: Postings[]; lengths: Uint16Array[]; totalLength: number[]; documentsWithField: number[] },
+    state?: { terms: string[]; postings: LoadedPostings; lengths: Uint16Array[]; totalLength: number[]; documentsWithField: number[] },
   ) {
     this.terms = state?.terms ?? [];
-    this.postings = state?.postings ?? [];
+    this.loaded = state?.postings;
     this.lengths = state?.lengths ?? Array.from({ length: slots }, () => new Uint16Array(1024));
     this.totalLength = state?.totalLength ?? new Array(slots).fill(0);
     this.documentsWithField = state?.documentsWithField ?? new Array(slots).fill(0);
@@ -39,8 +53,8 @@ export class TextIndex {
       const frequencies = new Map<string, number>();
       for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
       for (const [term, frequency] of frequencies) {
-        const list = this.mutablePostings(this.termId(term));
-        list.push((ord << 5) | slot, frequency);
+        const id = this.termId(term);
+        (this.appended[id] ??= []).push((ord << 5) | slot, frequency);
       }
       this.setLength(slot, ord, Math.min(tokens.length, MAX_LENGTH));
       this.totalLength[slot] += Math.min(tokens.length, MAX_LENGTH);
@@ -68,24 +82,32 @@ export class TextIndex {
     return this.documentsWithField[slot] ? this.totalLength[slot] / this.documentsWithField[slot] : 1;
   }
 
+  /** The runs of a term's postings: the loaded one, then what was added since. */
+  runs(termId: number): PostingRun[] {
+    const runs: PostingRun[] = [];
+    if (this.loaded && termId + 1 < this.loaded.offsets.length) {
+      runs.push({ data: this.loaded.entries, from: this.loaded.offsets[termId], to: this.loaded.offsets[termId + 1] });
+    }
+    const added = this.appended[termId];
+    if (added) runs.push({ data: added, from: 0, to: added.length });
+    return runs;
+  }
+
+  /** Number of postings entries of a term (removed documents included). */
+  count(termId: number): number {
+    let entries = this.appended[termId]?.length ?? 0;
+    if (this.loaded && termId + 1 < this.loaded.offsets.length) entries += this.loaded.offsets[termId + 1] - this.loaded.offsets[termId];
+    return entries / 2;
+  }
+
   private termId(term: string): number {
     let id = this.dictionary.get(term);
     if (id === undefined) {
       id = this.terms.length;
       this.terms.push(term);
-      this.postings.push([]);
       this.dictionary.set(term, id);
     }
     return id;
-  }
-
-  /** Postings loaded from a snapshot are typed-array views; the first write turns them into a growable array. */
-  private mutablePostings(id: number): number[] {
-    const list = this.postings[id];
-    if (Array.isArray(list)) return list;
-    const copy = Array.from(list);
-    this.postings[id] = copy;
-    return copy;
   }
 
   private setLength(slot: number, ord: number, length: number): void {
