@@ -29,3 +29,19 @@ export async function requireSearchApp(db: Db, tenantCode: string, code: string)
   await requireTenant(db, tenantCode);
   throw ApiError.notFound(`Search app '${tenantCode}/${code}' not found`);
 }
+
+const SEARCH_APP_TTL_MS = 10_000;
+const searchAppCache = new Map<string, { row: SearchAppRow; expires: number }>();
+
+/**
+ * `requireSearchApp` for the public search path, remembered per isolate for a few seconds so a search
+ * does not wait on D1. Only found apps are remembered: a new app is searchable at once.
+ */
+export async function cachedSearchApp(db: Db, tenantCode: string, code: string): Promise<SearchAppRow> {
+  const key = `${tenantCode}/${code}`;
+  const cached = searchAppCache.get(key);
+  if (cached && cached.expires > Date.now()) return cached.row;
+  const row = await requireSearchApp(db, tenantCode, code);
+  searchAppCache.set(key, { row, expires: Date.now() + SEARCH_APP_TTL_MS });
+  return row;
+}

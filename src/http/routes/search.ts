@@ -2,11 +2,12 @@ import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { z } from 'zod';
 import { createDb } from '../../db/client';
-import { requireSearchApp } from '../../db/queries';
+import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import type { Facet, Filter, Outcome, SearchAppField, SearchRequest, SearchResult } from '../../search/engine/types';
 import { searchAppStub } from '../../search/search-app-object';
 import { ApiError } from '../errors';
+import { unwrap } from '../outcome';
 import { issuesToDetails } from '../validate';
 import { codeParam } from './params';
 
@@ -99,15 +100,10 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-function unwrap<T>(outcome: Outcome<T>): T {
-  if (outcome.ok) return outcome.value;
-  throw new ApiError(outcome.status, outcome.message, outcome.details);
-}
-
 async function searchApp(c: Context<AppEnv>) {
   const tenant = parse(codeParam, c.req.param('tenant'), 'path parameters');
   const code = parse(codeParam, c.req.param('code'), 'path parameters');
-  const row = await requireSearchApp(createDb(c.env.DB), tenant, code);
+  const row = await cachedSearchApp(createDb(c.env.DB), tenant, code);
   return { row, stub: searchAppStub(c.env, tenant, code) };
 }
 
