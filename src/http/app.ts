@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { errorResponse, onError } from './errors';
 import { adminRoutes } from './routes/admin';
+import { agentAdminRoutes, chatRoutes } from './routes/chat';
 import { emailAdminRoutes, emailSendRoutes } from './routes/email';
 import { schemaRoutes } from './routes/schema';
 
@@ -13,8 +14,10 @@ export function createApp() {
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.route('/api/v1/admin/email', emailAdminRoutes);
+  app.route('/api/v1/admin/agents', agentAdminRoutes);
   app.route('/api/v1/admin', adminRoutes);
   app.route('/api/v1/searchapp', schemaRoutes);
   app.route('/api/v1/email', emailSendRoutes);
+  app.route('/api/v1/agent', chatRoutes);
   return app;
 }
