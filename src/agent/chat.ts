@@ -45,6 +45,7 @@ export interface PreparedChat {
   attachments: ModelAttachment[];
   sessionId: string;
   requestId: string | null;
+  userId?: string;
   modelId: string;
   model: string;
   provider: ChatProvider;
@@ -114,6 +115,7 @@ export async function prepareChat(env: Env, tenantCode: string, code: string, re
     attachments,
     sessionId: body.sessionId ?? body.session_id ?? crypto.randomUUID(),
     requestId: body.id ?? null,
+    userId: body.userId ?? undefined,
     modelId,
     model: resolved.model,
     provider: init ? unusedProvider : resolved.provider.create(env, settings),
@@ -156,7 +158,7 @@ export async function runChat(chat: PreparedChat, emit: (fragment: string) => Pr
   };
   for (let call = 1; call <= MAX_MODEL_CALLS; call += 1) {
     const tools = chat.tools && call < MAX_MODEL_CALLS ? [SEARCH_TOOL] : [];
-    const turn = await chat.provider.turn({ model: chat.model, messages, tools }, collect);
+    const turn = await chat.provider.turn({ model: chat.model, messages, tools, user: chat.userId }, collect);
     if (!turn.toolCalls.length) break;
     messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
     for (const toolCall of turn.toolCalls) {

@@ -209,7 +209,7 @@ describe('chat: JSON endpoint', () => {
     const firstReply = echoFragments('first question', 2).join('');
     expect(first).toEqual({ type: 'markdown', data: firstReply, id: 'q1', date: expectDate(), session_id, models: models('openai:gpt-4o-mini') });
 
-    const second = await json(await chat(tenant, code, { text: 'second question', session_id, model: 'openai:llama3' }));
+    const second = await json(await chat(tenant, code, { text: 'second question', session_id, model: 'openai:llama3', userId: 'user-7' }));
     expect(second.data).toBe(echoFragments('second question', 4).join(''));
     expect(second.models).toEqual(models('openai:llama3'));
 
@@ -219,6 +219,7 @@ describe('chat: JSON endpoint', () => {
     const requests = await received(tag);
     expect(requests).toHaveLength(3);
     expect(requests.map((r) => r.body.model)).toEqual(['gpt-4o-mini', 'llama3', 'gpt-4o-mini']);
+    expect(requests.map((r) => r.body.user)).toEqual([undefined, 'user-7', undefined]);
     expect(requests.every((r) => r.body.stream === true && r.authorization === `Bearer ${API_KEY}` && !r.body.tools)).toBe(true);
     expect(requests[1].body.messages).toEqual([
       { role: 'system', content: SYSTEM_PROMPT },

@@ -16,6 +16,7 @@ export interface ReceivedCompletion {
   body: {
     model: string;
     stream: boolean;
+    user?: string;
     messages: Array<{ role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string }>;
     tools?: Array<{ type: string; function: { name: string; description: string; parameters: unknown } }>;
   };

@@ -63,6 +63,7 @@ export const openAiProvider: ProviderModule = {
           model: request.model,
           stream: true,
           messages: request.messages.map(toOpenAiMessage),
+          ...(request.user ? { user: request.user } : {}),
           ...(request.tools.length
             ? { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }
             : {}),

@@ -33,6 +33,8 @@ export interface ModelTurnRequest {
   model: string;
   messages: ChatMessage[];
   tools: ToolDefinition[];
+  /** The end user, forwarded for the provider's abuse tracking. */
+  user?: string;
 }
 
 /** What one model call produced: streamed text and, when the model wants them, tool calls. */
