@@ -15,6 +15,16 @@ export default defineConfig({
           EMAIL_HTTP_PORT: inject('emailHttpPort'),
           OPENAI_STAND_IN_PORT: inject('openAiStandInPort'),
         },
+        // Workers AI is remote-only; tests bind AI to a local stand-in entrypoint with the same `run`.
+        serviceBindings: { AI: { name: 'workers-ai-stand-in', entrypoint: 'WorkersAiStandIn' } },
+        workers: [
+          {
+            name: 'workers-ai-stand-in',
+            modules: true,
+            scriptPath: './test/agent/workers-ai-stand-in.js',
+            compatibilityDate: '2026-11-01',
+          },
+        ],
       },
     })),
   ],

@@ -40,7 +40,6 @@ export interface PreparedChat {
   env: Env;
   db: Db;
   agent: AgentRow;
-  init: boolean;
   text: string;
   attachments: ModelAttachment[];
   sessionId: string;
@@ -48,7 +47,8 @@ export interface PreparedChat {
   userId?: string;
   modelId: string;
   model: string;
-  provider: ChatProvider;
+  /** Undefined for `init`, which calls no model. */
+  provider?: ChatProvider;
   tools: boolean;
 }
 
@@ -110,7 +110,6 @@ export async function prepareChat(env: Env, tenantCode: string, code: string, re
     env,
     db,
     agent,
-    init,
     text,
     attachments,
     sessionId: body.sessionId ?? body.session_id ?? crypto.randomUUID(),
@@ -118,14 +117,10 @@ export async function prepareChat(env: Env, tenantCode: string, code: string, re
     userId: body.userId ?? undefined,
     modelId,
     model: resolved.model,
-    provider: init ? unusedProvider : resolved.provider.create(env, settings),
+    provider: init ? undefined : resolved.provider.create(env, settings),
     tools: Boolean(agent.searchApp) && resolved.provider.tools,
   };
 }
-
-const unusedProvider: ChatProvider = {
-  turn: () => Promise.reject(new Error('init makes no model call')),
-};
 
 function systemPrompt(chat: PreparedChat): string {
   return [chat.agent.systemPrompt, chat.tools ? ACTION_INSTRUCTIONS : ''].filter(Boolean).join('\n\n');
@@ -136,8 +131,9 @@ function systemPrompt(chat: PreparedChat): string {
  * `init` resets the session and replies with the welcome message. The turn is stored only when it succeeded.
  */
 export async function runChat(chat: PreparedChat, emit: (fragment: string) => Promise<void>): Promise<string> {
-  const { db, agent, sessionId } = chat;
-  if (chat.init) {
+  const { db, agent, sessionId, provider } = chat;
+  if (!provider) {
+    // init
     await resetSession(db, agent.id, sessionId);
     if (agent.welcomeMessage) await emit(agent.welcomeMessage);
     return agent.welcomeMessage;
@@ -158,7 +154,7 @@ export async function runChat(chat: PreparedChat, emit: (fragment: string) => Pr
   };
   for (let call = 1; call <= MAX_MODEL_CALLS; call += 1) {
     const tools = chat.tools && call < MAX_MODEL_CALLS ? [SEARCH_TOOL] : [];
-    const turn = await chat.provider.turn({ model: chat.model, messages, tools, user: chat.userId }, collect);
+    const turn = await provider.turn({ model: chat.model, messages, tools, user: chat.userId }, collect);
     if (!turn.toolCalls.length) break;
     messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
     for (const toolCall of turn.toolCalls) {

@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { prepareChat } from '../../src/agent/chat';
 import { ADMIN_TOKEN, AGENT_TOKEN, call, createTenantWithApp, expectOk, json, uniqueCode } from '../helpers';
 import { echoFragments, FAIL_500, FAIL_MIDSTREAM, HOLD, type ReceivedCompletion } from './openai-contract';
 
@@ -315,14 +316,6 @@ describe('chat: JSON endpoint', () => {
     expect(await json(res)).toMatchObject({ message: 'The model provider could not be reached' });
   });
 
-  it('answers 500 with a clear message for a workers-ai model on a deployment without the AI binding', async () => {
-    const { tenant, code } = await createAgent();
-    const res = await chat(tenant, code, { text: 'hi', model: 'workers-ai:@cf/meta/llama-3.1-8b-instruct' });
-    expect(res.status).toBe(500);
-    expect(await json(res)).toMatchObject({ message: 'Workers AI is not configured on this deployment (no AI binding)' });
-    const init = await json(await chat(tenant, code, { type: 'init', model: 'workers-ai:@cf/meta/llama-3.1-8b-instruct' }));
-    expect(init.data).toBe(WELCOME);
-  });
 });
 
 describe('chat: streaming endpoint', () => {
@@ -455,5 +448,55 @@ describe('chat: grounding in the search app', () => {
     const [request] = await received(tag);
     expect(request.body.tools).toBeUndefined();
     expect(request.body.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
+  });
+});
+
+describe('chat: workers-ai provider', () => {
+  const WORKERS_AI = 'workers-ai:@cf/meta/llama-3.1-8b-instruct';
+
+  it('streams the Workers AI reply and sends the history as text messages, without tools', async () => {
+    const { tenant, code } = await createAgent({ search_app: 'catalog', default_model: WORKERS_AI });
+    await chat(tenant, code, { type: 'init', sessionId: 'wai' });
+    const first = await json(await chat(tenant, code, { text: 'hello', sessionId: 'wai' }));
+    const firstMessages = [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: 'hello' },
+    ];
+    expect(first.data).toBe(`AI @cf/meta/llama-3.1-8b-instruct got ${JSON.stringify(firstMessages)} streamed`);
+    expect(first.models).toEqual(models(WORKERS_AI));
+
+    const lines = await ndjson(await chatStreaming(tenant, code, { text: 'again', sessionId: 'wai' }));
+    const secondMessages = [...firstMessages, { role: 'assistant', content: first.data }, { role: 'user', content: 'again' }];
+    expect(lines).toEqual([
+      { data: 'AI ', streaming: true },
+      { data: '@cf/meta/llama-3.1-8b-instruct', streaming: true },
+      { data: ' got ', streaming: true },
+      { data: JSON.stringify(secondMessages), streaming: true },
+      { data: ' streamed', streaming: true },
+      expect.objectContaining({ type: 'markdown', data: '', session_id: 'wai', streaming: false }),
+    ]);
+  });
+
+  it('reports a Workers AI failure like any provider failure', async () => {
+    const { tenant, code } = await createAgent({ default_model: WORKERS_AI });
+    const res = await chat(tenant, code, { text: FAIL_500 });
+    expect(res.status).toBe(500);
+    expect(await json(res)).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'Workers AI failed' });
+    expect(await ndjson(await chatStreaming(tenant, code, { text: FAIL_500 }))).toEqual([
+      { data: '\n\nWorkers AI failed. Please try again.', streaming: true },
+      expect.objectContaining({ type: 'broadcast', data: '', streaming: false }),
+    ]);
+  });
+
+  it('answers 500 with a clear message on a deployment without the AI binding', async () => {
+    const { tenant, code } = await createAgent();
+    const withoutAi = { ...env, AI: undefined };
+    const body = async () => ({ text: 'hi', model: WORKERS_AI });
+    await expect(prepareChat(withoutAi, tenant, code, body)).rejects.toMatchObject({
+      status: 500,
+      message: 'Workers AI is not configured on this deployment (no AI binding)',
+    });
+    const init = await prepareChat(withoutAi, tenant, code, async () => ({ type: 'init', model: WORKERS_AI }));
+    expect(init.provider).toBeUndefined();
   });
 });
