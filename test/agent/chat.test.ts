@@ -401,7 +401,7 @@ describe('chat: streaming endpoint', () => {
 });
 
 describe('chat: grounding in the search app', () => {
-  it('offers the search tool, runs the call against the search app and feeds the result back as a tool message', async () => {
+  it('offers the search tool, sends the model\'s search call to the search app and feeds the outcome back as a tool message', async () => {
     const { tenant, code, tag } = await createAgent({ search_app: 'catalog' });
     const lines = await ndjson(await chatStreaming(tenant, code, { text: 'SEARCH:zlib please', sessionId: 'grounded' }));
     const [first, second] = await received(tag);

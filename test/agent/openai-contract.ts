@@ -7,7 +7,11 @@ export const FAIL_500 = 'FAIL_500';
 export const FAIL_MIDSTREAM = 'FAIL_MIDSTREAM';
 /** Stream one fragment, then wait for `POST /control/release/<tag>` before the rest. */
 export const HOLD = 'HOLD';
-/** `SEARCH:<query>`: when tools are offered, call the `search` tool with `{ q: <query> }` (arguments split over chunks). */
+/**
+ * `SEARCH:<query>`: when tools are offered, call the `search` tool with `{ q: <query> }` (arguments split over chunks);
+ * after the tool message, reply `Found <id> [[SVCACTION]]{"action":"open","id":"<id>"}` for its first document,
+ * else `Search said: <tool message>`.
+ */
 export const SEARCH = 'SEARCH:';
 
 /** A request as the stand-in received it. */

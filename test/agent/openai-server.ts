@@ -71,8 +71,10 @@ async function complete(tag: string, req: IncomingMessage, res: ServerResponse):
     return;
   }
   if (last.role === 'tool') {
-    res.write(chunk({ role: 'assistant', content: 'Search said: ' }));
-    res.write(chunk({ content: textOf(last.content) }));
+    const result = JSON.parse(textOf(last.content));
+    const found: { id: string } | undefined = result.documents?.[0];
+    res.write(chunk({ role: 'assistant', content: found ? `Found ${found.id} ` : 'Search said: ' }));
+    res.write(chunk({ content: found ? `[[SVCACTION]]${JSON.stringify({ action: 'open', id: found.id })}` : textOf(last.content) }));
     res.write(chunk({}, 'stop'));
     res.end('data: [DONE]\n\n');
     return;
