@@ -1,6 +1,6 @@
 import type { Env } from '../env';
+import type { Outcome, SearchResult } from '../search/engine/types';
 import { logError } from '../http/errors';
-import type { Outcome, SearchRequest, SearchResult } from '../search/engine/types';
 import { searchAppStub } from '../search/search-app-object';
 import type { ToolDefinition } from './providers';
 
@@ -24,11 +24,6 @@ export const ACTION_INSTRUCTIONS = [
   '[[SVCACTION]]{"action":"open","id":"<document id>"} on one line, with the id exactly as the search answered it.',
 ].join(' ');
 
-/** The search app's Durable Object RPC method (contract: src/search/engine/types.ts). */
-interface SearchableStub {
-  search(request: SearchRequest): Promise<Outcome<SearchResult>>;
-}
-
 function parseArguments(json: string): { q: string; rows: number } | undefined {
   try {
     const args = JSON.parse(json) as { q?: unknown; rows?: unknown };
@@ -45,8 +40,8 @@ export async function runSearchTool(env: Env, tenantCode: string, searchApp: str
   const args = parseArguments(argumentsJson);
   if (!args) return JSON.stringify({ error: 'arguments must be {"q": string, "rows"?: integer}' });
   try {
-    const stub = searchAppStub(env, tenantCode, searchApp) as unknown as SearchableStub;
-    const outcome = await stub.search({ q: args.q, page: 1, rows: args.rows });
+    const stub = searchAppStub(env, tenantCode, searchApp);
+    const outcome = (await stub.search({ q: args.q, page: 1, rows: args.rows })) as Outcome<SearchResult>;
     if (!outcome.ok) return JSON.stringify({ error: outcome.message });
     const { total, documents } = outcome.value;
     return JSON.stringify({ total, documents: documents.map(({ id, document }) => ({ id, fields: document })) });

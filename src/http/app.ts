@@ -4,7 +4,10 @@ import { errorResponse, onError } from './errors';
 import { adminRoutes } from './routes/admin';
 import { agentAdminRoutes, chatRoutes } from './routes/chat';
 import { emailAdminRoutes, emailSendRoutes } from './routes/email';
+import { dataRoutes } from './routes/data';
+import { jobRoutes } from './routes/jobs';
 import { schemaRoutes } from './routes/schema';
+import { searchRoutes } from './routes/search';
 
 /** The HTTP surface: each capability mounts its routes here. */
 export function createApp() {
@@ -17,7 +20,10 @@ export function createApp() {
   app.route('/api/v1/admin/agents', agentAdminRoutes);
   app.route('/api/v1/admin', adminRoutes);
   app.route('/api/v1/searchapp', schemaRoutes);
+  app.route('/api/v1/data', dataRoutes);
+  app.route('/api/v1/job', jobRoutes);
   app.route('/api/v1/email', emailSendRoutes);
   app.route('/api/v1/agent', chatRoutes);
+  app.route('/api/v1/search', searchRoutes);
   return app;
 }
