@@ -13,12 +13,23 @@ export default defineConfig({
           EMAIL_RETRY_BASE_DELAY_SECONDS: '0',
           EMAIL_SMTP_PORT: inject('emailSmtpPort'),
           EMAIL_HTTP_PORT: inject('emailHttpPort'),
+          OPENAI_STAND_IN_PORT: inject('openAiStandInPort'),
         },
+        // Workers AI is remote-only; tests bind AI to a local stand-in entrypoint with the same `run`.
+        serviceBindings: { AI: { name: 'workers-ai-stand-in', entrypoint: 'WorkersAiStandIn' } },
+        workers: [
+          {
+            name: 'workers-ai-stand-in',
+            modules: true,
+            scriptPath: './test/agent/workers-ai-stand-in.js',
+            compatibilityDate: '2026-11-01',
+          },
+        ],
       },
     })),
   ],
   test: {
-    globalSetup: ['./test/email/stand-ins.ts'],
+    globalSetup: ['./test/email/stand-ins.ts', './test/agent/openai-server.ts'],
     setupFiles: ['./test/apply-migrations.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

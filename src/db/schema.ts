@@ -110,6 +110,72 @@ export const emailDeliveries = sqliteTable(
   (t) => [index('email_deliveries_config').on(t.configId, t.createdAt)],
 );
 
+// ---------------------------------------------------------------- agent chat
+
+export interface AgentModel {
+  /** `<provider prefix>:<provider model id>`, e.g. `openai:gpt-4o-mini`. */
+  model: string;
+  label?: string;
+}
+
+/** OpenAI-compatible endpoint of an agent; the API key is a secret (never answered, never logged). */
+export interface StoredOpenAiSettings {
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+export const agents = sqliteTable(
+  'agents',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    tenantCode: text('tenant_code')
+      .notNull()
+      .references(() => tenants.code, { onDelete: 'cascade' }),
+    code: text('code').notNull(),
+    llmModels: text('llm_models', { mode: 'json' }).$type<AgentModel[]>().notNull(),
+    defaultModel: text('default_model').notNull(),
+    welcomeMessage: text('welcome_message').notNull(),
+    systemPrompt: text('system_prompt').notNull(),
+    /** Code of a search app of the same tenant the model may search. */
+    searchApp: text('search_app'),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    openai: text('openai', { mode: 'json' }).$type<StoredOpenAiSettings>().notNull().default(sql`'{}'`),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('agents_tenant_code').on(t.tenantCode, t.code)],
+);
+
+/** A conversation with one agent; `sessionId` is what the client sends back. */
+export const chatSessions = sqliteTable(
+  'chat_sessions',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    agentId: integer('agent_id')
+      .notNull()
+      .references(() => agents.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id').notNull(),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('chat_sessions_agent_session').on(t.agentId, t.sessionId)],
+);
+
+export type ChatRole = 'user' | 'assistant';
+
+/** The text of each turn, replayed to the model in id order; attachments are not kept. */
+export const chatTurns = sqliteTable(
+  'chat_turns',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sessionRowId: integer('session_row_id')
+      .notNull()
+      .references(() => chatSessions.id, { onDelete: 'cascade' }),
+    role: text('role').$type<ChatRole>().notNull(),
+    text: text('text').notNull(),
+    createdAt: text('created_at').notNull().default(now),
+  },
+  (t) => [index('chat_turns_session').on(t.sessionRowId, t.id)],
+);
+
 // ---------------------------------------------------------------- feeding
 
 export type FeedingState = 'CREATED' | 'PREPARED' | 'STARTED' | 'FINISHED' | 'ERROR' | 'IGNORED' | 'CANCELED';

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { errorResponse, onError } from './errors';
 import { adminRoutes } from './routes/admin';
+import { agentAdminRoutes, chatRoutes } from './routes/chat';
 import { emailAdminRoutes, emailSendRoutes } from './routes/email';
 import { dataRoutes } from './routes/data';
 import { jobRoutes } from './routes/jobs';
@@ -16,11 +17,13 @@ export function createApp() {
 
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.route('/api/v1/admin/email', emailAdminRoutes);
+  app.route('/api/v1/admin/agents', agentAdminRoutes);
   app.route('/api/v1/admin', adminRoutes);
   app.route('/api/v1/searchapp', schemaRoutes);
   app.route('/api/v1/data', dataRoutes);
   app.route('/api/v1/job', jobRoutes);
   app.route('/api/v1/email', emailSendRoutes);
+  app.route('/api/v1/agent', chatRoutes);
   app.route('/api/v1/search', searchRoutes);
   return app;
 }

@@ -1,0 +1,37 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { chatOnce, chatStream, prepareChat } from '../../agent/chat';
+import { agentConfigInput, agentView, putAgent, requireAgent } from '../../agent/config';
+import { requireSecret } from '../../auth/middleware';
+import { createDb } from '../../db/client';
+import type { AppEnv } from '../../env';
+import { validate } from '../validate';
+import { codeParam } from './params';
+
+const agentPath = z.object({ tenant: codeParam, code: codeParam });
+
+/** Root-token administration of agent configurations (our addition to the interface). */
+export const agentAdminRoutes = new Hono<AppEnv>()
+  .use('*', requireSecret('ADMIN_TOKEN'))
+  .put('/:tenant/:code', validate('param', agentPath), validate('json', agentConfigInput), async (c) => {
+    const { tenant, code } = c.req.valid('param');
+    return c.json(await putAgent(createDb(c.env.DB), tenant, code, c.req.valid('json')), 200);
+  })
+  .get('/:tenant/:code', validate('param', agentPath), async (c) => {
+    const { tenant, code } = c.req.valid('param');
+    return c.json(agentView(await requireAgent(createDb(c.env.DB), tenant, code)), 200);
+  });
+
+/** Chat and streaming chat, authenticated by the agent token (`AUTH_TOKEN`). */
+export const chatRoutes = new Hono<AppEnv>()
+  .use('*', requireSecret('AUTH_TOKEN'))
+  .post('/chat/:tenant/:code', async (c) => {
+    const chat = await prepareChat(c.env, c.req.param('tenant'), c.req.param('code'), () => c.req.json());
+    return c.json(await chatOnce(chat), 200);
+  })
+  .post('/chat/streaming/:tenant/:code', async (c) => {
+    const chat = await prepareChat(c.env, c.req.param('tenant'), c.req.param('code'), () => c.req.json());
+    const { body, done } = chatStream(chat);
+    c.executionCtx.waitUntil(done);
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+  });

@@ -1,0 +1,122 @@
+// vitest globalSetup, runs in Node: an OpenAI-compatible Chat Completions server on 127.0.0.1 that streams SSE,
+// calls tools and fails on demand (see openai-contract.ts). Base URL per test: `http://127.0.0.1:<port>/t/<tag>/v1`;
+// `GET /control/received/<tag>` answers every request received under that tag.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestProject } from 'vitest/node';
+import { echoFragments, FAIL_500, FAIL_MIDSTREAM, HOLD, type ReceivedCompletion, SEARCH } from './openai-contract';
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    openAiStandInPort: number;
+  }
+}
+
+const received = new Map<string, ReceivedCompletion[]>();
+const holds = new Map<string, { release: () => void; released: Promise<void> }>();
+
+function holdFor(tag: string) {
+  let hold = holds.get(tag);
+  if (!hold) {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    hold = { release, released };
+    holds.set(tag, hold);
+  }
+  return hold;
+}
+
+async function readJson(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+function answer(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function chunk(delta: Record<string, unknown>, finish: string | null = null) {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-stand-in', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.filter((p) => p.type === 'text').map((p) => p.text).join(' ');
+  return '';
+}
+
+async function complete(tag: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req);
+  const list = received.get(tag) ?? [];
+  list.push({ authorization: req.headers.authorization, body });
+  received.set(tag, list);
+
+  const messages: ReceivedCompletion['body']['messages'] = body.messages;
+  const last = messages[messages.length - 1];
+  const lastUser = textOf([...messages].reverse().find((m) => m.role === 'user')?.content);
+  if (lastUser.includes(FAIL_500)) return answer(res, 500, { error: { message: 'stand-in failure' } });
+
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  const search = /SEARCH:(\S+)/.exec(lastUser);
+  if (last.role === 'user' && search && body.tools?.length) {
+    const args = JSON.stringify({ q: search[1] });
+    const half = Math.floor(args.length / 2);
+    res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'search', arguments: '' } }] }));
+    res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }));
+    res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }));
+    res.write(chunk({}, 'tool_calls'));
+    res.end('data: [DONE]\n\n');
+    return;
+  }
+  if (last.role === 'tool') {
+    const result = JSON.parse(textOf(last.content));
+    const found: { id: string } | undefined = result.documents?.[0];
+    res.write(chunk({ role: 'assistant', content: found ? `Found ${found.id} ` : 'Search said: ' }));
+    res.write(chunk({ content: found ? `[[SVCACTION]]${JSON.stringify({ action: 'open', id: found.id })}` : textOf(last.content) }));
+    res.write(chunk({}, 'stop'));
+    res.end('data: [DONE]\n\n');
+    return;
+  }
+  const fragments = echoFragments(lastUser, messages.length);
+  if (lastUser.includes(FAIL_MIDSTREAM)) {
+    res.write(chunk({ role: 'assistant', content: fragments[0] }));
+    // Both chunks are flushed before the connection drops.
+    await new Promise((resolve) => res.write(chunk({ content: fragments[1] }), resolve));
+    res.destroy();
+    return;
+  }
+  for (const [i, fragment] of fragments.entries()) {
+    res.write(chunk(i === 0 ? { role: 'assistant', content: fragment } : { content: fragment }));
+    if (i === 0 && lastUser.includes(HOLD)) await holdFor(tag).released;
+  }
+  res.write(chunk({}, 'stop'));
+  res.end('data: [DONE]\n\n');
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const completion = /^\/t\/([^/]+)\/v1\/chat\/completions$/.exec(url.pathname);
+  if (req.method === 'POST' && completion) return complete(completion[1], req, res);
+  const control = /^\/control\/(received|release)\/([^/]+)$/.exec(url.pathname);
+  if (control?.[1] === 'received') return answer(res, 200, received.get(control[2]) ?? []);
+  if (control?.[1] === 'release' && req.method === 'POST') {
+    holdFor(control[2]).release();
+    return answer(res, 200, {});
+  }
+  answer(res, 404, { error: { message: 'no such stand-in route' } });
+}
+
+export default async function setup(project: TestProject) {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => answer(res, 500, { error: { message: String(error) } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  project.provide('openAiStandInPort', (server.address() as AddressInfo).port);
+  return async () => {
+    holds.forEach((hold) => hold.release());
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+}
