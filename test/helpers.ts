@@ -56,3 +56,14 @@ export async function expectOk(responsePromise: Promise<Response>): Promise<Resp
   if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
   return res;
 }
+
+/** Polls `read` until `done` holds, for at most `timeoutMs` (queues deliver asynchronously): bounded, never a blind sleep. */
+export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not reached; last value: ${JSON.stringify(value)}`);
+    await scheduler.wait(25);
+  }
+}

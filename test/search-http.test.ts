@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { searchAppStub } from '../src/search/search-app-object';
-import { envelope, eventually } from './feeding/helpers';
-import { call, createTenantWithApp, createToken, expectOk, json } from './helpers';
+import { envelope } from './feeding/helpers';
+import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from './helpers';
 
 const schema = {
   fields: [
@@ -31,7 +31,7 @@ beforeAll(async () => {
   const entries = products.map(({ id, ...payload }) => envelope(id, payload));
   await expectOk(call('POST', `/api/v1/data/bulk/svc/${tenant}/${code}`, { token: feed.token, body: entries }));
   const stub = searchAppStub(env, tenant, code);
-  await eventually(async () => ((await stub.stats()).indexed === products.length ? true : undefined), 'the products to be indexed');
+  await waitFor(() => stub.stats(), (stats) => stats.indexed === products.length);
   base = `/api/v1/search/${tenant}/${code}`;
 });
 

@@ -1,20 +1,9 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, AGENT_TOKEN, call, createTenantWithApp, createToken, expectOk, json } from '../helpers';
+import { ADMIN_TOKEN, AGENT_TOKEN, call, createTenantWithApp, createToken, expectOk, json, waitFor } from '../helpers';
 import type { ReceivedCompletion } from './openai-contract';
 
 const STAND_IN = () => `http://127.0.0.1:${env.OPENAI_STAND_IN_PORT}`;
-
-/** Polls `read` until `done` holds, for at most 20 s (feeding goes through a queue). */
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not reached; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('chat: grounding end to end', () => {
   it('the model searches the fed search app through the tool and references the document with an SVCACTION', async () => {

@@ -5,7 +5,7 @@ import { retryDelaySeconds } from '../../src/email/consumer';
 import type { EmailJob } from '../../src/email/deliveries';
 import type { Env } from '../../src/env';
 import worker from '../../src/index';
-import { ADMIN_TOKEN, call, expectOk, json, uniqueCode } from '../helpers';
+import { ADMIN_TOKEN, call, expectOk, json, uniqueCode, waitFor } from '../helpers';
 import { HTTP_API_KEY, type ReceivedEmail, SMTP_PASSWORD, SMTP_USER } from './stand-in-contract';
 
 const standInUrl = (path: string) => `http://127.0.0.1:${env.EMAIL_HTTP_PORT}${path}`;
@@ -16,17 +16,6 @@ async function control(path: string, body: unknown): Promise<void> {
 
 async function receivedBy(to: string): Promise<ReceivedEmail[]> {
   return (await fetch(standInUrl(`/control/received?to=${encodeURIComponent(to)}`))).json();
-}
-
-/** Polls `read` until `done` holds, for at most 20 s (queue batches wait up to 1 s each). */
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not reached; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const smtpProvider = () => ({ type: 'smtp', host: '127.0.0.1', port: env.EMAIL_SMTP_PORT, security: 'none', user: SMTP_USER, password: SMTP_PASSWORD });

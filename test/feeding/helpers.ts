@@ -3,7 +3,7 @@ import debianSchema from '../fixtures/debian-packages.schema.json';
 import sample from '../fixtures/debian-sample.ndjson?raw';
 import type { Outcome, SearchRequest, SearchResult } from '../../src/search/engine/types';
 import { searchAppStub } from '../../src/search/search-app-object';
-import { call, createTenantWithApp, createToken, expectOk, json } from '../helpers';
+import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from '../helpers';
 
 export { debianSchema };
 
@@ -35,40 +35,27 @@ export function envelope(id: string, payload: Record<string, unknown>) {
   return { header: { id, action: 'update' as const }, payload };
 }
 
-/** Polls until `check` answers a value (not undefined); bounded, so a broken pipeline fails the test. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await scheduler.wait(25);
-  }
-}
-
 const TERMINAL = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
 
 /** Waits for a feeding queue entry to reach a terminal state and answers it. */
 export async function settled(app: FeedingApp, id: number) {
-  return eventually(async () => {
-    const res = await call('GET', `/api/v1/data/queue/${app.tenant}/${app.code}/${id}`, { token: app.feed });
-    const entry = await json(res);
-    return TERMINAL.includes(entry.state) ? entry : undefined;
-  }, `queue entry ${id}`);
+  return waitFor(
+    async () => json(await call('GET', `/api/v1/data/queue/${app.tenant}/${app.code}/${id}`, { token: app.feed })),
+    (entry) => TERMINAL.includes(entry.state),
+  );
 }
 
 /** Waits until every given entry is terminal (or, with `staged`, PREPARED too) and answers their states by id. */
 export async function allSettled(app: FeedingApp, ids: number[], { staged = false } = {}) {
   const done = staged ? [...TERMINAL, 'PREPARED'] : TERMINAL;
-  return eventually(async () => {
+  return waitFor(async () => {
     const rows = await env.DB.prepare(
       `SELECT id, state FROM feeding_operations WHERE id IN (SELECT value FROM json_each(?))`,
     )
       .bind(JSON.stringify(ids))
       .all<{ id: number; state: string }>();
-    const states = new Map(rows.results.map((r) => [r.id, r.state]));
-    return ids.every((id) => done.includes(states.get(id) ?? '')) ? states : undefined;
-  }, `${ids.length} queue entries`, 60_000);
+    return new Map(rows.results.map((r) => [r.id, r.state]));
+  }, (states) => ids.every((id) => done.includes(states.get(id) ?? '')), 60_000);
 }
 
 export async function bulk(app: FeedingApp, entries: unknown[], type = 'svc') {

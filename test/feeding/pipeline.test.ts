@@ -3,8 +3,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import type { FeedingMessage } from '../../src/feeding/operations';
-import { call, json } from '../helpers';
-import { allSettled, bulk, debianEnvelopes, debianSchema, envelope, eventually, feedingApp, search, searchIds, settled } from './helpers';
+import { call, json, waitFor } from '../helpers';
+import { allSettled, bulk, debianEnvelopes, debianSchema, envelope, feedingApp, search, searchIds, settled } from './helpers';
 
 function multipart(content: string, name = 'file', boundary = 'XyZboundary42') {
   const body = `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nignored\r\n--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="feed.json"\r\nContent-Type: application/json\r\n\r\n${content}\r\n--${boundary}--\r\n`;
@@ -64,10 +64,10 @@ describe('schedule feeding job', () => {
     expect(res.status).toBe(200);
     const { jobId, state } = await json(res);
     expect(state).toBe('CREATED');
-    const job = await eventually(async () => {
-      const current = await json(await call('GET', `/api/v1/job/${app.tenant}/${app.code}/${jobId}`, { token: app.feed }));
-      return current.state === 'FINISHED' ? current : undefined;
-    }, 'the re-index job');
+    const job = await waitFor(
+      async () => json(await call('GET', `/api/v1/job/${app.tenant}/${app.code}/${jobId}`, { token: app.feed })),
+      (current) => current.state === 'FINISHED',
+    );
     expect(job).toMatchObject({ jobId, processed: 200, total: 200 });
     expect((await search(app, { page: 1, rows: 1 })).facets.map((f) => f.id)).toContain('maintainer');
   });
