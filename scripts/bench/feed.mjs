@@ -20,8 +20,8 @@ export function progressBar(label, total) {
   };
   return {
     update: render,
-    done(extra = '') {
-      render(total, extra);
+    done(count = total, extra = '') {
+      render(count, extra);
       if (tty) process.stderr.write('\n');
     },
   };
@@ -79,12 +79,12 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
     waiting.update(total, status ? JSON.stringify(status).slice(0, 80) : '');
     if (total >= expected) break;
     if (Date.now() > deadline) {
-      waiting.done();
+      waiting.done(total);
       throw new Error(`The catalogue was not searchable ${timeoutMs / 1000} s after the full feed ended: total ${total}, status ${JSON.stringify(status)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  waiting.done();
+  waiting.done(total);
   const searchableMs = elapsedMs(start);
 
   return {

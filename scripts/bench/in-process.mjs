@@ -84,6 +84,8 @@ const QUERY_TYPES = [
   { id: 'suggest', label: 'suggest', request: suggestRequest },
 ];
 
+const MIN_SAMPLES = 20;
+
 async function timed(fn, request) {
   const start = now();
   const answer = fn(request);
@@ -100,7 +102,8 @@ for (const type of QUERY_TYPES) {
   }
   const deadline = Date.now() + options.secondsPerType * 1000;
   // Side by side: each request goes to every engine in turn, the order rotating, so noise hits all alike.
-  for (let i = 0; i < options.iterations && Date.now() < deadline; i++) {
+  // At least MIN_SAMPLES each, even when a slow peer spends the time budget.
+  for (let i = 0; i < options.iterations && (i < MIN_SAMPLES || Date.now() < deadline); i++) {
     for (let k = 0; k < capable.length; k++) {
       const engine = capable[(i + k) % capable.length];
       samples.get(engine.name).push(await timed(engine[type.id], type.request(i)));

@@ -70,6 +70,7 @@ export function renderReport(r) {
       ),
       '',
     );
+    if (f.rejected) out.push(`Rejected by the bulk answers (first ${f.rejectedSample.length}): \`${JSON.stringify(f.rejectedSample)}\``, '');
   } else out.push('Not measured (see the failed steps).', '');
 
   out.push(`## HTTP load (autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each after ${r.settings.warmupSeconds} s of warm-up; then ${r.settings.serialSeconds} s at 1 connection)`, '');
