@@ -13,9 +13,9 @@ export function judgeTargets(r) {
   const heaps = r.inProcess?.engine ? [r.inProcess.engine.heapMB, r.inProcess.engine.loadedHeapMB] : undefined;
   const vsOrama = ['keyword', 'filtered', 'browse'].map((type) => ratio(r.inProcess, type, 'Orama 3', 'p50')).filter(Number.isFinite);
   return [
-    { target: 'search with facets, p50 ≤ 5 ms (HTTP, 32 connections)', figure: keyword && `${keyword.p50} ms`, met: keyword && keyword.p50 <= 5 },
-    { target: 'search with facets, p99 ≤ 25 ms (HTTP, 32 connections)', figure: keyword && `${keyword.p99} ms`, met: keyword && keyword.p99 <= 25 },
-    { target: 'suggest p50 ≤ 3 ms (HTTP, 32 connections)', figure: suggest && `${suggest.p50} ms`, met: suggest && suggest.p50 <= 3 },
+    { target: 'search with facets, p50 ≤ 5 ms (HTTP, 32 connections)', figure: keyword && withSerial(keyword.p50, keyword.serialP50), met: keyword && keyword.p50 <= 5 },
+    { target: 'search with facets, p99 ≤ 25 ms (HTTP, 32 connections)', figure: keyword && withSerial(keyword.p99, keyword.serialP99), met: keyword && keyword.p99 <= 25 },
+    { target: 'suggest p50 ≤ 3 ms (HTTP, 32 connections)', figure: suggest && withSerial(suggest.p50, suggest.serialP50), met: suggest && suggest.p50 <= 3 },
     {
       target: 'catalogue searchable ≤ 20 s after the full feed ends',
       figure: r.feed && `${fixed(r.feed.endToSearchableSeconds)} s`,
@@ -34,6 +34,8 @@ export function judgeTargets(r) {
     },
   ];
 }
+
+const withSerial = (ms, serialMs) => `${ms} ms${serialMs === undefined ? '' : ` (1 connection: ${serialMs} ms)`}`;
 
 function ratio(inProcess, type, peer, stat) {
   const of = (engine) => inProcess?.queries.find((q) => q.type === type && q.engine === engine);
@@ -59,6 +61,13 @@ export function renderReport(r) {
 
   out.push('## Targets (issue 7)', '');
   out.push(table(['target', 'figure', 'verdict'], judgeTargets(r).map((t) => [t.target, t.figure ?? '–', verdict(t.met)])), '');
+  const limit = r.load?.find((s) => s.id === 'empty' && !s.skipped);
+  if (limit) {
+    out.push(
+      `The physical limit on this machine: the empty route answers ${thousands(limit.requestsPerSecond)} req/s with p50 ${limit.p50} ms / p99 ${limit.p99} ms at ${r.settings.connections} connections (${limit.serialP50} / ${limit.serialP99} ms at 1 connection). A latency target below the empty route's cannot be met by the engine alone on this machine.`,
+      '',
+    );
+  }
 
   out.push('## Full feed through the public API (wrangler dev)', '');
   if (r.feed) {
