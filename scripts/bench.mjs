@@ -1,7 +1,9 @@
 // `npm run bench`: feeding, search, suggest and cold start on the Debian catalogue, against peers and the physical limit
 // (issue 7). Writes docs/benchmarks.md and prints it. Settings through the environment:
 //   BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_SERIAL_SECONDS (3), BENCH_CONNECTIONS (32),
-//   BENCH_CHUNK_DOCS (500), BENCH_FEED_CONCURRENCY (4), BENCH_SECONDS_PER_QUERY_TYPE (10, in-process comparison).
+//   BENCH_CHUNK_DOCS (500), BENCH_FEED_CONCURRENCY (4), BENCH_SECONDS_PER_QUERY_TYPE (10, in-process comparison),
+//   BENCH_ONLY (`http` = wrangler dev steps 1-4, `engine` = in-process steps 4-5; both by default),
+//   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,7 @@ const settings = {
   feedConcurrency: setting('BENCH_FEED_CONCURRENCY', 4),
   secondsPerQueryType: setting('BENCH_SECONDS_PER_QUERY_TYPE', 10),
 };
+const only = process.env.BENCH_ONLY;
 const log = (line) => process.stderr.write(`bench: ${line}\n`);
 
 // Cleanup that also runs on failure and on Ctrl-C: the wrangler process groups, then the temporary state.
@@ -74,7 +77,8 @@ async function bundleEngine() {
 function runInProcess(engineBundle) {
   const out = join(workDir, 'in-process.json');
   const args = JSON.stringify({ root, engineBundle, out, iterations: 2000, secondsPerType: settings.secondsPerQueryType });
-  const child = spawnSync(process.execPath, ['--expose-gc', join(root, 'scripts', 'bench', 'in-process.mjs'), args], {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawnSync(process.execPath, ['--expose-gc', ...profile, join(root, 'scripts', 'bench', 'in-process.mjs'), args], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (child.status !== 0) throw new Error(`the in-process benchmark exited with ${child.status ?? child.signal}`);
@@ -111,7 +115,7 @@ const serverOptions = async () => ({
   vars: { ADMIN_TOKEN: rootToken, AUTH_TOKEN: randomBytes(24).toString('base64url') },
 });
 
-await step('server', async () => {
+if (only !== 'engine') await step('server', async () => {
   applyMigrations(root, persistDir);
   await withServer(await serverOptions(), async ({ baseUrl }) => {
     const tokens = await createSearchApp(baseUrl, rootToken, schema);
@@ -129,7 +133,7 @@ await step('server', async () => {
   });
 });
 
-results.cold = await step('cold start', async () => {
+if (only !== 'engine') results.cold = await step('cold start', async () => {
   const restart = now();
   return withServer(await serverOptions(), async ({ baseUrl }) => {
     const startSeconds = elapsedMs(restart) / 1000;
@@ -139,11 +143,12 @@ results.cold = await step('cold start', async () => {
   });
 });
 
-results.inProcess = await step('engine in Node, vs Orama 3 and MiniSearch', async () => runInProcess(await bundleEngine()));
+if (only !== 'http') results.inProcess = await step('engine in Node, vs Orama 3 and MiniSearch', async () => runInProcess(await bundleEngine()));
 
 results.meta.seconds = elapsedMs(started) / 1000;
 const report = renderReport(results);
-writeFileSync(join(root, 'docs', 'benchmarks.md'), report + '\n');
+// A partial run (BENCH_ONLY) only prints: docs/benchmarks.md always holds a whole run.
+if (!only) writeFileSync(join(root, 'docs', 'benchmarks.md'), report + '\n');
 process.stdout.write(report + '\n');
 if (results.errors.length) {
   log(`${results.errors.length} step(s) failed: ${results.errors.map((e) => e.step).join(', ')}`);
