@@ -1,0 +1,189 @@
+/**
+ * The binary form of an index: a JSON header (string tables, section list) followed by typed-array
+ * sections, 8-byte aligned. Encoding drops dead ordinals and unused terms, so it also compacts.
+ * Loaded postings are views into the buffer: no copy until a term gets a new document.
+ */
+import { NumberColumn, ValueColumn } from './columns';
+import type { SearchIndex } from './index';
+import { TextIndex, type Postings } from './text-index';
+
+const MAGIC = 0x53495831; // "SIX1"
+
+type Kind = 'i32' | 'u16' | 'f64';
+const ARRAYS = { i32: Int32Array, u16: Uint16Array, f64: Float64Array } as const;
+type Section = Int32Array<ArrayBuffer> | Uint16Array<ArrayBuffer> | Float64Array<ArrayBuffer>;
+
+interface Header {
+  fingerprint: string;
+  ids: string[];
+  terms: string[];
+  facets: Array<{ id: string; values: string[] }>;
+  values: Array<{ code: string; values: string[] }>;
+  numbers: string[];
+  sections: Array<{ kind: Kind; length: number }>;
+}
+
+export function configFingerprint(index: SearchIndex): string {
+  return JSON.stringify({ fields: index.config.fields, sorts: index.config.sorts });
+}
+
+export function encodeIndex(index: SearchIndex): Uint8Array {
+  const remap = new Int32Array(index.capacity).fill(-1);
+  const ids: string[] = [];
+  for (let ord = 0; ord < index.capacity; ord++) {
+    if (!index.isAlive(ord)) continue;
+    remap[ord] = ids.length;
+    ids.push(index.ids[ord]);
+  }
+  const n = ids.length;
+  const sections: Array<Int32Array | Uint16Array | Float64Array> = [];
+
+  // Postings: offsets then entries, for terms that still have a live document.
+  const terms: string[] = [];
+  const offsets: number[] = [0];
+  const entries: number[] = [];
+  index.text.postings.forEach((postings, termId) => {
+    const before = entries.length;
+    for (let p = 0; p < postings.length; p += 2) {
+      const ord = remap[postings[p] >>> 5];
+      if (ord >= 0) entries.push((ord << 5) | (postings[p] & 31), postings[p + 1]);
+    }
+    if (entries.length > before) {
+      terms.push(index.text.terms[termId]);
+      offsets.push(entries.length);
+    }
+  });
+  sections.push(Int32Array.from(offsets), Int32Array.from(entries));
+  for (const lengths of index.text.lengths) sections.push(reorder(new Uint16Array(n), lengths, remap));
+
+  const encodeColumn = (column: ValueColumn) => {
+    const used = new Int32Array(column.values.length).fill(-1);
+    const values: string[] = [];
+    const first = new Int32Array(n).fill(-1);
+    const extra: number[] = [];
+    const valueIndex = (id: number) => {
+      if (used[id] < 0) {
+        used[id] = values.length;
+        values.push(column.values[id]);
+      }
+      return used[id];
+    };
+    for (let ord = 0; ord < index.capacity; ord++) {
+      const to = remap[ord];
+      if (to < 0) continue;
+      const firstId = column.firstId(ord);
+      if (firstId >= 0) first[to] = valueIndex(firstId);
+      const more = column.extra[ord];
+      if (more) extra.push(to, more.length, ...more.map(valueIndex));
+    }
+    sections.push(first, Int32Array.from(extra));
+    return values;
+  };
+  const facets = [...index.facets].map(([id, column]) => ({ id, values: encodeColumn(column) }));
+  const values = [...index.values].map(([code, column]) => ({ code, values: encodeColumn(column) }));
+  const numbers = [...index.numbers.keys()];
+  for (const column of index.numbers.values()) {
+    const data = new Float64Array(n);
+    for (let ord = 0; ord < index.capacity; ord++) if (remap[ord] >= 0) data[remap[ord]] = column.get(ord);
+    sections.push(data);
+  }
+
+  const header: Header = {
+    fingerprint: configFingerprint(index),
+    ids,
+    terms,
+    facets,
+    values,
+    numbers,
+    sections: sections.map((s) => ({ kind: kindOf(s), length: s.length })),
+  };
+  const headerBytes = new TextEncoder().encode(JSON.stringify(header));
+  const headerEnd = align(8 + headerBytes.length);
+  const total = sections.reduce((size, s) => align(size + s.byteLength), headerEnd);
+  const bytes = new Uint8Array(total);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, headerBytes.length, true);
+  bytes.set(headerBytes, 8);
+  let offset = headerEnd;
+  for (const section of sections) {
+    bytes.set(new Uint8Array(section.buffer, section.byteOffset, section.byteLength), offset);
+    offset = align(offset + section.byteLength);
+  }
+  return bytes;
+}
+
+/** Fills a fresh index (built with the same config) from encoded bytes. */
+export function decodeIndex(index: SearchIndex, bytes: Uint8Array): SearchIndex {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) throw new Error('not an encoded search index');
+  const headerLength = view.getUint32(4, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Header;
+  if (header.fingerprint !== configFingerprint(index)) throw new Error('index was encoded with another configuration');
+
+  // Copy once into an aligned buffer so sections can be typed-array views.
+  const body: Uint8Array<ArrayBuffer> = new Uint8Array(bytes.subarray(align(8 + headerLength)));
+  let offset = 0;
+  let next = 0;
+  const take = () => {
+    const { kind, length } = header.sections[next++];
+    const array: Section = new ARRAYS[kind](body.buffer, offset, length);
+    offset = align(offset + array.byteLength);
+    return array;
+  };
+
+  const n = header.ids.length;
+  index.ids = header.ids;
+  index.ordOf = new Map(header.ids.map((id, ord) => [id, ord]));
+  index.alive = new Uint8Array(Math.max(n, 1024));
+  index.alive.fill(1, 0, n);
+  index.liveCount = n;
+
+  const offsets = take() as Int32Array;
+  const entries = take() as Int32Array;
+  const postings: Postings[] = header.terms.map((_, t) => entries.subarray(offsets[t], offsets[t + 1]));
+  const lengths = index.plan.text.map(() => take() as Uint16Array);
+  const totalLength = lengths.map((l) => l.reduce((sum, v) => sum + v, 0));
+  const documentsWithField = lengths.map((l) => l.reduce((count, v) => count + (v ? 1 : 0), 0));
+  index.text = new TextIndex(lengths.length, { terms: header.terms, postings, lengths, totalLength, documentsWithField });
+
+  const decodeColumn = (values: string[]) => {
+    const column = new ValueColumn();
+    values.forEach((value) => column.valueId(value));
+    const first = take() as Int32Array;
+    const extra = take() as Int32Array;
+    column.first = first;
+    for (let ord = 0; ord < n; ord++) if (first[ord] >= 0) column.live[first[ord]]++;
+    for (let i = 0; i < extra.length; ) {
+      const ord = extra[i];
+      const more = Array.from(extra.subarray(i + 2, i + 2 + extra[i + 1]));
+      column.extra[ord] = more;
+      for (const id of more) column.live[id]++;
+      i += 2 + more.length;
+    }
+    return column;
+  };
+  index.facets = new Map(header.facets.map(({ id, values }) => [id, decodeColumn(values)]));
+  index.values = new Map(header.values.map(({ code, values }) => [code, decodeColumn(values)]));
+  index.numbers = new Map(
+    header.numbers.map((code) => {
+      const column = new NumberColumn();
+      column.data = take() as Float64Array;
+      return [code, column];
+    }),
+  );
+  return index;
+}
+
+function reorder(target: Uint16Array, source: Uint16Array, remap: Int32Array): Uint16Array {
+  for (let ord = 0; ord < remap.length; ord++) if (remap[ord] >= 0 && ord < source.length) target[remap[ord]] = source[ord];
+  return target;
+}
+
+function kindOf(array: Int32Array | Uint16Array | Float64Array): Kind {
+  return array instanceof Int32Array ? 'i32' : array instanceof Uint16Array ? 'u16' : 'f64';
+}
+
+function align(n: number): number {
+  return (n + 7) & ~7;
+}

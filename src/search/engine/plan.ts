@@ -1,0 +1,98 @@
+/**
+ * How an index treats each schema field, derived once from the IndexConfig:
+ * which fields are tokenized, matched as exact phrases or values, faceted, kept as sort columns.
+ */
+import type { IndexConfig, SearchAppField } from './types';
+
+export const MAX_TEXT_FIELDS = 32;
+
+export interface TextField {
+  code: string;
+  /** Position in postings entries (`ord << 5 | slot`). */
+  slot: number;
+  weight: number;
+  prefix: boolean;
+  fuzzy: boolean;
+}
+
+export interface ExactField {
+  code: string;
+  weight: number;
+  /** `phrase`: the query phrase must stand contiguously in the value; `value`: the query must equal the value. */
+  match: 'phrase' | 'value';
+}
+
+export interface SortSpec {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+export interface IndexPlan {
+  fields: Map<string, SearchAppField>;
+  text: TextField[];
+  exact: ExactField[];
+  /** Fields with `facet: true`: a facet per field, or per key for `attributes`. */
+  facets: SearchAppField[];
+  /** Fields kept as a number column: numeric types that facet, sort or are searched exactly. */
+  numbers: Set<string>;
+  /** Non-numeric fields kept as a value column for sorting or exact matching. */
+  valueColumns: Set<string>;
+  /** Sort identifier -> what it sorts by. */
+  sorts: Map<string, SortSpec>;
+  suggestSlots: Set<number>;
+}
+
+const NUMERIC = new Set(['long', 'double', 'date']);
+const TOKENIZED = new Set(['string', 'categories', 'attributes']);
+
+export function isNumeric(field: SearchAppField): boolean {
+  return NUMERIC.has(field.dataType);
+}
+
+export function planIndex(config: IndexConfig): IndexPlan {
+  const plan: IndexPlan = {
+    fields: new Map(config.fields.map((f) => [f.code, f])),
+    text: [],
+    exact: [],
+    facets: config.fields.filter((f) => f.facet),
+    numbers: new Set(),
+    valueColumns: new Set(),
+    sorts: new Map(),
+    suggestSlots: new Set(),
+  };
+  for (const field of config.fields) {
+    const mode = field.searchMode;
+    const searched = mode !== 'off';
+    const analyzed = TOKENIZED.has(field.dataType) && (mode === 'balanced' || mode === 'fuzzy' || mode === 'custom');
+    if ((analyzed || field.suggest) && TOKENIZED.has(field.dataType) && plan.text.length < MAX_TEXT_FIELDS) {
+      const slot = plan.text.length;
+      plan.text.push({
+        code: field.code,
+        slot,
+        // A suggest-only field (search mode off) is indexed for suggestions but never scores.
+        weight: analyzed ? field.weight : 0,
+        prefix: analyzed,
+        fuzzy: analyzed && mode === 'fuzzy',
+      });
+      if (field.suggest) plan.suggestSlots.add(slot);
+    } else if (searched && !analyzed) {
+      // exact mode, or a raw / scalar field searched as a whole value
+      const phraseMatch = field.dataType === 'string' || field.dataType === 'categories' || field.dataType === 'attributes';
+      plan.exact.push({ code: field.code, weight: field.weight, match: phraseMatch ? 'phrase' : 'value' });
+    }
+    if (isNumeric(field) && (field.facet || field.sort || searched)) plan.numbers.add(field.code);
+    if (!isNumeric(field) && (field.sort || (searched && !analyzed))) plan.valueColumns.add(field.code);
+    if (field.sort) {
+      plan.sorts.set(`${field.code}_asc`, { field: field.code, direction: 'asc' });
+      plan.sorts.set(`${field.code}_desc`, { field: field.code, direction: 'desc' });
+    }
+  }
+  for (const sort of config.sorts) {
+    const field = plan.fields.get(sort.field);
+    if (!field) continue;
+    plan.sorts.set(sort.id, { field: sort.field, direction: sort.direction });
+    if (isNumeric(field)) plan.numbers.add(field.code);
+    else plan.valueColumns.add(field.code);
+  }
+  return plan;
+}

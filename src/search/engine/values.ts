@@ -1,0 +1,62 @@
+/** Reading typed values out of a document payload, the one way indexing and display both use. */
+import type { DocumentPayload, SearchAppField } from './types';
+
+function asList(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** Category paths of a `categories` value: `"a/b"` strings or level arrays `["a", "b"]`. */
+export function categoryPaths(value: unknown): string[] {
+  return asList(value)
+    .map((entry) => (Array.isArray(entry) ? entry.map(String).join('/') : String(entry)))
+    .map((path) => path.split('/').map((s) => s.trim()).filter(Boolean).join('/'))
+    .filter(Boolean);
+}
+
+/** Every level of the paths: `interface/x11` gives `interface` and `interface/x11`. */
+export function categoryLevels(paths: string[]): string[] {
+  const levels = new Set<string>();
+  for (const path of paths) {
+    const parts = path.split('/');
+    for (let i = 1; i <= parts.length; i++) levels.add(parts.slice(0, i).join('/'));
+  }
+  return [...levels];
+}
+
+/** Key -> string values of an `attributes` value. */
+export function attributeEntries(value: unknown): Array<[string, string[]]> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
+  return Object.entries(value as Record<string, unknown>).map(([key, v]) => [key, asList(v).map(String)]);
+}
+
+/** The value of a numeric field as a number: long/double as is, dates as epoch milliseconds. */
+export function numberValue(field: SearchAppField, value: unknown): number {
+  if (value === undefined || value === null) return NaN;
+  if (field.dataType === 'date') return typeof value === 'string' ? Date.parse(value) : typeof value === 'number' ? value : NaN;
+  return typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+}
+
+/** String forms of a non-numeric field's value, as facet values. */
+export function stringValues(field: SearchAppField, value: unknown): string[] {
+  if (field.dataType === 'categories') return categoryLevels(categoryPaths(value));
+  if (field.dataType === 'attributes') return attributeEntries(value).flatMap(([, values]) => values);
+  return asList(value)
+    .filter((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+    .map(String);
+}
+
+/** The text a tokenized field contributes to the full-text index. */
+export function fieldText(field: SearchAppField, value: unknown): string {
+  if (field.dataType === 'categories') return categoryPaths(value).join(' ');
+  return stringValues(field, value).join(' ');
+}
+
+/** The payload projected onto the fields with `display: true`. */
+export function displayFields(fields: SearchAppField[], payload: DocumentPayload): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const field of fields) {
+    if (field.display && payload[field.code] !== undefined) shown[field.code] = payload[field.code];
+  }
+  return shown;
+}
