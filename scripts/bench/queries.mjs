@@ -20,24 +20,38 @@ export const SUGGEST_QUERIES = [
 ];
 
 export const SECTIONS = ['libs', 'libdevel', 'python', 'doc', 'perl', 'devel', 'utils', 'net', 'admin', 'games', 'x11', 'science'];
-export const TREE_TAGS = ['interface', 'role/program', 'implemented-in', 'use', 'devel', 'interface/x11', 'works-with', 'uitoolkit'];
-export const SIZE_RANGES = [[0, 100], [100, 1000], [1000, 10_000], [10_000, null], [null, 500]];
+
+// Keyword + filters as a shop front sends them: a query, the sections it is narrowed to, a size range, a tag subtree.
+const FILTERED = [
+  { q: 'python', sections: ['python'], size: [0, 1000], tag: 'devel' },
+  { q: 'library', sections: ['libs', 'libdevel'], size: [100, 10_000], tag: 'role' },
+  { q: 'editor', sections: ['editors', 'text', 'utils'], size: [null, 5000], tag: 'interface' },
+  { q: 'game', sections: ['games'], size: [1000, null], tag: 'game' },
+  { q: 'server', sections: ['net', 'web', 'admin'], size: [null, null], tag: 'role/program' },
+  { q: 'perl module', sections: ['perl'], size: [0, 500], tag: 'implemented-in' },
+  { q: 'font', sections: ['fonts'], size: [100, null], tag: 'made-of' },
+  { q: 'documentation', sections: ['doc'], size: [1000, 100_000], tag: 'role/documentation' },
+  { q: 'x11', sections: ['x11', 'utils'], size: [null, 2000], tag: 'interface/x11' },
+  { q: 'rust', sections: ['rust'], size: [0, 200], tag: 'devel' },
+  { q: 'imag', sections: ['graphics', 'libs'], size: [null, null], tag: 'works-with' },
+  { q: 'scien', sections: ['science', 'math'], size: [10, 100_000], tag: 'field' },
+];
 
 /** Keyword + term (section), range (installedSize) and tree (tags) filters, in the SearchQuery form. */
 export function filteredRequest(i) {
-  const [minValue, maxValue] = SIZE_RANGES[i % SIZE_RANGES.length];
+  const { q, sections, size: [minValue, maxValue], tag } = FILTERED[i % FILTERED.length];
   return {
-    q: KEYWORD_QUERIES[i % KEYWORD_QUERIES.length],
+    q,
     rows: 10,
     filters: {
-      section: { filterType: 'term', filterDataType: 'string', values: [SECTIONS[i % SECTIONS.length], SECTIONS[(i + 3) % SECTIONS.length]] },
+      section: { filterType: 'term', filterDataType: 'string', values: sections },
       installedSize: {
         filterType: 'range',
         filterDataType: 'number',
         ...(minValue === null ? {} : { minValue }),
         ...(maxValue === null ? {} : { maxValue }),
       },
-      tags: { filterType: 'tree', filterDataType: 'string', values: [TREE_TAGS[i % TREE_TAGS.length]] },
+      tags: { filterType: 'tree', filterDataType: 'string', values: [tag] },
     },
   };
 }
