@@ -8,8 +8,9 @@ const verdict = (met) => (met === undefined ? 'not measured' : met ? 'met' : '**
 
 /** Each target with the figure it is judged on; `met` undefined when the run could not measure it. */
 export function judgeTargets(r) {
-  const keyword = r.load?.find((s) => s.id === 'keyword' && !s.skipped);
-  const suggest = r.load?.find((s) => s.id === 'suggest' && !s.skipped);
+  const fedLoad = r.feed ? r.load : undefined;
+  const keyword = fedLoad?.find((s) => s.id === 'keyword' && !s.skipped);
+  const suggest = fedLoad?.find((s) => s.id === 'suggest' && !s.skipped);
   const heaps = r.inProcess?.engine ? [r.inProcess.engine.memoryMB, r.inProcess.engine.loadedMemoryMB] : undefined;
   const vsOrama = ['keyword', 'filtered', 'browse'].map((type) => ratio(r.inProcess, type, 'Orama 3', 'p50')).filter(Number.isFinite);
   return [
@@ -85,6 +86,9 @@ export function renderReport(r) {
   } else out.push('Not measured (see the failed steps).', '');
 
   out.push(`## HTTP load (autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each after ${r.settings.warmupSeconds} s of warm-up; then ${r.settings.serialSeconds} s at 1 connection)`, '');
+  if (r.load?.length && !r.feed && r.load.some((s) => s.id !== 'empty' && !s.skipped)) {
+    out.push('**The full feed failed: the search scenarios below ran against an index without the catalogue; their figures say nothing about the targets.**', '');
+  }
   if (r.load?.length) {
     out.push(
       table(
