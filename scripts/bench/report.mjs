@@ -22,7 +22,11 @@ export function judgeTargets(r) {
       figure: r.feed && `${fixed(r.feed.endToSearchableSeconds)} s`,
       met: r.feed && r.feed.endToSearchableSeconds <= 20,
     },
-    { target: 'first answer after restart ≤ 1 s', figure: r.cold && `${thousands(r.cold.firstSearchMs)} ms`, met: r.cold && r.cold.firstSearchMs <= 1000 },
+    {
+      target: 'first answer after restart ≤ 1 s (whole catalogue persisted)',
+      figure: r.cold && `${thousands(r.cold.firstSearchMs)} ms${r.feed ? '' : ' (catalogue not fed)'}`,
+      met: r.cold && r.feed ? r.cold.firstSearchMs <= 1000 : undefined,
+    },
     {
       target: 'search app heap for the whole catalogue ≤ 100 MB (JS heap + array buffers; built / loaded)',
       figure: heaps && heaps.map((mb) => `${fixed(mb)} MB`).join(' / '),
