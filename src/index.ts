@@ -1,5 +1,6 @@
 import { consumeEmail, consumeEmailDeadLetters } from './email/consumer';
 import type { Env } from './env';
+import { consumeFeeding, consumeFeedingDeadLetters } from './feeding/consumer';
 import { createApp } from './http/app';
 import { logError } from './http/errors';
 
@@ -11,6 +12,8 @@ const app = createApp();
 const consumers: Record<string, (batch: MessageBatch, env: Env, ctx: ExecutionContext) => Promise<void>> = {
   email: consumeEmail,
   'email-dlq': consumeEmailDeadLetters,
+  feeding: consumeFeeding as (batch: MessageBatch, env: Env) => Promise<void>,
+  'feeding-dlq': consumeFeedingDeadLetters as (batch: MessageBatch, env: Env) => Promise<void>,
 };
 
 export default {

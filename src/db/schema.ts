@@ -109,3 +109,45 @@ export const emailDeliveries = sqliteTable(
   },
   (t) => [index('email_deliveries_config').on(t.configId, t.createdAt)],
 );
+
+// ---------------------------------------------------------------- feeding
+
+export type FeedingState = 'CREATED' | 'PREPARED' | 'STARTED' | 'FINISHED' | 'ERROR' | 'IGNORED' | 'CANCELED';
+export const TERMINAL_FEEDING_STATES: readonly FeedingState[] = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
+
+/** Feeding queue entries: one per accepted document operation. */
+export const feedingOperations = sqliteTable(
+  'feeding_operations',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    appId: integer('app_id')
+      .notNull()
+      .references(() => searchApps.id, { onDelete: 'cascade' }),
+    documentId: text('document_id').notNull(),
+    operation: text('operation').$type<'update' | 'delete'>().notNull(),
+    state: text('state').$type<FeedingState>().notNull().default('CREATED'),
+    type: text('type').notNull(),
+    /** The full-feed cycle the operation was sent in, if any. */
+    cycleId: integer('cycle_id'),
+    error: text('error'),
+    createdAt: text('created_at').notNull().default(now),
+    finishedAt: text('finished_at'),
+  },
+  (t) => [index('feeding_operations_app_cycle').on(t.appId, t.cycleId, t.state)],
+);
+
+export type JobState = 'CREATED' | 'STARTED' | 'FINISHED' | 'ERROR';
+
+/** Re-index jobs (Schedule feeding job). */
+export const feedingJobs = sqliteTable('feeding_jobs', {
+  id: text('id').primaryKey(),
+  appId: integer('app_id')
+    .notNull()
+    .references(() => searchApps.id, { onDelete: 'cascade' }),
+  state: text('state').$type<JobState>().notNull().default('CREATED'),
+  processed: integer('processed').notNull().default(0),
+  total: integer('total'),
+  error: text('error'),
+  createdAt: text('created_at').notNull().default(now),
+  finishedAt: text('finished_at'),
+});

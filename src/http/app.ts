@@ -3,6 +3,8 @@ import type { AppEnv } from '../env';
 import { errorResponse, onError } from './errors';
 import { adminRoutes } from './routes/admin';
 import { emailAdminRoutes, emailSendRoutes } from './routes/email';
+import { dataRoutes } from './routes/data';
+import { jobRoutes } from './routes/jobs';
 import { schemaRoutes } from './routes/schema';
 
 /** The HTTP surface: each capability mounts its routes here. */
@@ -15,6 +17,8 @@ export function createApp() {
   app.route('/api/v1/admin/email', emailAdminRoutes);
   app.route('/api/v1/admin', adminRoutes);
   app.route('/api/v1/searchapp', schemaRoutes);
+  app.route('/api/v1/data', dataRoutes);
+  app.route('/api/v1/job', jobRoutes);
   app.route('/api/v1/email', emailSendRoutes);
   return app;
 }

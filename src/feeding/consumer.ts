@@ -1,0 +1,105 @@
+/**
+ * The feeding queue consumer: applies queued operations to the search app's Durable Object and
+ * records each entry's terminal state; runs re-index jobs. A failing message is retried with
+ * backoff and, after the last retry, lands on the dead-letter queue, whose consumer marks its
+ * entries ERROR. One message failing never holds back the others of a batch.
+ */
+import { eq, sql } from 'drizzle-orm';
+import { createDb, type Db } from '../db/client';
+import { feedingJobs, searchApps, type FeedingState } from '../db/schema';
+import type { Env } from '../env';
+import { logError } from '../http/errors';
+import { searchAppStub } from '../search/search-app-object';
+import { payloadSchema, validateEntry } from './envelopes';
+import { finishCycleIfDrained } from './full-feed';
+import { indexConfigOf, setStates, type FeedingMessage, type OperationsMessage, type ReindexMessage } from './operations';
+
+const RETRY_BASE_SECONDS = 2;
+
+export async function consumeFeeding(batch: MessageBatch<FeedingMessage>, env: Env): Promise<void> {
+  const db = createDb(env.DB);
+  for (const message of batch.messages) {
+    try {
+      if (message.body.kind === 'reindex') await runReindex(env, db, message.body);
+      else await applyOperations(env, db, message.body);
+      message.ack();
+    } catch (error) {
+      logError('feeding message failed', error, { attempts: message.attempts, kind: message.body.kind });
+      message.retry({ delaySeconds: Math.min(RETRY_BASE_SECONDS ** message.attempts, 300) });
+    }
+  }
+}
+
+/** Dead-letter consumer: the operations or job of a message that exhausted its retries end in ERROR. */
+export async function consumeFeedingDeadLetters(batch: MessageBatch<FeedingMessage>, env: Env): Promise<void> {
+  const db = createDb(env.DB);
+  for (const message of batch.messages) {
+    const body = message.body;
+    const reason = `processing failed after ${message.attempts} deliveries`;
+    if (body.kind === 'reindex') {
+      await db.update(feedingJobs).set({ state: 'ERROR', error: reason, finishedAt: now() }).where(eq(feedingJobs.id, body.jobId));
+    } else {
+      await setStates(db, body.operations.map((op) => op.opId), 'ERROR', reason);
+      await finishCyclesOf(env, db, body);
+    }
+    message.ack();
+  }
+}
+
+async function applyOperations(env: Env, db: Db, message: OperationsMessage): Promise<void> {
+  const app = await db.query.searchApps.findFirst({ where: eq(searchApps.id, message.appId) });
+  if (!app) return; // the search app was deleted with its entries
+  const open = new Set(
+    (
+      await db.all<{ id: number }>(sql`
+        SELECT id FROM feeding_operations
+        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(message.operations.map((op) => op.opId))}))
+          AND state IN ('CREATED', 'STARTED')`)
+    ).map((row) => row.id),
+  );
+  // The schema may have changed since the operation was accepted: what no longer fits ends in ERROR.
+  const schema = payloadSchema(app.fields);
+  const operations = message.operations.filter((op) => open.has(op.opId));
+  const misfits = new Map<number, string>();
+  for (const op of operations) {
+    if (op.operation !== 'update') continue;
+    const check = validateEntry('svc', { header: { id: op.documentId, action: 'update' }, payload: op.payload }, schema);
+    if (!check.ok) misfits.set(op.opId, `payload no longer fits the schema: ${check.details.map((d) => `${d.path}: ${d.message}`).join('; ')}`);
+  }
+  const runnable = operations.filter((op) => !misfits.has(op.opId));
+  await setStates(db, runnable.map((op) => op.opId), 'STARTED');
+  for (const [opId, reason] of misfits) await setStates(db, [opId], 'ERROR', reason);
+
+  const results = runnable.length
+    ? await searchAppStub(env, app.tenantCode, app.code).apply(runnable, indexConfigOf(app))
+    : [];
+  const byState = new Map<FeedingState, number[]>();
+  for (const result of results) byState.set(result.state, [...(byState.get(result.state) ?? []), result.opId]);
+  for (const [state, ids] of byState) await setStates(db, ids, state);
+  await finishCyclesOf(env, db, message);
+}
+
+async function finishCyclesOf(env: Env, db: Db, message: OperationsMessage): Promise<void> {
+  const cycles = new Set(message.operations.map((op) => op.cycleId).filter((id): id is number => !!id));
+  if (!cycles.size) return;
+  const app = await db.query.searchApps.findFirst({ where: eq(searchApps.id, message.appId) });
+  if (!app) return;
+  for (const cycleId of cycles) await finishCycleIfDrained(env, db, app, cycleId);
+}
+
+async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<void> {
+  const app = await db.query.searchApps.findFirst({ where: eq(searchApps.id, message.appId) });
+  if (!app) return;
+  const stub = searchAppStub(env, app.tenantCode, app.code);
+  const { documents } = await stub.stats();
+  await db.update(feedingJobs).set({ state: 'STARTED', total: documents }).where(eq(feedingJobs.id, message.jobId));
+  const result = await stub.reindex(indexConfigOf(app));
+  await db
+    .update(feedingJobs)
+    .set({ state: 'FINISHED', processed: result.documents, total: result.documents, finishedAt: now() })
+    .where(eq(feedingJobs.id, message.jobId));
+}
+
+function now(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,25 @@
+/**
+ * Full-feed cycles: the search app's Durable Object holds the cycle and the staged documents;
+ * D1 knows which of the cycle's operations are still pending. The swap happens once End was
+ * requested and no operation of the cycle is pending, by whichever comes last: End, or the
+ * consumer finishing the cycle's last operation. `finishFullFeed` is idempotent, so both may try.
+ */
+import type { Db } from '../db/client';
+import type { SearchAppRow } from '../db/queries';
+import type { Env } from '../env';
+import { searchAppStub } from '../search/search-app-object';
+import { indexConfigOf, pendingInCycle, settleCycle } from './operations';
+
+export async function finishCycleIfDrained(env: Env, db: Db, app: SearchAppRow, cycleId: number): Promise<boolean> {
+  const stub = searchAppStub(env, app.tenantCode, app.code);
+  const cycle = await stub.activeCycle();
+  if (cycle?.id !== cycleId || cycle.state !== 'ENDING') return false;
+  if ((await pendingInCycle(db, app.id, cycleId)) > 0) return false;
+  if (!(await stub.finishFullFeed(cycleId, indexConfigOf(app)))) return false;
+  await settleCycle(db, app.id, cycleId, ['PREPARED'], 'FINISHED');
+  return true;
+}
+
+export async function cancelCycle(db: Db, app: SearchAppRow, cycleId: number): Promise<void> {
+  await settleCycle(db, app.id, cycleId, ['CREATED', 'STARTED', 'PREPARED'], 'CANCELED');
+}

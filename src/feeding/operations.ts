@@ -1,0 +1,162 @@
+/**
+ * Feeding queue entries in D1 and the messages that carry operations to the consumer.
+ * An accepted operation is a D1 row (state CREATED) plus a place in a queue message; the payload
+ * travels only in the message, which stays under the 128 KB queue limit.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import type { SearchAppRow } from '../db/queries';
+import { feedingOperations, type FeedingState } from '../db/schema';
+import type { Env } from '../env';
+import { ApiError, logError } from '../http/errors';
+import type { IndexConfig } from '../search/engine/types';
+import { searchAppStub, type FeedOperation } from '../search/search-app-object';
+import type { DocumentOperation, DocumentType } from './envelopes';
+
+export type OperationsMessage = { kind: 'operations'; appId: number; operations: FeedOperation[] };
+export type ReindexMessage = { kind: 'reindex'; appId: number; jobId: string };
+export type FeedingMessage = OperationsMessage | ReindexMessage;
+
+/** Room left for the message envelope under the 128 KB queue message limit. */
+const MAX_MESSAGE_BYTES = 110_000;
+/** sendBatch accepts at most 100 messages and 256 KB. */
+const MAX_BATCH_MESSAGES = 100;
+const MAX_BATCH_BYTES = 240_000;
+
+/** A feeding queue entry as the API answers it (FeedingQueue). */
+export interface QueueEntry {
+  id: number;
+  documentId: string;
+  operation: 'update' | 'delete';
+  state: FeedingState;
+  type: string;
+  createdAt: string;
+  finishedAt: string | null;
+  error?: string | null;
+}
+
+type OperationRow = typeof feedingOperations.$inferSelect;
+
+export function toQueueEntry(row: OperationRow): QueueEntry {
+  const entry: QueueEntry = {
+    id: row.id,
+    documentId: row.documentId,
+    operation: row.operation,
+    state: row.state,
+    type: row.type,
+    createdAt: row.createdAt,
+    finishedAt: row.finishedAt,
+  };
+  if (row.error) entry.error = row.error;
+  return entry;
+}
+
+export function indexConfigOf(app: SearchAppRow): IndexConfig {
+  return { fields: app.fields, sorts: app.sorts };
+}
+
+/**
+ * Records operations as CREATED queue entries and queues them for the search app. Operations sent
+ * while a full feed is active belong to that cycle.
+ */
+export async function acceptOperations(
+  env: Env,
+  db: Db,
+  app: SearchAppRow,
+  type: DocumentType,
+  operations: DocumentOperation[],
+): Promise<QueueEntry[]> {
+  if (!operations.length) return [];
+  const cycle = await searchAppStub(env, app.tenantCode, app.code).activeCycle();
+  const cycleId = cycle?.state === 'ACTIVE' ? cycle.id : null;
+  const rows = await db.all<{ id: number; created_at: string }>(sql`
+    INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id)
+    SELECT ${app.id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'CREATED', ${type}, ${cycleId}
+    FROM json_each(${JSON.stringify(operations.map((op) => [op.documentId, op.operation]))})
+    RETURNING id, created_at`);
+  rows.sort((a, b) => a.id - b.id);
+  const queued: FeedOperation[] = operations.map((op, i) => ({ ...op, opId: rows[i].id, cycleId }));
+  try {
+    await sendOperations(env, app.id, queued);
+  } catch (error) {
+    logError('feeding operations not queued', error, { appId: app.id });
+    await setStates(db, queued.map((op) => op.opId), 'ERROR', 'could not be queued');
+    throw new ApiError(503, 'The documents could not be queued; try again');
+  }
+  return operations.map((op, i) => ({
+    id: rows[i].id,
+    documentId: op.documentId,
+    operation: op.operation,
+    state: 'CREATED',
+    type,
+    createdAt: rows[i].created_at,
+    finishedAt: null,
+  }));
+}
+
+async function sendOperations(env: Env, appId: number, operations: FeedOperation[]): Promise<void> {
+  const messages: Array<{ body: OperationsMessage; size: number }> = [];
+  let current: FeedOperation[] = [];
+  let size = 0;
+  const flush = () => {
+    if (current.length) messages.push({ body: { kind: 'operations', appId, operations: current }, size });
+    current = [];
+    size = 0;
+  };
+  for (const op of operations) {
+    const opSize = new TextEncoder().encode(JSON.stringify(op)).byteLength + 1;
+    if (size + opSize > MAX_MESSAGE_BYTES) flush();
+    current.push(op);
+    size += opSize;
+  }
+  flush();
+
+  let batch: typeof messages = [];
+  let batchBytes = 0;
+  const sendBatch = async () => {
+    if (batch.length) await env.FEEDING_QUEUE.sendBatch(batch.map((m) => ({ body: m.body })));
+    batch = [];
+    batchBytes = 0;
+  };
+  for (const message of messages) {
+    if (batch.length === MAX_BATCH_MESSAGES || batchBytes + message.size > MAX_BATCH_BYTES) await sendBatch();
+    batch.push(message);
+    batchBytes += message.size;
+  }
+  await sendBatch();
+}
+
+/** Moves entries to a state; terminal states get `finished_at`. Entries already terminal are left alone. */
+export async function setStates(db: Db, ids: number[], state: FeedingState, error?: string): Promise<void> {
+  if (!ids.length) return;
+  const terminal = state === 'FINISHED' || state === 'ERROR' || state === 'IGNORED' || state === 'CANCELED';
+  await db.run(sql`
+    UPDATE feeding_operations
+    SET state = ${state}, error = ${error ?? null},
+        finished_at = ${terminal ? sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` : null}
+    WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
+      AND state NOT IN ('FINISHED', 'ERROR', 'IGNORED', 'CANCELED')`);
+}
+
+export async function findQueueEntry(db: Db, appId: number, id: number): Promise<QueueEntry | undefined> {
+  const row = await db.query.feedingOperations.findFirst({
+    where: and(eq(feedingOperations.appId, appId), eq(feedingOperations.id, id)),
+  });
+  return row && toQueueEntry(row);
+}
+
+/** Entries of a cycle still waiting to be processed (neither staged nor terminal). */
+export async function pendingInCycle(db: Db, appId: number, cycleId: number): Promise<number> {
+  const [row] = await db.all<{ n: number }>(sql`
+    SELECT count(*) AS n FROM feeding_operations
+    WHERE app_id = ${appId} AND cycle_id = ${cycleId} AND state IN ('CREATED', 'STARTED')`);
+  return row.n;
+}
+
+/** Moves every entry of a cycle from one state to another (PREPARED -> FINISHED at the swap, any -> CANCELED). */
+export async function settleCycle(db: Db, appId: number, cycleId: number, from: FeedingState[], to: FeedingState): Promise<void> {
+  await db.run(sql`
+    UPDATE feeding_operations SET state = ${to}, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    WHERE app_id = ${appId} AND cycle_id = ${cycleId}
+      AND state IN (SELECT value FROM json_each(${JSON.stringify(from)}))`);
+}

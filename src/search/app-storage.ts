@@ -1,0 +1,183 @@
+/**
+ * The SQLite storage of one search app's Durable Object: its documents (the source of truth of the
+ * indexed state), documents staged by an active full feed, the index snapshot in chunks, and metadata.
+ * A document change bumps a sequence number; a snapshot records the sequence it covers, so a cold start
+ * loads the snapshot and replays only newer changes. Deleted documents stay as tombstones until a
+ * snapshot covers them.
+ */
+import type { DocumentPayload, IndexConfig } from './engine/types';
+
+/** SQLite rows are limited to 2 MB; snapshot chunks stay well below. */
+const CHUNK_BYTES = 1 << 20;
+
+export interface FullFeedCycle {
+  id: number;
+  state: 'ACTIVE' | 'ENDING';
+  startedAt: string;
+  endRequestedAt?: string;
+}
+
+interface Meta {
+  config: IndexConfig;
+  seq: number;
+  snapshotSeq: number;
+  cycle: FullFeedCycle;
+  lastCycleId: number;
+}
+
+export interface StoredDocument {
+  id: string;
+  payload: DocumentPayload;
+}
+
+export class AppStorage {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`
+      CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY, payload TEXT, seq INTEGER NOT NULL, op INTEGER NOT NULL DEFAULT 0);
+      CREATE INDEX IF NOT EXISTS documents_seq ON documents (seq);
+      CREATE TABLE IF NOT EXISTS staged (cycle INTEGER NOT NULL, id TEXT NOT NULL, payload TEXT, op INTEGER NOT NULL, PRIMARY KEY (cycle, id));
+      CREATE TABLE IF NOT EXISTS snapshot_chunks (n INTEGER PRIMARY KEY, data BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `);
+  }
+
+  get<K extends keyof Meta>(key: K): Meta[K] | undefined {
+    const row = this.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).toArray()[0];
+    return row ? (JSON.parse(row.value) as Meta[K]) : undefined;
+  }
+
+  set<K extends keyof Meta>(key: K, value: Meta[K] | undefined): void {
+    if (value === undefined) this.sql.exec('DELETE FROM meta WHERE key = ?', key);
+    else this.sql.exec('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', key, JSON.stringify(value));
+  }
+
+  nextSeq(): number {
+    const seq = (this.get('seq') ?? 0) + 1;
+    this.set('seq', seq);
+    return seq;
+  }
+
+  // ---------------------------------------------------------------- live documents
+
+  document(id: string): DocumentPayload | undefined {
+    const row = this.sql.exec<{ payload: string | null }>('SELECT payload FROM documents WHERE id = ?', id).toArray()[0];
+    return row?.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined;
+  }
+
+  /** Payloads of live documents by id, in the order asked. */
+  documents(ids: string[]): Map<string, DocumentPayload> {
+    const found = new Map<string, DocumentPayload>();
+    if (!ids.length) return found;
+    const rows = this.sql.exec<{ id: string; payload: string }>(
+      'SELECT id, payload FROM documents WHERE id IN (SELECT value FROM json_each(?)) AND payload IS NOT NULL',
+      JSON.stringify(ids),
+    );
+    for (const row of rows) found.set(row.id, JSON.parse(row.payload) as DocumentPayload);
+    return found;
+  }
+
+  /** The newest operation id applied to a document (live or deleted), 0 when none. */
+  lastOp(id: string): number {
+    return this.sql.exec<{ op: number }>('SELECT op FROM documents WHERE id = ?', id).toArray()[0]?.op ?? 0;
+  }
+
+  put(id: string, payload: DocumentPayload, op: number): void {
+    this.sql.exec(
+      'INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, ?, ?, ?)',
+      id,
+      JSON.stringify(payload),
+      this.nextSeq(),
+      op,
+    );
+  }
+
+  markDeleted(id: string, op: number): void {
+    this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, NULL, ?, ?)', id, this.nextSeq(), op);
+  }
+
+  liveCount(): number {
+    return this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM documents WHERE payload IS NOT NULL').one().n;
+  }
+
+  /** Live documents one row at a time (a cursor: never all payloads in memory). */
+  *liveDocuments(): Generator<StoredDocument> {
+    for (const row of this.sql.exec<{ id: string; payload: string }>('SELECT id, payload FROM documents WHERE payload IS NOT NULL')) {
+      yield { id: row.id, payload: JSON.parse(row.payload) as DocumentPayload };
+    }
+  }
+
+  /** Changes newer than a sequence number, oldest first; `payload` undefined = deleted. */
+  *changesSince(seq: number): Generator<{ id: string; payload?: DocumentPayload }> {
+    for (const row of this.sql.exec<{ id: string; payload: string | null }>(
+      'SELECT id, payload FROM documents WHERE seq > ? ORDER BY seq',
+      seq,
+    )) {
+      yield { id: row.id, payload: row.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined };
+    }
+  }
+
+  // ---------------------------------------------------------------- full feed staging
+
+  stage(cycle: number, id: string, payload: DocumentPayload | undefined, op: number): void {
+    this.sql.exec(
+      'INSERT OR REPLACE INTO staged (cycle, id, payload, op) VALUES (?, ?, ?, ?)',
+      cycle,
+      id,
+      payload ? JSON.stringify(payload) : null,
+      op,
+    );
+  }
+
+  stagedOp(cycle: number, id: string): number {
+    return this.sql.exec<{ op: number }>('SELECT op FROM staged WHERE cycle = ? AND id = ?', cycle, id).toArray()[0]?.op ?? 0;
+  }
+
+  stagedCount(cycle: number): number {
+    return this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM staged WHERE cycle = ? AND payload IS NOT NULL', cycle).one().n;
+  }
+
+  hasStaged(cycle: number, id: string): boolean {
+    return this.sql.exec('SELECT 1 FROM staged WHERE cycle = ? AND id = ? AND payload IS NOT NULL', cycle, id).toArray().length > 0;
+  }
+
+  discardStaged(cycle: number): void {
+    this.sql.exec('DELETE FROM staged WHERE cycle = ?', cycle);
+  }
+
+  /** Replaces the live documents with the staged dataset of a cycle. */
+  promoteStaged(cycle: number): void {
+    const seq = this.nextSeq();
+    this.sql.exec('DELETE FROM documents');
+    this.sql.exec(
+      'INSERT INTO documents (id, payload, seq, op) SELECT id, payload, ?, op FROM staged WHERE cycle = ? AND payload IS NOT NULL',
+      seq,
+      cycle,
+    );
+    this.discardStaged(cycle);
+  }
+
+  // ---------------------------------------------------------------- snapshot
+
+  /** Stores an index snapshot covering every change up to `seq`, and drops the tombstones it covers. */
+  writeSnapshot(bytes: Uint8Array, config: IndexConfig, seq: number): void {
+    this.sql.exec('DELETE FROM snapshot_chunks');
+    for (let n = 0, offset = 0; offset < bytes.length; n++, offset += CHUNK_BYTES) {
+      this.sql.exec('INSERT INTO snapshot_chunks (n, data) VALUES (?, ?)', n, bytes.subarray(offset, offset + CHUNK_BYTES));
+    }
+    this.sql.exec('DELETE FROM documents WHERE payload IS NULL AND seq <= ?', seq);
+    this.set('config', config);
+    this.set('snapshotSeq', seq);
+  }
+
+  readSnapshot(): Uint8Array | undefined {
+    const chunks = this.sql.exec<{ data: ArrayBuffer }>('SELECT data FROM snapshot_chunks ORDER BY n').toArray();
+    if (!chunks.length) return undefined;
+    const bytes = new Uint8Array(chunks.reduce((size, c) => size + c.data.byteLength, 0));
+    let offset = 0;
+    for (const { data } of chunks) {
+      bytes.set(new Uint8Array(data), offset);
+      offset += data.byteLength;
+    }
+    return bytes;
+  }
+}

@@ -1,0 +1,92 @@
+import { env } from 'cloudflare:workers';
+import debianSchema from '../fixtures/debian-packages.schema.json';
+import sample from '../fixtures/debian-sample.ndjson?raw';
+import { searchAppStub } from '../../src/search/search-app-object';
+import { call, createTenantWithApp, createToken, expectOk, json } from '../helpers';
+
+export { debianSchema };
+
+/** The Debian fixture as feeding envelopes. */
+export const debianEnvelopes: Array<{ header: { id: string; action: 'update' }; payload: Record<string, unknown> }> = sample
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => JSON.parse(line));
+
+export interface FeedingApp {
+  tenant: string;
+  code: string;
+  feed: string;
+  admin: string;
+  /** The search app's Durable Object. */
+  stub: ReturnType<typeof searchAppStub>;
+}
+
+/** A tenant with a search app on the Debian schema (or another), and its tokens. */
+export async function feedingApp(schema: unknown = debianSchema): Promise<FeedingApp> {
+  const { tenant, code } = await createTenantWithApp('feed');
+  const admin = (await createToken(tenant, 'admin')).token;
+  const feed = (await createToken(tenant, 'feeding')).token;
+  await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin, body: schema }));
+  return { tenant, code, feed, admin, stub: searchAppStub(env, tenant, code) };
+}
+
+export function envelope(id: string, payload: Record<string, unknown>) {
+  return { header: { id, action: 'update' as const }, payload };
+}
+
+/** Polls until `check` answers a value (not undefined); bounded, so a broken pipeline fails the test. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await scheduler.wait(25);
+  }
+}
+
+const TERMINAL = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
+
+/** Waits for a feeding queue entry to reach a terminal state and answers it. */
+export async function settled(app: FeedingApp, id: number) {
+  return eventually(async () => {
+    const res = await call('GET', `/api/v1/data/queue/${app.tenant}/${app.code}/${id}`, { token: app.feed });
+    const entry = await json(res);
+    return TERMINAL.includes(entry.state) ? entry : undefined;
+  }, `queue entry ${id}`);
+}
+
+/** Waits until every given entry is terminal and answers their states by id. */
+export async function allSettled(app: FeedingApp, ids: number[]) {
+  return eventually(async () => {
+    const rows = await env.DB.prepare(
+      `SELECT id, state FROM feeding_operations WHERE id IN (SELECT value FROM json_each(?))`,
+    )
+      .bind(JSON.stringify(ids))
+      .all<{ id: number; state: string }>();
+    const states = new Map(rows.results.map((r) => [r.id, r.state]));
+    return ids.every((id) => TERMINAL.includes(states.get(id) ?? '')) ? states : undefined;
+  }, `${ids.length} queue entries`, 60_000);
+}
+
+export async function bulk(app: FeedingApp, entries: unknown[], type = 'svc') {
+  return call('POST', `/api/v1/data/bulk/${type}/${app.tenant}/${app.code}`, { token: app.feed, body: entries });
+}
+
+export async function fullFeed(app: FeedingApp, step: 'start' | 'end' | 'cancel') {
+  return call('POST', `/api/v1/data/fullfeed/${step}/${app.tenant}/${app.code}`, {
+    token: app.feed,
+    body: step === 'cancel' ? undefined : {},
+  });
+}
+
+export async function getDocument(app: FeedingApp, id: string) {
+  return call('GET', `/api/v1/data/${app.tenant}/${app.code}/${id}`, { token: app.feed });
+}
+
+/** Ids of every document the index finds for a query, in rank order. */
+export async function searchIds(app: FeedingApp, q = '', rows = 100): Promise<string[]> {
+  const outcome = await app.stub.search({ q, page: 1, rows });
+  if (!outcome.ok) throw new Error(outcome.message);
+  return outcome.value.documents.map((d) => d.id);
+}
