@@ -1,17 +1,17 @@
 // Step 2: a full feed of the whole catalogue through the public API, timed until it is searchable.
-import { APP, feedingCall, TENANT, timedSearch } from './api.mjs';
+import { APP, feedingCall, searchPath, TENANT } from './api.mjs';
 import { elapsedMs, now, thousands } from './stats.mjs';
 
 /** A one-line progress bar on stderr (plain ANSI); without a terminal, one line per 10 %. */
-export function progressBar(label, total) {
+export function progressBar(label, total, { rate = true } = {}) {
   const tty = process.stderr.isTTY;
   const start = now();
   let lastDecile = -1;
   const render = (done, extra = '') => {
     const share = total ? Math.min(1, done / total) : 0;
     const seconds = elapsedMs(start) / 1000;
-    const rate = seconds > 0 ? done / seconds : 0;
-    const line = `${label} ${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')} ${thousands(done)}/${thousands(total)} ${(share * 100).toFixed(0)}% ${thousands(rate)}/s ${extra}`;
+    const perSecond = seconds > 0 ? done / seconds : 0;
+    const line = `${label} ${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')} ${thousands(done)}/${thousands(total)} ${(share * 100).toFixed(0)}% ${rate ? `${thousands(perSecond)}/s ` : ''}${extra}`;
     if (tty) process.stderr.write(`\r\x1b[K${line}`);
     else if (Math.floor(share * 10) > lastDecile) {
       lastDecile = Math.floor(share * 10);
@@ -34,6 +34,15 @@ async function pool(tasks, concurrency) {
     while (next < tasks.length) await tasks[next++]();
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker));
+}
+
+/** The total of an empty-query search; undefined while the service has no search route (then the feed status counts). */
+async function searchableTotal(baseUrl) {
+  const res = await fetch(baseUrl + searchPath({ q: '', rows: 1 }));
+  const text = await res.text();
+  if (res.status === 404 && text.includes('No route')) return undefined;
+  if (!res.ok) throw new Error(`GET ${searchPath({ q: '', rows: 1 })} answered ${res.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text).result.total;
 }
 
 async function fullFeedStatus(baseUrl, token) {
@@ -68,15 +77,19 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/fullfeed/end/{app}', {});
   const endCalledMs = elapsedMs(start);
 
-  const waiting = progressBar('indexing ', envelopes.length);
+  // Counts staged documents while the cycle is active, then the searchable total.
+  const waiting = progressBar('indexing ', envelopes.length, { rate: false });
   const deadline = Date.now() + timeoutMs;
   const expected = envelopes.length - rejected.length;
   let total = 0;
   let status;
+  let measuredBy = 'search';
   for (;;) {
-    ({ body: { result: { total } } } = await timedSearch(baseUrl, { q: '', rows: 1 }));
     status = await fullFeedStatus(baseUrl, feedingToken);
-    waiting.update(total, status ? JSON.stringify(status).slice(0, 80) : '');
+    const searchable = await searchableTotal(baseUrl);
+    if (searchable === undefined) measuredBy = 'status';
+    total = searchable ?? (status && !status.active ? status.liveDocuments : 0);
+    waiting.update(status?.active ? status.stagedDocuments : total, status ? `${status.state}, ${status.pendingOperations} pending` : '');
     if (total >= expected) break;
     if (Date.now() > deadline) {
       waiting.done(total);
@@ -96,6 +109,7 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
     totalSeconds: searchableMs / 1000,
     documentsPerSecond: envelopes.length / (searchableMs / 1000),
     searchableTotal: total,
+    measuredBy,
     rejected: rejected.length,
     rejectedSample: rejected.slice(0, 3),
     finalStatus: status,
