@@ -56,5 +56,17 @@ export async function seedDemo(baseUrl, adminToken, tenant = 'demo', app = 'cata
     writeFileSync(SEED_FILE, JSON.stringify(saved, null, 2) + '\n');
     await putSchema(baseUrl, saved.adminToken, tenant, app);
   }
-  return { tenant, app, ...saved, lines: [] };
+  const lines = [];
+  const status = await request(baseUrl, 'GET', `/api/v1/data/fullfeed/status/${tenant}/${app}`, saved.feedingToken);
+  if (status.liveDocuments === 0) {
+    const entries = readFileSync(new URL('../test/fixtures/debian-sample.ndjson', import.meta.url), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    for (let i = 0; i < entries.length; i += 1000) {
+      await request(baseUrl, 'POST', `/api/v1/data/bulk/svc/${tenant}/${app}`, saved.feedingToken, entries.slice(i, i + 1000));
+    }
+    lines.push(`fed ${entries.length} Debian packages from test/fixtures/debian-sample.ndjson (indexing in the background)`);
+  } else {
+    lines.push(`${status.liveDocuments} documents already indexed`);
+  }
+  lines.push(`try: curl '${baseUrl}/api/v1/search/${tenant}/${app}?q=vim&rows=3'`);
+  return { tenant, app, ...saved, lines };
 }

@@ -12,8 +12,3 @@ declare global {
     }
   }
 }
-
-declare module '*?raw' {
-  const text: string;
-  export default text;
-}

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import debianSchema from '../fixtures/debian-packages.schema.json';
 import sample from '../fixtures/debian-sample.ndjson?raw';
+import type { Outcome, SearchRequest, SearchResult } from '../../src/search/engine/types';
 import { searchAppStub } from '../../src/search/search-app-object';
 import { call, createTenantWithApp, createToken, expectOk, json } from '../helpers';
 
@@ -10,7 +11,7 @@ export { debianSchema };
 export const debianEnvelopes: Array<{ header: { id: string; action: 'update' }; payload: Record<string, unknown> }> = sample
   .split('\n')
   .filter(Boolean)
-  .map((line) => JSON.parse(line));
+  .map((line: string) => JSON.parse(line));
 
 export interface FeedingApp {
   tenant: string;
@@ -56,8 +57,9 @@ export async function settled(app: FeedingApp, id: number) {
   }, `queue entry ${id}`);
 }
 
-/** Waits until every given entry is terminal and answers their states by id. */
-export async function allSettled(app: FeedingApp, ids: number[]) {
+/** Waits until every given entry is terminal (or, with `staged`, PREPARED too) and answers their states by id. */
+export async function allSettled(app: FeedingApp, ids: number[], { staged = false } = {}) {
+  const done = staged ? [...TERMINAL, 'PREPARED'] : TERMINAL;
   return eventually(async () => {
     const rows = await env.DB.prepare(
       `SELECT id, state FROM feeding_operations WHERE id IN (SELECT value FROM json_each(?))`,
@@ -65,7 +67,7 @@ export async function allSettled(app: FeedingApp, ids: number[]) {
       .bind(JSON.stringify(ids))
       .all<{ id: number; state: string }>();
     const states = new Map(rows.results.map((r) => [r.id, r.state]));
-    return ids.every((id) => TERMINAL.includes(states.get(id) ?? '')) ? states : undefined;
+    return ids.every((id) => done.includes(states.get(id) ?? '')) ? states : undefined;
   }, `${ids.length} queue entries`, 60_000);
 }
 
@@ -86,7 +88,12 @@ export async function getDocument(app: FeedingApp, id: string) {
 
 /** Ids of every document the index finds for a query, in rank order. */
 export async function searchIds(app: FeedingApp, q = '', rows = 100): Promise<string[]> {
-  const outcome = await app.stub.search({ q, page: 1, rows });
+  return (await search(app, { q, page: 1, rows })).documents.map((d) => d.id);
+}
+
+/** A search straight on the search app's Durable Object. */
+export async function search(app: FeedingApp, request: SearchRequest): Promise<SearchResult> {
+  const outcome = (await app.stub.search(request)) as Outcome<SearchResult>;
   if (!outcome.ok) throw new Error(outcome.message);
-  return outcome.value.documents.map((d) => d.id);
+  return outcome.value;
 }

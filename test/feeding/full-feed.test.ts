@@ -1,0 +1,109 @@
+import { evictDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { call, json } from '../helpers';
+import { allSettled, bulk, debianEnvelopes, envelope, feedingApp, fullFeed, getDocument, searchIds, type FeedingApp } from './helpers';
+
+/** Feeds and waits until the consumer processed everything (staged operations stay PREPARED until the swap). */
+async function feedAndSettle(app: FeedingApp, entries: unknown[]): Promise<number[]> {
+  const res = await bulk(app, entries);
+  expect(res.status).toBe(200);
+  const ids = (await json(res)).documents.map((d: { id: number }) => d.id);
+  await allSettled(app, ids, { staged: true });
+  return ids;
+}
+
+async function status(app: FeedingApp) {
+  return json(await call('GET', `/api/v1/data/fullfeed/status/${app.tenant}/${app.code}`, { token: app.feed }));
+}
+
+/** Waits for the swap that End triggers once the cycle's operations are processed. */
+async function swapped(app: FeedingApp) {
+  const deadline = Date.now() + 20_000;
+  while ((await status(app)).active) {
+    if (Date.now() > deadline) throw new Error('full feed did not finish');
+    await scheduler.wait(25);
+  }
+}
+
+describe('full feed state table', () => {
+  it('no cycle: end and cancel answer 404; start answers 200; a second start answers 409', async () => {
+    const app = await feedingApp();
+    expect((await fullFeed(app, 'end')).status).toBe(404);
+    expect((await fullFeed(app, 'cancel')).status).toBe(404);
+    const start = await fullFeed(app, 'start');
+    expect(start.status).toBe(200);
+    expect(await json(start)).toMatchObject({ message: 'Full feed started', cycleId: 1, state: 'ACTIVE' });
+    const again = await fullFeed(app, 'start');
+    expect(again.status).toBe(409);
+    expect((await json(again)).message).toMatch(/already in progress/);
+    expect(await status(app)).toMatchObject({ active: true, cycleId: 1, state: 'ACTIVE' });
+  });
+
+  it('end swaps in the documents sent since start and removes the others', async () => {
+    const app = await feedingApp();
+    await feedAndSettle(app, [envelope('old', { name: 'oldpkg' }), envelope('kept', { name: 'keptpkg' })]);
+    expect((await fullFeed(app, 'start')).status).toBe(200);
+    const staged = await feedAndSettle(app, [envelope('kept', { name: 'keptpkg renewed' }), envelope('new', { name: 'newpkg' })]);
+    // Staged, not live: the live index still serves the old data.
+    expect([...(await allSettled(app, staged, { staged: true })).values()]).toEqual(['PREPARED', 'PREPARED']);
+    expect(await searchIds(app, 'newpkg')).toEqual([]);
+    expect(await searchIds(app, 'oldpkg')).toEqual(['old']);
+
+    const end = await fullFeed(app, 'end');
+    expect(end.status).toBe(200);
+    await swapped(app);
+    expect((await getDocument(app, 'old')).status).toBe(404);
+    expect(await json(await getDocument(app, 'kept'))).toEqual([{ id: 'kept', name: 'keptpkg renewed' }]);
+    expect(await searchIds(app, 'newpkg')).toEqual(['new']);
+    expect(await searchIds(app, 'oldpkg')).toEqual([]);
+    const states = await allSettled(app, staged);
+    expect([...states.values()]).toEqual(['FINISHED', 'FINISHED']);
+    expect((await fullFeed(app, 'end')).status).toBe(404);
+    expect((await fullFeed(app, 'start')).status).toBe(200);
+  });
+
+  it('cancel discards the staged documents, cancels their entries and leaves the live index untouched', async () => {
+    const app = await feedingApp();
+    await feedAndSettle(app, [envelope('live', { name: 'livepkg' })]);
+    const before = await searchIds(app);
+    expect((await fullFeed(app, 'start')).status).toBe(200);
+    const res = await bulk(app, [envelope('staged', { name: 'stagedpkg' }), envelope('live', { name: 'changed' })]);
+    const ids = (await json(res)).documents.map((d: { id: number }) => d.id);
+    const cancel = await fullFeed(app, 'cancel');
+    expect(cancel.status).toBe(200);
+    expect(await json(cancel)).toMatchObject({ state: 'CANCELED' });
+    const states = await allSettled(app, ids);
+    expect([...states.values()]).toEqual(['CANCELED', 'CANCELED']);
+    expect(await searchIds(app)).toEqual(before);
+    expect(await json(await getDocument(app, 'live'))).toEqual([{ id: 'live', name: 'livepkg' }]);
+    expect((await getDocument(app, 'staged')).status).toBe(404);
+    expect(await status(app)).toMatchObject({ active: false, state: 'NONE' });
+  });
+
+  it('survives eviction of the Durable Object in the middle of a cycle', async () => {
+    const app = await feedingApp();
+    const live = debianEnvelopes.slice(0, 300);
+    await feedAndSettle(app, live);
+    const liveResults = await searchIds(app, 'library');
+    expect(liveResults.length).toBeGreaterThan(0);
+
+    expect((await fullFeed(app, 'start')).status).toBe(200);
+    const next = debianEnvelopes.slice(200, 700);
+    await feedAndSettle(app, next.slice(0, 250));
+    await evictDurableObject(app.stub);
+    // Same live results after the eviction, from the persisted snapshot and documents.
+    expect(await searchIds(app, 'library')).toEqual(liveResults);
+    expect(await status(app)).toMatchObject({ active: true, stagedDocuments: 250 });
+    await feedAndSettle(app, next.slice(250));
+    await evictDurableObject(app.stub);
+    expect((await fullFeed(app, 'end')).status).toBe(200);
+    await swapped(app);
+
+    const ids = new Set(await searchIds(app, '', 1000));
+    expect(ids.size).toBe(next.length);
+    expect(next.every((e) => ids.has(e.header.id))).toBe(true);
+    expect(ids.has(debianEnvelopes[0].header.id)).toBe(false);
+    await evictDurableObject(app.stub);
+    expect(new Set(await searchIds(app, '', 1000))).toEqual(ids);
+  });
+});

@@ -1,0 +1,150 @@
+import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import worker from '../../src/index';
+import type { FeedingMessage } from '../../src/feeding/operations';
+import { call, json } from '../helpers';
+import { allSettled, bulk, debianEnvelopes, debianSchema, envelope, eventually, feedingApp, search, searchIds, settled } from './helpers';
+
+function multipart(content: string, name = 'file', boundary = 'XyZboundary42') {
+  const body = `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nignored\r\n--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="feed.json"\r\nContent-Type: application/json\r\n\r\n${content}\r\n--${boundary}--\r\n`;
+  return { rawBody: body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+describe('upload', () => {
+  it('feeds a JSON array file', async () => {
+    const app = await feedingApp();
+    const entries = debianEnvelopes.slice(0, 120);
+    const res = await call('POST', `/api/v1/data/upload/svc/${app.tenant}/${app.code}`, { token: app.feed, ...multipart(JSON.stringify(entries, null, 1)) });
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body).toMatchObject({ message: '120 documents queued, 0 rejected', processedValidDocs: true });
+    await allSettled(app, body.documents.map((d: { id: number }) => d.id));
+    expect((await app.stub.stats()).documents).toBe(120);
+  });
+
+  it('feeds NDJSON, reporting a broken line as ERROR and keeping the others', async () => {
+    const app = await feedingApp();
+    const lines = [JSON.stringify(envelope('a', { name: 'a' })), '{"header": oops', JSON.stringify(envelope('b', { name: 'b' }))];
+    const res = await call('POST', `/api/v1/data/upload/svc/${app.tenant}/${app.code}`, { token: app.feed, ...multipart(lines.join('\n')) });
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body.documents.map((d: { state: string }) => d.state)).toEqual(['CREATED', 'ERROR', 'CREATED']);
+    expect(body.documents[1].error).toBe('entry 2 is not valid JSON');
+  });
+
+  it('answers 400 for a body that is not multipart, a missing file part, or a file that is not JSON', async () => {
+    const app = await feedingApp();
+    const upload = (options: object) => call('POST', `/api/v1/data/upload/svc/${app.tenant}/${app.code}`, { token: app.feed, ...options });
+    let res = await upload({ body: [] });
+    expect(res.status).toBe(400);
+    expect((await json(res)).details[0].path).toBe('Content-Type');
+    res = await upload(multipart('[]', 'other'));
+    expect(res.status).toBe(400);
+    expect((await json(res)).details[0]).toEqual({ path: 'file', message: 'required' });
+    res = await upload(multipart('name,description\nvim,editor'));
+    expect(res.status).toBe(400);
+    res = await upload(multipart('[{"header": {"id": "a", "action": "update"}, "payload": {}}, {broken'));
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('schedule feeding job', () => {
+  it('re-indexes the stored documents with the new schema and reports progress', async () => {
+    const app = await feedingApp();
+    const ids = (await json(await bulk(app, debianEnvelopes.slice(0, 200)))).documents.map((d: { id: number }) => d.id);
+    await allSettled(app, ids);
+    // The maintainer field becomes a facet; the index only shows it after the job.
+    const schema = structuredClone(debianSchema) as { fields: Array<Record<string, unknown>> };
+    schema.fields.find((f) => f.code === 'maintainer')!.facet = true;
+    await call('PUT', `/api/v1/searchapp/schema/${app.tenant}/${app.code}`, { token: app.admin, body: schema });
+    expect((await search(app, { page: 1, rows: 1 })).facets.map((f) => f.id)).not.toContain('maintainer');
+
+    const res = await call('PUT', `/api/v1/job/${app.tenant}/${app.code}/feeding/_schedule`, { token: app.feed, body: {} });
+    expect(res.status).toBe(200);
+    const { jobId, state } = await json(res);
+    expect(state).toBe('CREATED');
+    const job = await eventually(async () => {
+      const current = await json(await call('GET', `/api/v1/job/${app.tenant}/${app.code}/${jobId}`, { token: app.feed }));
+      return current.state === 'FINISHED' ? current : undefined;
+    }, 'the re-index job');
+    expect(job).toMatchObject({ jobId, processed: 200, total: 200 });
+    expect((await search(app, { page: 1, rows: 1 })).facets.map((f) => f.id)).toContain('maintainer');
+  });
+
+  it('answers 404 for an unknown search app or job, 401 without a token', async () => {
+    const app = await feedingApp();
+    expect((await call('PUT', `/api/v1/job/${app.tenant}/nope/feeding/_schedule`, { token: app.feed, body: {} })).status).toBe(404);
+    expect((await call('GET', `/api/v1/job/${app.tenant}/${app.code}/no-such-job`, { token: app.feed })).status).toBe(404);
+    expect((await call('PUT', `/api/v1/job/${app.tenant}/${app.code}/feeding/_schedule`, { body: {} })).status).toBe(401);
+  });
+});
+
+describe('terminal ERROR states and the dead-letter queue', () => {
+  async function queuedEntry(appId: number, documentId: string) {
+    const row = await env.DB.prepare(
+      `INSERT INTO feeding_operations (app_id, document_id, operation, state, type) VALUES (?, ?, 'update', 'CREATED', 'svc') RETURNING id`,
+    )
+      .bind(appId, documentId)
+      .first<{ id: number }>();
+    return row!.id;
+  }
+
+  async function appId(tenant: string) {
+    return (await env.DB.prepare('SELECT id FROM search_apps WHERE tenant_code = ?').bind(tenant).first<{ id: number }>())!.id;
+  }
+
+  it('marks an operation whose payload no longer fits the schema as ERROR with the reason', async () => {
+    const app = await feedingApp();
+    const id = await queuedEntry(await appId(app.tenant), 'late');
+    const message: FeedingMessage = {
+      kind: 'operations',
+      appId: await appId(app.tenant),
+      operations: [{ opId: id, documentId: 'late', operation: 'update', payload: { name: 'late', removedField: 1 } }],
+    };
+    const batch = createMessageBatch<FeedingMessage>('feeding', [{ id: 'm1', timestamp: new Date(), attempts: 1, body: message }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(['m1']);
+    const entry = await settled(app, id);
+    expect(entry.state).toBe('ERROR');
+    expect(entry.error).toMatch(/no longer fits the schema: payload: Unrecognized key/);
+  });
+
+  it('marks the operations of a dead-lettered message as ERROR', async () => {
+    const app = await feedingApp();
+    const id = await queuedEntry(await appId(app.tenant), 'poison');
+    const batch = createMessageBatch<FeedingMessage>('feeding-dlq', [
+      {
+        id: 'dead',
+        timestamp: new Date(),
+        attempts: 6,
+        body: { kind: 'operations', appId: await appId(app.tenant), operations: [{ opId: id, documentId: 'poison', operation: 'delete' }] },
+      },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(['dead']);
+    expect(await settled(app, id)).toMatchObject({ state: 'ERROR', error: 'processing failed after 6 deliveries' });
+  });
+});
+
+describe('the index survives', () => {
+  it('answers the same results after eviction, from the snapshot plus later changes', async () => {
+    const app = await feedingApp();
+    await allSettled(app, (await json(await bulk(app, debianEnvelopes.slice(0, 400)))).documents.map((d: { id: number }) => d.id));
+    const queries = ['library', 'python', 'editor', ''];
+    const before = await Promise.all(queries.map((q) => searchIds(app, q)));
+    await evictDurableObject(app.stub);
+    expect(await Promise.all(queries.map((q) => searchIds(app, q)))).toEqual(before);
+
+    // A change after the last snapshot is replayed on the next load.
+    const res = await bulk(app, [envelope('zzz-new', { name: 'zzz-new', description: 'a python library' })]);
+    await settled(app, (await json(res)).documents[0].id);
+    await evictDurableObject(app.stub);
+    expect(await searchIds(app, 'zzz')).toEqual(['zzz-new']);
+    const stats = await app.stub.stats();
+    expect(stats.documents).toBe(401);
+    expect(stats.indexed).toBe(401);
+  });
+});
