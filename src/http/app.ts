@@ -6,6 +6,7 @@ import { emailAdminRoutes, emailSendRoutes } from './routes/email';
 import { dataRoutes } from './routes/data';
 import { jobRoutes } from './routes/jobs';
 import { schemaRoutes } from './routes/schema';
+import { searchRoutes } from './routes/search';
 
 /** The HTTP surface: each capability mounts its routes here. */
 export function createApp() {
@@ -20,5 +21,6 @@ export function createApp() {
   app.route('/api/v1/data', dataRoutes);
   app.route('/api/v1/job', jobRoutes);
   app.route('/api/v1/email', emailSendRoutes);
+  app.route('/api/v1/search', searchRoutes);
   return app;
 }

@@ -75,8 +75,9 @@ export function planIndex(config: IndexConfig): IndexPlan {
         fuzzy: analyzed && mode === 'fuzzy',
       });
       if (field.suggest) plan.suggestSlots.add(slot);
-    } else if (searched && !analyzed) {
-      // exact mode, or a raw / scalar field searched as a whole value
+    }
+    if (searched && !analyzed) {
+      // exact mode, or a raw / scalar field searched as a whole value (a suggest slot above only serves suggestions)
       const phraseMatch = field.dataType === 'string' || field.dataType === 'categories' || field.dataType === 'attributes';
       plan.exact.push({ code: field.code, weight: field.weight, match: phraseMatch ? 'phrase' : 'value' });
     }

@@ -1,0 +1,149 @@
+import { Hono, type Context } from 'hono';
+import { cors } from 'hono/cors';
+import { z } from 'zod';
+import { createDb } from '../../db/client';
+import { requireSearchApp } from '../../db/queries';
+import type { AppEnv } from '../../env';
+import type { Facet, Filter, Outcome, SearchAppField, SearchRequest, SearchResult } from '../../search/engine/types';
+import { searchAppStub } from '../../search/search-app-object';
+import { ApiError } from '../errors';
+import { issuesToDetails } from '../validate';
+import { codeParam } from './params';
+
+/** Search and suggest: public (no token), answered by the search app's Durable Object. */
+
+const MAX_ROWS = 100;
+const MAX_FACET_LIMIT = 1000;
+/** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
+const GET_CACHE_CONTROL = 'public, max-age=5';
+
+const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const text = z.string().max(1000);
+const tracking = { userId: text.optional(), sessionId: text.optional(), requestId: text.optional(), requestOrigin: text.optional() };
+
+const filterSchema = z
+  .object({
+    filterType: z.enum(['term', 'range', 'slider', 'tree']),
+    filterDataType: z.enum(['string', 'number', 'date']).optional(),
+    filterOperator: z.enum(['or', 'and', 'not']).optional(),
+    values: z.array(z.union([z.string(), z.number(), z.boolean()]).transform(String)).max(1000).optional(),
+    minValue: z.union([z.number(), z.string()]).optional(),
+    maxValue: z.union([z.number(), z.string()]).optional(),
+  })
+  .superRefine((filter, ctx) => {
+    const ranged = filter.filterType === 'range' || filter.filterType === 'slider';
+    if (!ranged && !filter.values?.length) ctx.addIssue({ code: 'custom', path: ['values'], message: `a ${filter.filterType} filter needs values` });
+  });
+
+const searchBody = z.object({
+  q: text.optional(),
+  page: integer(1, 1_000_000).default(1),
+  rows: integer(1, MAX_ROWS).default(10),
+  sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
+  filters: z.record(z.string(), filterSchema).optional(),
+  facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  ...tracking,
+});
+
+const searchQuery = z.object({
+  q: text.optional(),
+  page: integer(1, 1_000_000).default(1),
+  rows: integer(1, MAX_ROWS).default(10),
+  sort: z.string().optional(),
+  facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  ...tracking,
+});
+
+const suggestInput = z.object({ q: text.optional(), rows: integer(1, MAX_ROWS).default(10), requestId: text.optional() });
+
+const RANGE = /^(.*?)\.\.(.*)$/;
+
+function parse<T extends z.ZodType>(schema: T, input: unknown, where: string): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw ApiError.badRequest(`Invalid ${where}`, issuesToDetails(result.error.issues));
+  return result.data;
+}
+
+/** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
+function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: string } {
+  const all = c.req.queries();
+  const singles: Record<string, string> = {};
+  const filters: Record<string, Filter> = {};
+  for (const [name, values] of Object.entries(all)) {
+    if (!name.startsWith('f.')) {
+      singles[name] = values[0];
+      continue;
+    }
+    const id = name.slice(2);
+    const ranges = values.map((value) => RANGE.exec(value)).filter((match) => match !== null);
+    if (ranges.length === 0) filters[id] = { filterType: 'term', values };
+    else if (ranges.length === 1 && values.length === 1) {
+      const [, min, max] = ranges[0];
+      filters[id] = { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max };
+    } else throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
+  }
+  const query = parse(searchQuery, singles, 'query parameters');
+  return { ...query, filters };
+}
+
+function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestId?: string } {
+  const sort = typeof body.sort === 'string' ? body.sort : body.sort?.sort;
+  return { q: body.q, page: body.page, rows: body.rows, sort: sort || undefined, filters: body.filters, facetLimit: body.facetLimit, requestId: body.requestId };
+}
+
+async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw ApiError.badRequest('Malformed JSON in request body');
+  }
+}
+
+function unwrap<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw new ApiError(outcome.status, outcome.message, outcome.details);
+}
+
+async function searchApp(c: Context<AppEnv>) {
+  const tenant = parse(codeParam, c.req.param('tenant'), 'path parameters');
+  const code = parse(codeParam, c.req.param('code'), 'path parameters');
+  const row = await requireSearchApp(createDb(c.env.DB), tenant, code);
+  return { row, stub: searchAppStub(c.env, tenant, code) };
+}
+
+/** Facets of `navigation: true` fields first (schema order): the browse menu of an empty-query search. */
+function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
+  const navigation = new Set(fields.filter((field) => field.navigation).map((field) => field.code));
+  const isNavigation = (facet: Facet) => navigation.has(facet.id.split('.')[0]);
+  return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];
+}
+
+async function answerSearch(c: Context<AppEnv>, request: SearchRequest & { requestId?: string }) {
+  const started = Date.now();
+  const { row, stub } = await searchApp(c);
+  const { requestId, ...search } = request;
+  // RPC typing cannot express `document: Record<string, unknown>`; the shape is the DO's declared Outcome.
+  const result = unwrap((await stub.search(search)) as Outcome<SearchResult>);
+  result.facets = navigationFirst(result.facets, row.fields);
+  return c.json({ statusCode: 200, requestId: requestId ?? crypto.randomUUID(), time: Date.now() - started, result });
+}
+
+async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>) {
+  const started = Date.now();
+  const { stub } = await searchApp(c);
+  const suggestions = unwrap(await stub.suggest({ q: input.q, rows: input.rows }));
+  return c.json({ statusCode: 200, requestId: input.requestId ?? crypto.randomUUID(), time: Date.now() - started, suggestions });
+}
+
+const cacheGet = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+  await next();
+  if (c.req.method === 'GET' && c.res.status === 200) c.header('Cache-Control', GET_CACHE_CONTROL);
+};
+
+export const searchRoutes = new Hono<AppEnv>()
+  .use('*', cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 }))
+  .use('*', cacheGet)
+  .get('/suggest/:tenant/:code', (c) => answerSuggest(c, parse(suggestInput, { q: c.req.query('q'), rows: c.req.query('rows'), requestId: c.req.query('requestId') }, 'query parameters')))
+  .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, parse(suggestInput.passthrough(), await jsonBody(c), 'request body')))
+  .get('/:tenant/:code', (c) => answerSearch(c, fromQueryString(c)))
+  .post('/:tenant/:code', async (c) => answerSearch(c, fromBody(parse(searchBody, await jsonBody(c), 'request body'))));

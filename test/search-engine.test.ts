@@ -1,0 +1,263 @@
+import { describe, expect, it } from 'vitest';
+import sampleText from './fixtures/debian-sample.ndjson?raw';
+import schema from './fixtures/debian-packages.schema.json';
+import { QueryError, SearchIndex, displayFields } from '../src/search/engine/index';
+import type { IndexConfig, SearchAppField, SearchRequest } from '../src/search/engine/types';
+import { searchAppSchemaInput } from '../src/search/field-schema';
+
+const debianConfig: IndexConfig = {
+  fields: searchAppSchemaInput.parse(schema).fields,
+  sorts: [{ id: 'biggest', field: 'installedSize', direction: 'desc' }],
+};
+const sample = sampleText
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => JSON.parse(line) as { header: { id: string }; payload: Record<string, unknown> });
+
+function debianIndex(): SearchIndex {
+  const index = new SearchIndex(debianConfig);
+  for (const { header, payload } of sample) index.add(header.id, payload);
+  return index;
+}
+const debian = debianIndex();
+
+const ids = (index: SearchIndex, request: Partial<SearchRequest>) => index.search({ page: 1, rows: 10, ...request }).hits.map((hit) => hit.id);
+
+function field(code: string, dataType: SearchAppField['dataType'], extra: Partial<SearchAppField> = {}): SearchAppField {
+  return { code, dataType, searchMode: 'balanced', weight: 1, display: true, facet: false, sort: false, suggest: false, navigation: false, semantic: false, ...extra };
+}
+
+const shopConfig: IndexConfig = {
+  fields: [
+    field('title', 'string', { searchMode: 'balanced', weight: 5, suggest: true, sort: true }),
+    field('brand', 'string', { searchMode: 'exact', facet: true }),
+    field('notes', 'string', { searchMode: 'fuzzy' }),
+    field('price', 'double', { searchMode: 'exact', facet: true, sort: true }),
+    field('released', 'date', { searchMode: 'off', facet: true, sort: true }),
+    field('inStock', 'boolean', { searchMode: 'off', facet: true }),
+    field('tags', 'categories', { searchMode: 'off', facet: true }),
+    field('specs', 'attributes', { searchMode: 'off', facet: true }),
+    field('secret', 'string', { searchMode: 'off', display: false }),
+  ],
+  sorts: [{ id: 'cheapest', field: 'price', direction: 'asc' }],
+};
+const products = [
+  { id: 'p1', title: 'Red running shoe', brand: 'Acme Sports', notes: 'lightweight', price: 50, released: '2024-01-10', inStock: true, tags: ['shoes/running'], specs: { color: 'red', size: '42' }, secret: 'zebra' },
+  { id: 'p2', title: 'Blue running shoe', brand: 'Acme', notes: 'waterproof', price: 80, released: '2024-03-05', inStock: false, tags: ['shoes/running', 'sale'], specs: { color: 'blue', size: '42' } },
+  { id: 'p3', title: 'Red hiking boot', brand: 'Trail Co', notes: 'waterproof leather', price: 120, released: '2023-11-20', inStock: true, tags: ['shoes/hiking'], specs: { color: 'red', size: '44' } },
+  { id: 'p4', title: 'Running socks', brand: 'Acme Sports', notes: 'cotton', price: 10, released: '2022-06-01', inStock: true, tags: ['socks'], specs: { color: 'white' } },
+];
+function shopIndex(): SearchIndex {
+  const index = new SearchIndex(shopConfig);
+  for (const { id, ...payload } of products) index.add(id, payload);
+  return index;
+}
+const facet = (index: SearchIndex, request: Partial<SearchRequest>, id: string) =>
+  index.search({ page: 1, rows: 10, ...request }).facets.find((f) => f.id === id)?.values;
+
+describe('search modes', () => {
+  const shop = shopIndex();
+  it('balanced: whole terms and a prefix on the last term only', () => {
+    expect(ids(shop, { q: 'running sh' })).toEqual(['p1', 'p2', 'p4']);
+    expect(ids(shop, { q: 'runn' })).toEqual(expect.arrayContaining(['p1', 'p2', 'p4']));
+    expect(ids(shop, { q: 'runn shoe' })).not.toContain('p4');
+    expect(ids(shop, { q: 'runnign' })).toEqual([]);
+  });
+  it('fuzzy: one typo for 4+ characters, and prefixes', () => {
+    expect(ids(shop, { q: 'waterprof' })).toEqual(['p2', 'p3']);
+    expect(ids(shop, { q: 'leath' })).toEqual(['p3']);
+    expect(ids(shop, { q: 'coton' })).toEqual(['p4']);
+  });
+  it('exact: the query phrase contiguous in the value, or scalar equality', () => {
+    expect(ids(shop, { q: 'acme sports' })).toEqual(['p1', 'p4']);
+    expect(ids(shop, { q: 'trail' })).toEqual(['p3']);
+    expect(ids(shop, { q: 'sports acme' })).toEqual([]);
+    expect(ids(shop, { q: '80' })).toEqual(['p2']);
+  });
+  it('exact: a field that also suggests is still matched as a whole phrase only', () => {
+    const index = new SearchIndex({ fields: [field('brand', 'string', { searchMode: 'exact', suggest: true })], sorts: [] });
+    index.add('a', { brand: 'Acme Sports' });
+    index.add('b', { brand: 'Sports Direct' });
+    expect(ids(index, { q: 'acme sports' })).toEqual(['a']);
+    expect(ids(index, { q: 'sports acme' })).toEqual([]);
+    expect(index.suggest({ q: 'spo', rows: 5 })).toEqual([{ value: 'sports', count: 2 }]);
+  });
+  it('custom: searched as balanced', () => {
+    const index = new SearchIndex({ fields: [field('title', 'string', { searchMode: 'custom' })], sorts: [] });
+    index.add('a', { title: 'Wireless keyboard' });
+    expect(ids(index, { q: 'wireless key' })).toEqual(['a']);
+    expect(ids(index, { q: 'wireles' })).toEqual(['a']);
+    expect(ids(index, { q: 'wirelss' })).toEqual([]);
+  });
+  it('fuzzy: two typos from 8 characters on', () => {
+    expect(ids(shop, { q: 'waterpruuf' })).toEqual(['p2', 'p3']);
+    expect(ids(shop, { q: 'lether' })).toEqual(['p3']);
+    expect(ids(shop, { q: 'lethr' })).toEqual([]);
+  });
+  it('off: the field is not searched', () => {
+    expect(ids(shop, { q: 'zebra' })).toEqual([]);
+    expect(ids(shop, { q: 'hiking' })).toEqual(['p3']);
+  });
+  it('ranks documents matching all terms above partial matches, ties by id', () => {
+    expect(ids(shop, { q: 'red shoe' })).toEqual(['p1', 'p2', 'p3']);
+    expect(ids(shop, { q: 'running' }).sort()).toEqual(['p1', 'p2', 'p4']);
+  });
+});
+
+describe('filters and facets', () => {
+  const shop = shopIndex();
+  it('term filters with or, and, not', () => {
+    expect(ids(shop, { filters: { brand: { filterType: 'term', values: ['Acme', 'Trail Co'] } } })).toEqual(['p2', 'p3']);
+    expect(ids(shop, { filters: { tags: { filterType: 'term', filterOperator: 'and', values: ['shoes/running', 'sale'] } } })).toEqual(['p2']);
+    expect(ids(shop, { filters: { brand: { filterType: 'term', filterOperator: 'not', values: ['Acme Sports'] } } })).toEqual(['p2', 'p3']);
+    expect(ids(shop, { filters: { inStock: { filterType: 'term', values: ['false'] } } })).toEqual(['p2']);
+  });
+  it('range and slider filters on numbers and dates, inclusive, either bound optional', () => {
+    expect(ids(shop, { filters: { price: { filterType: 'range', filterDataType: 'number', minValue: 50, maxValue: 120 } } })).toEqual(['p1', 'p2', 'p3']);
+    expect(ids(shop, { filters: { price: { filterType: 'slider', maxValue: 50 } } })).toEqual(['p1', 'p4']);
+    expect(ids(shop, { filters: { price: { filterType: 'range', minValue: '81' } } })).toEqual(['p3']);
+    expect(ids(shop, { filters: { released: { filterType: 'range', filterDataType: 'date', minValue: '2024-01-01' } } })).toEqual(['p1', 'p2']);
+    expect(ids(shop, { filters: { price: { filterType: 'range', filterOperator: 'not', maxValue: 50 } } })).toEqual(['p2', 'p3']);
+  });
+  it('tree filters match a category and its descendants; categories facet every level', () => {
+    expect(ids(shop, { filters: { tags: { filterType: 'tree', values: ['shoes'] } } })).toEqual(['p1', 'p2', 'p3']);
+    expect(facet(shop, {}, 'tags')).toEqual([
+      { value: 'shoes', count: 3 },
+      { value: 'shoes/running', count: 2 },
+      { value: 'sale', count: 1 },
+      { value: 'shoes/hiking', count: 1 },
+      { value: 'socks', count: 1 },
+    ]);
+  });
+  it('attributes give one facet per key, filterable by <code>.<key>', () => {
+    expect(facet(shop, {}, 'specs.color')).toEqual([
+      { value: 'red', count: 2 },
+      { value: 'blue', count: 1 },
+      { value: 'white', count: 1 },
+    ]);
+    expect(ids(shop, { filters: { 'specs.size': { filterType: 'term', values: ['42'] } } })).toEqual(['p1', 'p2']);
+  });
+  it('counts an or-filtered facet without its own filter, other filters applied', () => {
+    const request = { filters: { brand: { filterType: 'term' as const, values: ['Acme'] }, inStock: { filterType: 'term' as const, values: ['true'] } } };
+    expect(shop.search({ page: 1, rows: 10, ...request }).total).toBe(0);
+    expect(facet(shop, request, 'brand')).toEqual([
+      { value: 'Acme Sports', count: 2 },
+      { value: 'Trail Co', count: 1 },
+    ]);
+    expect(facet(shop, request, 'inStock')).toEqual([{ value: 'false', count: 1 }]);
+    const and = { filters: { brand: { filterType: 'term' as const, filterOperator: 'and' as const, values: ['Acme'] } } };
+    expect(facet(shop, and, 'brand')).toEqual([{ value: 'Acme', count: 1 }]);
+  });
+  it('limits facet values to facetLimit, sorted by count then value', () => {
+    expect(facet(shop, { facetLimit: 2 }, 'specs.color')).toEqual([
+      { value: 'red', count: 2 },
+      { value: 'blue', count: 1 },
+    ]);
+  });
+  it('rejects unknown facets and values that do not fit their type', () => {
+    const problems = (request: Partial<SearchRequest>) => {
+      try {
+        shop.search({ page: 1, rows: 10, ...request });
+      } catch (error) {
+        expect(error).toBeInstanceOf(QueryError);
+        return (error as QueryError).details.map((d) => d.path);
+      }
+      return [];
+    };
+    expect(problems({ filters: { colour: { filterType: 'term', values: ['x'] } } })).toEqual(['filters.colour']);
+    expect(problems({ filters: { price: { filterType: 'range', minValue: 'cheap' } } })).toEqual(['filters.price.minValue']);
+    expect(problems({ filters: { released: { filterType: 'range', maxValue: 'yesterday' } } })).toEqual(['filters.released.maxValue']);
+    expect(problems({ filters: { inStock: { filterType: 'term', values: ['maybe'] } } })).toEqual(['filters.inStock.values.0']);
+    expect(problems({ filters: { brand: { filterType: 'range', minValue: 1 } } })).toEqual(['filters.brand.filterType']);
+    expect(problems({ sort: 'colour_asc' })).toEqual(['sort']);
+  });
+});
+
+describe('sorts and paging', () => {
+  const shop = shopIndex();
+  it('sorts by <code>_asc, <code>_desc and named sorts; empty q browses every document', () => {
+    expect(ids(shop, { sort: 'price_asc' })).toEqual(['p4', 'p1', 'p2', 'p3']);
+    expect(ids(shop, { sort: 'price_desc' })).toEqual(['p3', 'p2', 'p1', 'p4']);
+    expect(ids(shop, { sort: 'released_desc' })).toEqual(['p2', 'p1', 'p3', 'p4']);
+    expect(ids(shop, { sort: 'title_asc' })).toEqual(['p2', 'p3', 'p1', 'p4']);
+    expect(ids(shop, { sort: 'cheapest', q: 'running' })).toEqual(['p4', 'p1', 'p2']);
+    expect(ids(shop, {})).toEqual(['p1', 'p2', 'p3', 'p4']);
+  });
+  it('pages with 1-based positions; the last page is partial, beyond the end is empty with the total', () => {
+    const second = shop.search({ page: 2, rows: 3, sort: 'price_asc' });
+    expect(second).toMatchObject({ total: 4, hits: [{ id: 'p3', position: 4 }] });
+    expect(shop.search({ page: 3, rows: 3 })).toMatchObject({ total: 4, hits: [] });
+  });
+});
+
+describe('index lifecycle', () => {
+  it('replaces and removes documents', () => {
+    const shop = shopIndex();
+    shop.add('p1', { ...products[0], title: 'Green sandal' });
+    expect(ids(shop, { q: 'sandal' })).toEqual(['p1']);
+    expect(ids(shop, { q: 'red' })).toEqual(['p3']);
+    expect(shop.remove('p3')).toBe(true);
+    expect(shop.remove('p3')).toBe(false);
+    expect(shop.has('p3')).toBe(false);
+    expect(shop.size).toBe(3);
+    expect(ids(shop, { q: 'red' })).toEqual([]);
+    expect(facet(shop, {}, 'brand')).toEqual([
+      { value: 'Acme Sports', count: 2 },
+      { value: 'Acme', count: 1 },
+    ]);
+  });
+  it('survives compaction after many removals', () => {
+    const index = new SearchIndex(shopConfig);
+    for (let i = 0; i < 3000; i++) index.add(`d${i}`, { title: `item ${i % 2 ? 'odd' : 'even'}`, price: i });
+    for (let i = 0; i < 2500; i++) index.remove(`d${i}`);
+    expect(index.size).toBe(500);
+    expect(index.search({ q: 'odd', page: 1, rows: 1, sort: 'price_asc' })).toMatchObject({ total: 250, hits: [{ id: 'd2501' }] });
+  });
+  it('serialize then load answers identically', () => {
+    const shop = shopIndex();
+    shop.remove('p4');
+    const loaded = SearchIndex.load(shopConfig, shop.serialize());
+    expect(loaded.size).toBe(3);
+    const requests: SearchRequest[] = [
+      { q: 'waterprof', page: 1, rows: 10 },
+      { q: 'acme sports', page: 1, rows: 10 },
+      { page: 1, rows: 10, sort: 'released_desc', filters: { tags: { filterType: 'tree', values: ['shoes'] } } },
+    ];
+    for (const request of requests) expect(loaded.search(request)).toEqual(shop.search(request));
+    expect(loaded.suggest({ q: 'run', rows: 5 })).toEqual(shop.suggest({ q: 'run', rows: 5 }));
+    loaded.add('p5', { title: 'Trail runner', price: 99 });
+    expect(ids(loaded, { q: 'runner' })).toEqual(['p5']);
+    const debianLoaded = SearchIndex.load(debianConfig, debian.serialize());
+    expect(debianLoaded.search({ q: 'web server', page: 1, rows: 20 })).toEqual(debian.search({ q: 'web server', page: 1, rows: 20 }));
+  });
+  it('projects payloads onto display fields', () => {
+    expect(displayFields(shopConfig.fields, { title: 'x', secret: 'y', other: 1 })).toEqual({ title: 'x' });
+  });
+});
+
+describe('relevance on the Debian sample', () => {
+  it('finds a package first by its exact name', () => {
+    for (const name of ['vim', 'nginx', 'python3', 'firefox-esr', 'openssh-server']) expect(ids(debian, { q: name })[0]).toBe(name);
+  });
+  it('finds a package first despite a typo', () => {
+    expect(ids(debian, { q: 'ngionx' })[0]).toBe('nginx');
+    expect(ids(debian, { q: 'firefx' })[0]).toBe('firefox-esr');
+    expect(ids(debian, { q: 'opensh server' })[0]).toBe('openssh-server');
+  });
+  it('finds a package by a prefix', () => {
+    expect(ids(debian, { q: 'ngin' })).toContain('nginx');
+    expect(ids(debian, { q: 'firef' })[0]).toBe('firefox-esr');
+  });
+  it('an exact-mode field matches whole phrases only', () => {
+    const games = debian.search({ q: 'games', page: 1, rows: 1, filters: { section: { filterType: 'term', values: ['games'] } } }).total;
+    expect(games).toBeGreaterThan(0);
+    expect(debian.search({ q: 'game', page: 1, rows: 1000, filters: { section: { filterType: 'term', values: ['games'] } } }).total).toBeLessThan(games);
+  });
+  it('suggests completions by document count, tolerating typos', () => {
+    const suggestions = debian.suggest({ q: 'fire', rows: 3 });
+    expect(suggestions[0].value).toBe('firefox');
+    expect(suggestions.map((s) => s.count)).toEqual([...suggestions.map((s) => s.count)].sort((a, b) => b - a));
+    expect(debian.suggest({ q: 'firefx', rows: 3 }).map((s) => s.value)).toContain('firefox');
+    expect(debian.suggest({ q: 'web serv', rows: 3 })[0].value).toBe('web server');
+  });
+});

@@ -1,0 +1,160 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { env } from 'cloudflare:workers';
+import { searchAppStub } from '../src/search/search-app-object';
+import { envelope, eventually } from './feeding/helpers';
+import { call, createTenantWithApp, createToken, expectOk, json } from './helpers';
+
+const schema = {
+  fields: [
+    { code: 'title', dataType: 'string', searchMode: 'balanced', weight: 5, display: true, suggest: true, sort: true },
+    { code: 'brand', dataType: 'string', searchMode: 'exact', display: true, facet: true, navigation: true },
+    { code: 'price', dataType: 'double', display: true, facet: true, sort: true },
+    { code: 'released', dataType: 'date', facet: true },
+    { code: 'tags', dataType: 'categories', facet: true },
+    { code: 'specs', dataType: 'attributes', facet: true },
+    { code: 'secret', dataType: 'string', searchMode: 'off' },
+  ],
+};
+const products = [
+  { id: 'p1', title: 'Red running shoe', brand: 'Acme Sports', price: 50, released: '2024-01-10', tags: ['shoes/running'], specs: { color: 'red' }, secret: 's' },
+  { id: 'p2', title: 'Blue running shoe', brand: 'Acme', price: 80, released: '2024-03-05', tags: ['shoes/running', 'sale'], specs: { color: 'blue' } },
+  { id: 'p3', title: 'Red hiking boot', brand: 'Trail Co', price: 120, released: '2023-11-20', tags: ['shoes/hiking'], specs: { color: 'red' } },
+  { id: 'p4', title: 'Running socks', brand: 'Acme Sports', price: 10, released: '2022-06-01', tags: ['socks'], specs: { color: 'white' } },
+];
+
+let base = '';
+beforeAll(async () => {
+  const { tenant, code } = await createTenantWithApp('search', 'shop', [{ id: 'cheapest', field: 'price', direction: 'asc' }]);
+  const admin = await createToken(tenant, 'admin');
+  await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin.token, body: schema }));
+  const feed = await createToken(tenant, 'feeding');
+  const entries = products.map(({ id, ...payload }) => envelope(id, payload));
+  await expectOk(call('POST', `/api/v1/data/bulk/svc/${tenant}/${code}`, { token: feed.token, body: entries }));
+  const stub = searchAppStub(env, tenant, code);
+  await eventually(async () => ((await stub.stats()).indexed === products.length ? true : undefined), 'the products to be indexed');
+  base = `/api/v1/search/${tenant}/${code}`;
+});
+
+type SearchBody = { statusCode: number; requestId: string; time: number; result: any };
+const get = async (query: string) => call('GET', `${base}?${query}`);
+const post = async (body: unknown) => call('POST', base, { body });
+const ids = (body: SearchBody) => body.result.documents.map((d: { id: string }) => d.id);
+
+async function same(query: string, body: unknown): Promise<SearchBody> {
+  const [viaGet, viaPost] = await Promise.all([get(query), post(body)]);
+  expect(viaGet.status).toBe(200);
+  expect(viaPost.status, await viaPost.clone().text()).toBe(200);
+  const a = await json<SearchBody>(viaGet);
+  const b = await json<SearchBody>(viaPost);
+  expect({ ...a.result, time: 0 }).toEqual({ ...b.result, time: 0 });
+  return a;
+}
+
+describe('search over HTTP', () => {
+  it('answers a SearchResponse with display fields, facets and paging; GET and POST agree', async () => {
+    const body = await same('q=running&requestId=r-1', { q: 'running', requestId: 'r-1' });
+    expect(body).toMatchObject({ statusCode: 200, requestId: 'r-1' });
+    expect(ids(body)).toEqual(expect.arrayContaining(['p1', 'p2', 'p4']));
+    expect(body.result.documents[0].position).toBe(1);
+    expect(body.result.documents[0].document).not.toHaveProperty('secret');
+    expect(body.result.documents.find((d: any) => d.id === 'p1').document).toEqual({ title: 'Red running shoe', brand: 'Acme Sports', price: 50 });
+    expect(body.result.paging).toEqual({ page: 1, rows: 10, total: 3, totalPages: 1 });
+    expect(body.result.facets[0].id).toBe('brand');
+  });
+
+  it('filters by term (repeatable), range (min..max, open ends), tree and attribute facets', async () => {
+    let body = await same('f.brand=Acme&f.brand=Trail%20Co', { filters: { brand: { filterType: 'term', values: ['Acme', 'Trail Co'] } } });
+    expect(ids(body).sort()).toEqual(['p2', 'p3']);
+    body = await same('f.price=50..120&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { price: { filterType: 'range', minValue: 50, maxValue: 120 } } });
+    expect(ids(body)).toEqual(['p1', 'p2', 'p3']);
+    body = await same('f.price=..50&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { price: { filterType: 'slider', maxValue: '50' } } });
+    expect(ids(body)).toEqual(['p4', 'p1']);
+    body = await same('f.released=2024-01-01..&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { released: { filterType: 'range', filterDataType: 'date', minValue: '2024-01-01' } } });
+    expect(ids(body)).toEqual(['p1', 'p2']);
+    body = await same('f.tags=shoes&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { tags: { filterType: 'tree', values: ['shoes'] } } });
+    expect(ids(body)).toEqual(['p1', 'p2', 'p3']);
+    body = await same('f.specs.color=red&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { 'specs.color': { filterType: 'term', values: ['red'] } } });
+    expect(ids(body)).toEqual(['p1', 'p3']);
+    const not = await json<SearchBody>(await post({ sort: 'price_asc', filters: { brand: { filterType: 'term', filterOperator: 'not', values: ['Acme Sports'] } } }));
+    expect(ids(not)).toEqual(['p2', 'p3']);
+    const and = await json<SearchBody>(await post({ filters: { tags: { filterType: 'term', filterOperator: 'and', values: ['shoes/running', 'sale'] } } }));
+    expect(ids(and)).toEqual(['p2']);
+  });
+
+  it('caps facet values with facetLimit', async () => {
+    const body = await same('facetLimit=1', { facetLimit: 1 });
+    expect(body.result.facets.find((f: any) => f.id === 'brand').values).toEqual([{ value: 'Acme Sports', count: 2 }]);
+    expect((await get('facetLimit=0')).status).toBe(400);
+  });
+
+  it('counts an or-filtered facet disjunctively', async () => {
+    const body = await same('f.brand=Acme', { filters: { brand: { filterType: 'term', values: ['Acme'] } } });
+    expect(body.result.facets.find((f: any) => f.id === 'brand').values).toEqual([
+      { value: 'Acme Sports', count: 2 },
+      { value: 'Acme', count: 1 },
+      { value: 'Trail Co', count: 1 },
+    ]);
+  });
+
+  it('sorts by field and named sorts, and pages to the last page and beyond', async () => {
+    expect(ids(await same('sort=price_desc', { sort: { sort: 'price_desc', field: 'x', direction: 'y' } }))).toEqual(['p3', 'p2', 'p1', 'p4']);
+    expect(ids(await same('sort=cheapest&rows=2&page=2', { sort: { sort: 'cheapest' }, rows: 2, page: 2 }))).toEqual(['p2', 'p3']);
+    const last = await same('sort=cheapest&rows=3&page=2', { sort: { sort: 'cheapest' }, rows: 3, page: 2 });
+    expect(last.result.documents).toEqual([{ id: 'p3', position: 4, document: expect.objectContaining({ title: 'Red hiking boot' }) }]);
+    const beyond = await same('rows=3&page=5', { rows: 3, page: 5 });
+    expect(beyond.result).toMatchObject({ total: 4, documents: [], paging: { page: 5, rows: 3, total: 4, totalPages: 2 } });
+  });
+
+  it('answers 400 for invalid paging, unknown sorts and facets, values that do not fit', async () => {
+    const cases: Array<[string, string]> = [
+      ['page=0', 'page'],
+      ['page=-1', 'page'],
+      ['page=abc', 'page'],
+      ['rows=0', 'rows'],
+      ['rows=101', 'rows'],
+      ['sort=colour_asc', 'sort'],
+      ['f.colour=red', 'filters.colour'],
+      ['f.price=cheap..', 'filters.price.minValue'],
+    ];
+    for (const [query, path] of cases) {
+      const res = await get(query);
+      expect(res.status, query).toBe(400);
+      expect((await json(res)).details.map((d: { path: string }) => d.path), query).toContain(path);
+    }
+    const bad = await post({ rows: 0, filters: { price: { filterType: 'between' } } });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).details.map((d: { path: string }) => d.path)).toEqual(expect.arrayContaining(['rows', 'filters.price.filterType']));
+    expect((await call('POST', base, { rawBody: '{', headers: { 'Content-Type': 'application/json' } })).status).toBe(400);
+  });
+
+  it('answers 404 for an unknown tenant or search app', async () => {
+    expect((await call('GET', '/api/v1/search/no-such-tenant/shop')).status).toBe(404);
+    expect((await call('POST', `${base.replace(/shop$/, 'nope')}`, { body: {} })).status).toBe(404);
+    expect((await call('GET', `/api/v1/search/suggest/no-such-tenant/shop?q=a`)).status).toBe(404);
+  });
+
+  it('allows any origin and caches GET answers briefly', async () => {
+    const preflight = await call('OPTIONS', base, { headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'Content-Type' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(preflight.headers.get('Access-Control-Allow-Methods')).toContain('POST');
+    const res = await call('GET', `${base}?q=shoe`, { headers: { Origin: 'https://shop.example' } });
+    expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(res.headers.get('Cache-Control')).toBe('public, max-age=5');
+    expect((await post({ q: 'shoe' })).headers.get('Cache-Control')).toBeNull();
+  });
+});
+
+describe('suggest over HTTP', () => {
+  it('completes typo- and prefix-tolerantly, ranked by document count; GET and POST agree', async () => {
+    const suggestBase = base.replace('/api/v1/search/', '/api/v1/search/suggest/');
+    const viaGet = await json(await call('GET', `${suggestBase}?q=runn&rows=5&requestId=s-1`));
+    expect(viaGet).toMatchObject({ statusCode: 200, requestId: 's-1', suggestions: [{ value: 'running', count: 3 }] });
+    const viaPost = await json(await call('POST', suggestBase, { body: { q: 'runn', rows: 5 } }));
+    expect(viaPost.suggestions).toEqual(viaGet.suggestions);
+    expect((await json(await call('GET', `${suggestBase}?q=hikng`))).suggestions[0]).toEqual({ value: 'hiking', count: 1 });
+    expect((await call('GET', `${suggestBase}?q=a&rows=0`)).status).toBe(400);
+    const preflight = await call('OPTIONS', suggestBase, { headers: { Origin: 'https://x.example', 'Access-Control-Request-Method': 'GET' } });
+    expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('*');
+  });
+});
