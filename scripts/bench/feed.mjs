@@ -1,5 +1,5 @@
 // Step 2: a full feed of the whole catalogue through the public API, timed until it is searchable.
-import { APP, feedingCall, searchPath, TENANT } from './api.mjs';
+import { APP, feedingCall, TENANT, timedSearch } from './api.mjs';
 import { elapsedMs, now, thousands } from './stats.mjs';
 
 /** A one-line progress bar on stderr (plain ANSI); without a terminal, one line per 10 %. */
@@ -36,15 +36,6 @@ async function pool(tasks, concurrency) {
   await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker));
 }
 
-/** The total of an empty-query search; undefined while the service has no search route (then the feed status counts). */
-async function searchableTotal(baseUrl) {
-  const res = await fetch(baseUrl + searchPath({ q: '', rows: 1 }));
-  const text = await res.text();
-  if (res.status === 404 && text.includes('No route')) return undefined;
-  if (!res.ok) throw new Error(`GET ${searchPath({ q: '', rows: 1 })} answered ${res.status}: ${text.slice(0, 500)}`);
-  return JSON.parse(text).result.total;
-}
-
 async function fullFeedStatus(baseUrl, token) {
   const res = await fetch(`${baseUrl}/api/v1/data/fullfeed/status/${TENANT}/${APP}`, { headers: { 'X-Service-Token': token } });
   return res.ok ? res.json() : undefined;
@@ -74,8 +65,9 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   );
   bar.done();
   const uploadMs = elapsedMs(start);
-  await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/fullfeed/end/{app}', {});
+  // From the moment end is sent: the end call itself may wait for the swap.
   const endCalledMs = elapsedMs(start);
+  await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/fullfeed/end/{app}', {});
 
   // Counts staged documents while the cycle is active, then the searchable total.
   const waiting = progressBar('indexing ', envelopes.length, { rate: false });
@@ -83,12 +75,9 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   const expected = envelopes.length - rejected.length;
   let total = 0;
   let status;
-  let measuredBy = 'search';
   for (;;) {
     status = await fullFeedStatus(baseUrl, feedingToken);
-    const searchable = await searchableTotal(baseUrl);
-    if (searchable === undefined) measuredBy = 'status';
-    total = searchable ?? (status && !status.active ? status.liveDocuments : 0);
+    ({ body: { result: { total } } } = await timedSearch(baseUrl, { q: '', rows: 1 }));
     waiting.update(status?.active ? status.stagedDocuments : total, status ? `${status.state}, ${status.pendingOperations} pending` : '');
     if (total >= expected) break;
     if (Date.now() > deadline) {
@@ -109,7 +98,6 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
     totalSeconds: searchableMs / 1000,
     documentsPerSecond: envelopes.length / (searchableMs / 1000),
     searchableTotal: total,
-    measuredBy,
     rejected: rejected.length,
     rejectedSample: rejected.slice(0, 3),
     finalStatus: status,

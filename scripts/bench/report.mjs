@@ -86,7 +86,6 @@ export function renderReport(r) {
       ),
       '',
     );
-    if (f.measuredBy === 'status') out.push('The service had no search route: "searchable" is when the full-feed status counted every document live.', '');
     if (f.rejected) out.push(`Rejected by the bulk answers (first ${f.rejectedSample.length}): \`${JSON.stringify(f.rejectedSample)}\``, '');
   } else out.push('Not measured (see the failed steps).', '');
 
