@@ -18,7 +18,7 @@ export async function waitUntilUp(baseUrl, timeoutMs = 60_000) {
   throw new Error(`${baseUrl} did not answer within ${timeoutMs} ms`);
 }
 
-async function request(baseUrl, method, path, token, body) {
+export async function request(baseUrl, method, path, token, body) {
   const res = await fetch(baseUrl + path, {
     method,
     headers: { 'X-Service-Token': token, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },

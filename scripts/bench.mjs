@@ -1,0 +1,156 @@
+// `npm run bench`: feeding, search, suggest and cold start on the Debian catalogue, against peers and the physical limit
+// (issue 7). Writes docs/benchmarks.md and prints it. Settings through the environment:
+//   BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_SERIAL_SECONDS (3), BENCH_CONNECTIONS (32),
+//   BENCH_CHUNK_DOCS (500), BENCH_FEED_CONCURRENCY (4), BENCH_SECONDS_PER_QUERY_TYPE (10, in-process comparison),
+//   BENCH_ONLY (`http` = wrangler dev steps 1-4, `engine` = in-process steps 4-5; both by default),
+//   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine).
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { createSearchApp, timedSearch } from './bench/api.mjs';
+import { readEnvelopes, readSchema } from './bench/catalogue.mjs';
+import { fullFeed } from './bench/feed.mjs';
+import { loadScenarios } from './bench/load.mjs';
+import { keywordRequest } from './bench/queries.mjs';
+import { renderReport } from './bench/report.mjs';
+import { applyMigrations, freePort, startWrangler } from './bench/server.mjs';
+import { elapsedMs, now } from './bench/stats.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const setting = (name, fallback) => Number(process.env[name] ?? fallback);
+const settings = {
+  seconds: setting('BENCH_SECONDS', 10),
+  warmupSeconds: setting('BENCH_WARMUP_SECONDS', 2),
+  serialSeconds: setting('BENCH_SERIAL_SECONDS', 3),
+  connections: setting('BENCH_CONNECTIONS', 32),
+  chunkSize: setting('BENCH_CHUNK_DOCS', 500),
+  feedConcurrency: setting('BENCH_FEED_CONCURRENCY', 4),
+  secondsPerQueryType: setting('BENCH_SECONDS_PER_QUERY_TYPE', 10),
+};
+const only = process.env.BENCH_ONLY;
+const log = (line) => process.stderr.write(`bench: ${line}\n`);
+
+// Cleanup that also runs on failure and on Ctrl-C: the wrangler process groups, then the temporary state.
+const workDir = mkdtempSync(join(tmpdir(), 'edge-search-bench-'));
+const running = new Set();
+process.on('exit', () => {
+  for (const server of running) server.kill('SIGKILL');
+  rmSync(workDir, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+
+async function withServer(options, use) {
+  const server = await startWrangler(options);
+  running.add(server);
+  try {
+    return await use(server);
+  } finally {
+    await server.stop();
+    running.delete(server);
+  }
+}
+
+/** Bundles src/search/engine/index.ts (and the schema parser that fills field defaults) into one .mjs for Node. */
+async function bundleEngine() {
+  const entry = join(root, 'src', 'search', 'engine', 'index.ts');
+  if (!existsSync(entry)) return undefined;
+  const outfile = join(workDir, 'engine.mjs');
+  await build({
+    stdin: {
+      contents: "export { SearchIndex } from './src/search/engine/index.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
+      resolveDir: root,
+      loader: 'ts',
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    outfile,
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+function runInProcess(engineBundle) {
+  const out = join(workDir, 'in-process.json');
+  const args = JSON.stringify({ root, engineBundle, out, iterations: 2000, secondsPerType: settings.secondsPerQueryType });
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = spawnSync(process.execPath, ['--expose-gc', ...profile, join(root, 'scripts', 'bench', 'in-process.mjs'), args], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (child.status !== 0) throw new Error(`the in-process benchmark exited with ${child.status ?? child.signal}`);
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+
+const results = {
+  meta: { date: new Date().toISOString(), cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` },
+  settings,
+  errors: [],
+};
+
+async function step(name, fn) {
+  log(`${name}…`);
+  try {
+    return await fn();
+  } catch (err) {
+    log(`${name} FAILED: ${err.stack ?? err}`);
+    results.errors.push({ step: name, message: String(err.message ?? err) });
+    return undefined;
+  }
+}
+
+const started = now();
+const schema = readSchema(root);
+const envelopes = readEnvelopes(root);
+const persistDir = join(workDir, 'state');
+const rootToken = randomBytes(24).toString('base64url');
+const serverOptions = async () => ({
+  root,
+  persistDir,
+  port: await freePort(),
+  inspectorPort: await freePort(),
+  vars: { ADMIN_TOKEN: rootToken, AUTH_TOKEN: randomBytes(24).toString('base64url') },
+});
+
+if (only !== 'engine') await step('server', async () => {
+  applyMigrations(root, persistDir);
+  await withServer(await serverOptions(), async ({ baseUrl }) => {
+    const tokens = await createSearchApp(baseUrl, rootToken, schema);
+    results.feed = await step('full feed', () =>
+      fullFeed({
+        baseUrl,
+        feedingToken: tokens.feedingToken,
+        envelopes,
+        chunkSize: settings.chunkSize,
+        concurrency: settings.feedConcurrency,
+        timeoutMs: 120_000,
+      }),
+    );
+    results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+  });
+});
+
+if (only !== 'engine') results.cold = await step('cold start', async () => {
+  const restart = now();
+  return withServer(await serverOptions(), async ({ baseUrl }) => {
+    const startSeconds = elapsedMs(restart) / 1000;
+    const first = await timedSearch(baseUrl, keywordRequest(0));
+    const second = await timedSearch(baseUrl, keywordRequest(1));
+    return { startSeconds, firstSearchMs: first.ms, firstTotal: first.body.result.total, secondSearchMs: second.ms };
+  });
+});
+
+if (only !== 'http') results.inProcess = await step('engine in Node, vs Orama 3 and MiniSearch', async () => runInProcess(await bundleEngine()));
+
+results.meta.seconds = elapsedMs(started) / 1000;
+const report = renderReport(results);
+// A partial run (BENCH_ONLY) only prints: docs/benchmarks.md always holds a whole run.
+if (!only) writeFileSync(join(root, 'docs', 'benchmarks.md'), report + '\n');
+process.stdout.write(report + '\n');
+if (results.errors.length) {
+  log(`${results.errors.length} step(s) failed: ${results.errors.map((e) => e.step).join(', ')}`);
+  process.exitCode = 1;
+}

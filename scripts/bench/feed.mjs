@@ -1,0 +1,105 @@
+// Step 2: a full feed of the whole catalogue through the public API, timed until it is searchable.
+import { APP, feedingCall, TENANT, timedSearch } from './api.mjs';
+import { elapsedMs, now, thousands } from './stats.mjs';
+
+/** A one-line progress bar on stderr (plain ANSI); without a terminal, one line per 10 %. */
+export function progressBar(label, total, { rate = true } = {}) {
+  const tty = process.stderr.isTTY;
+  const start = now();
+  let lastDecile = -1;
+  const render = (done, extra = '') => {
+    const share = total ? Math.min(1, done / total) : 0;
+    const seconds = elapsedMs(start) / 1000;
+    const perSecond = seconds > 0 ? done / seconds : 0;
+    const line = `${label} ${'#'.repeat(Math.round(share * 30)).padEnd(30, '.')} ${thousands(done)}/${thousands(total)} ${(share * 100).toFixed(0)}% ${rate ? `${thousands(perSecond)}/s ` : ''}${extra}`;
+    if (tty) process.stderr.write(`\r\x1b[K${line}`);
+    else if (Math.floor(share * 10) > lastDecile) {
+      lastDecile = Math.floor(share * 10);
+      process.stderr.write(`${line}\n`);
+    }
+  };
+  return {
+    update: render,
+    done(count = total, extra = '') {
+      render(count, extra);
+      if (tty) process.stderr.write('\n');
+    },
+  };
+}
+
+/** Runs `tasks` (functions answering promises) with at most `concurrency` in flight. */
+async function pool(tasks, concurrency) {
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) await tasks[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker));
+}
+
+async function fullFeedStatus(baseUrl, token) {
+  const res = await fetch(`${baseUrl}/api/v1/data/fullfeed/status/${TENANT}/${APP}`, { headers: { 'X-Service-Token': token } });
+  return res.ok ? res.json() : undefined;
+}
+
+/**
+ * Start, bulk chunks (`chunkSize` documents, `concurrency` requests in flight), end; then polls an empty-query
+ * search until it counts every document. Answers the timings and the entries the bulk answers marked ERROR.
+ */
+export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, concurrency, timeoutMs }) {
+  const chunks = [];
+  for (let i = 0; i < envelopes.length; i += chunkSize) chunks.push(envelopes.slice(i, i + chunkSize));
+  const rejected = [];
+  const bar = progressBar('feeding  ', envelopes.length);
+  let sent = 0;
+
+  const start = now();
+  await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/fullfeed/start/{app}', {});
+  await pool(
+    chunks.map((chunk) => async () => {
+      const answer = await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/bulk/svc/{app}', chunk);
+      for (const entry of answer?.documents ?? []) if (entry.state === 'ERROR') rejected.push(entry);
+      sent += chunk.length;
+      bar.update(sent);
+    }),
+    concurrency,
+  );
+  bar.done();
+  const uploadMs = elapsedMs(start);
+  // From the moment end is sent: the end call itself may wait for the swap.
+  const endCalledMs = elapsedMs(start);
+  await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/fullfeed/end/{app}', {});
+
+  // Counts staged documents while the cycle is active, then the searchable total.
+  const waiting = progressBar('indexing ', envelopes.length, { rate: false });
+  const deadline = Date.now() + timeoutMs;
+  const expected = envelopes.length - rejected.length;
+  let total = 0;
+  let status;
+  for (;;) {
+    status = await fullFeedStatus(baseUrl, feedingToken);
+    ({ body: { result: { total } } } = await timedSearch(baseUrl, { q: '', rows: 1 }));
+    waiting.update(status?.active ? status.stagedDocuments : total, status ? `${status.state}, ${status.pendingOperations} pending` : '');
+    if (total >= expected) break;
+    if (Date.now() > deadline) {
+      waiting.done(total);
+      throw new Error(`The catalogue was not searchable ${timeoutMs / 1000} s after the full feed ended: total ${total}, status ${JSON.stringify(status)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  waiting.done(total);
+  const searchableMs = elapsedMs(start);
+
+  return {
+    documents: envelopes.length,
+    chunkSize,
+    concurrency,
+    uploadSeconds: uploadMs / 1000,
+    endToSearchableSeconds: (searchableMs - endCalledMs) / 1000,
+    totalSeconds: searchableMs / 1000,
+    documentsPerSecond: envelopes.length / (searchableMs / 1000),
+    searchableTotal: total,
+    rejected: rejected.length,
+    rejectedSample: rejected.slice(0, 3),
+    finalStatus: status,
+  };
+}

@@ -1,0 +1,138 @@
+// Steps 4 (engine heap, build, serialize, load) and 5 (ours vs Orama 3 vs MiniSearch), in one Node process
+// started with --expose-gc by scripts/bench.mjs. Argument: a JSON of { root, engineBundle?, out, iterations, secondsPerType }.
+// Writes its figures as JSON to `out`.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { cataloguePaths, readSchema } from './catalogue.mjs';
+import { miniSearchEngine, oramaEngine, ourEngine } from './peers.mjs';
+import { browseRequest, filteredRequest, keywordRequest, suggestRequest } from './queries.mjs';
+import { elapsedMs, MB, now, percentile } from './stats.mjs';
+
+const options = JSON.parse(process.argv[2]);
+if (typeof globalThis.gc !== 'function') throw new Error('in-process.mjs needs node --expose-gc');
+
+/** JS heap and ArrayBuffer bytes after a full gc: typed arrays live outside `heapUsed` but count in an isolate's 128 MB. */
+function memoryAfterGc() {
+  for (let i = 0; i < 3; i++) globalThis.gc();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return { heapUsed, arrayBuffers };
+}
+
+function memoryDelta(before) {
+  const after = memoryAfterGc();
+  const heapMB = (after.heapUsed - before.heapUsed) / MB;
+  const buffersMB = (after.arrayBuffers - before.arrayBuffers) / MB;
+  return { heapMB, buffersMB, memoryMB: heapMB + buffersMB };
+}
+
+const log = (line) => process.stderr.write(`in-process: ${line}\n`);
+
+// Raw lines stay in memory for the whole run; each engine gets freshly parsed documents,
+// so the heap it keeps after a gc is what it really holds.
+const lines = gunzipSync(readFileSync(cataloguePaths(options.root).documents)).toString('utf8').split('\n').filter(Boolean);
+
+/** Builds an engine from the whole catalogue, measuring time and retained heap. */
+function build(engine) {
+  const before = memoryAfterGc();
+  const start = now();
+  for (const line of lines) engine.add(JSON.parse(line));
+  engine.finish?.();
+  const buildMs = elapsedMs(start);
+  const memory = memoryDelta(before);
+  log(`${engine.name}: ${engine.size()} documents in ${(buildMs / 1000).toFixed(1)} s, heap +${memory.heapMB.toFixed(1)} MB, array buffers +${memory.buffersMB.toFixed(1)} MB`);
+  return { engine: engine.name, documents: engine.size(), buildSeconds: buildMs / 1000, ...memory };
+}
+
+const results = { engines: [], queries: [] };
+const engines = [];
+
+if (options.engineBundle) {
+  const { SearchIndex, searchAppSchemaInput } = await import(options.engineBundle);
+  const config = { fields: searchAppSchemaInput.parse(readSchema(options.root)).fields, sorts: [] };
+  const ours = ourEngine(SearchIndex, config);
+  const built = build(ours);
+
+  const serializeStart = now();
+  const bytes = ours.serialize();
+  const serializeMs = elapsedMs(serializeStart);
+
+  // The loaded index replaces the built one: that is the state a Durable Object holds after a restart.
+  const probes = [keywordRequest(0), keywordRequest(15), filteredRequest(3), browseRequest(1)];
+  const builtTotals = probes.map((request) => ours.keyword(request).total);
+  ours.replaceWith(undefined);
+  const beforeLoad = memoryAfterGc();
+  // A fresh copy of the bytes, so whatever the loaded index keeps of them is counted.
+  const { loaded, loadMs } = ((fresh) => {
+    const loadStart = now();
+    return { loaded: SearchIndex.load(config, fresh), loadMs: elapsedMs(loadStart) };
+  })(bytes.slice());
+  const loadedMemory = memoryDelta(beforeLoad);
+  ours.replaceWith(loaded);
+  const loadedTotals = probes.map((request) => ours.keyword(request).total);
+
+  results.engine = {
+    ...built,
+    serializeSeconds: serializeMs / 1000,
+    serializedMB: bytes.byteLength / MB,
+    loadSeconds: loadMs / 1000,
+    loadedHeapMB: loadedMemory.heapMB,
+    loadedBuffersMB: loadedMemory.buffersMB,
+    loadedMemoryMB: loadedMemory.memoryMB,
+    loadedAnswersSame: JSON.stringify(builtTotals) === JSON.stringify(loadedTotals),
+  };
+  results.engines.push(built);
+  engines.push(ours);
+  log(`ours: serialize ${serializeMs.toFixed(0)} ms, ${(bytes.byteLength / MB).toFixed(1)} MB, load ${loadMs.toFixed(0)} ms, heap +${loadedMemory.heapMB.toFixed(1)} MB, array buffers +${loadedMemory.buffersMB.toFixed(1)} MB`);
+}
+
+for (const engine of [oramaEngine(), miniSearchEngine()]) {
+  results.engines.push(build(engine));
+  engines.push(engine);
+}
+
+const QUERY_TYPES = [
+  { id: 'keyword', label: 'keyword + facets', request: keywordRequest },
+  { id: 'filtered', label: 'keyword + term, range, tree filters', request: filteredRequest },
+  { id: 'browse', label: 'empty query browsing + facets', request: browseRequest },
+  { id: 'suggest', label: 'suggest', request: suggestRequest },
+];
+
+const MIN_SAMPLES = 20;
+
+async function timed(fn, request) {
+  const start = now();
+  const answer = fn(request);
+  if (answer && typeof answer.then === 'function') await answer;
+  return elapsedMs(start);
+}
+
+for (const type of QUERY_TYPES) {
+  const capable = engines.filter((engine) => engine[type.id]);
+  const samples = new Map(capable.map((engine) => [engine.name, []]));
+  for (const engine of capable) {
+    const warmUntil = Date.now() + 2000;
+    for (let i = 0; i < 10 && Date.now() < warmUntil; i++) await timed(engine[type.id], type.request(i));
+  }
+  const deadline = Date.now() + options.secondsPerType * 1000;
+  // Side by side: each request goes to every engine in turn, the order rotating, so noise hits all alike.
+  // At least MIN_SAMPLES each, even when a slow peer spends the time budget.
+  for (let i = 0; i < options.iterations && (i < MIN_SAMPLES || Date.now() < deadline); i++) {
+    for (let k = 0; k < capable.length; k++) {
+      const engine = capable[(i + k) % capable.length];
+      samples.get(engine.name).push(await timed(engine[type.id], type.request(i)));
+    }
+  }
+  for (const engine of engines) {
+    const ms = samples.get(engine.name);
+    results.queries.push({
+      type: type.id,
+      label: type.label,
+      engine: engine.name,
+      ...(ms ? { count: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99) } : { unsupported: true }),
+      ...(type.id === 'suggest' && engine.suggestNote ? { note: engine.suggestNote } : {}),
+    });
+  }
+  log(`${type.label}: ${[...samples].map(([name, ms]) => `${name} p50 ${percentile(ms, 50).toFixed(2)} ms`).join(', ')}`);
+}
+
+writeFileSync(options.out, JSON.stringify(results, null, 2));

@@ -1,0 +1,96 @@
+// Step 3: autocannon against the running server, one scenario after the other, requests rotated over the query list.
+import autocannon from 'autocannon';
+import { searchPath, searchPostPath, suggestPath } from './api.mjs';
+import { browseRequest, filteredRequest, keywordRequest, suggestRequest } from './queries.mjs';
+
+/** Each scenario names how its i-th request looks. `empty` is the physical limit the others are compared with. */
+export const SCENARIOS = [
+  { id: 'empty', label: 'empty route (GET /health)', request: () => ({ method: 'GET', path: '/health' }) },
+  { id: 'keyword', label: 'keyword search + facets (GET)', request: (i) => ({ method: 'GET', path: searchPath(keywordRequest(i)) }) },
+  {
+    id: 'filtered',
+    label: 'keyword + term, range, tree filters (POST)',
+    request: (i) => ({ method: 'POST', path: searchPostPath, body: JSON.stringify(filteredRequest(i)) }),
+  },
+  { id: 'browse', label: 'empty query browsing + facets (GET)', request: (i) => ({ method: 'GET', path: searchPath(browseRequest(i)) }) },
+  { id: 'suggest', label: 'suggest (GET)', request: (i) => ({ method: 'GET', path: suggestPath(suggestRequest(i)) }) },
+];
+
+async function probe(baseUrl, { method, path, body }) {
+  const res = await fetch(baseUrl + path, { method, body, headers: body ? { 'Content-Type': 'application/json' } : {} });
+  const text = await res.text();
+  return { status: res.status, text };
+}
+
+/** What one answer of the scenario holds, for the report (total hits, facets, suggestions). */
+function describeAnswer(text) {
+  try {
+    const body = JSON.parse(text);
+    if (body.result) return `total ${body.result.total}, ${body.result.facets?.length ?? 0} facets`;
+    if (body.suggestions) return `${body.suggestions.length} suggestions`;
+  } catch {
+    // not JSON
+  }
+  return text.slice(0, 60);
+}
+
+function run(baseUrl, scenario, { connections, seconds }) {
+  let i = 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: baseUrl,
+        connections,
+        duration: seconds,
+        requests: [
+          {
+            setupRequest: (req) => {
+              const { method, path, body } = scenario.request(i++);
+              return { ...req, method, path, body, headers: body ? { 'content-type': 'application/json' } : {} };
+            },
+          },
+        ],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+/**
+ * Runs every scenario whose first requests answer 200 (a short warm-up, then `seconds` measured at `connections`,
+ * then `serialSeconds` at one connection);
+ * the others are reported as skipped with the status they answered.
+ */
+export async function loadScenarios(baseUrl, { connections, seconds, warmupSeconds, serialSeconds, log }) {
+  const results = [];
+  for (const scenario of SCENARIOS) {
+    const samples = await Promise.all([0, 1, 2].map((i) => probe(baseUrl, scenario.request(i))));
+    const failed = samples.find((sample) => sample.status !== 200);
+    if (failed) {
+      results.push({ ...scenario, skipped: `answers ${failed.status}: ${failed.text.slice(0, 120)}` });
+      log(`load: ${scenario.label} skipped (answers ${failed.status})`);
+      continue;
+    }
+    if (warmupSeconds) await run(baseUrl, scenario, { connections, seconds: warmupSeconds });
+    const result = await run(baseUrl, scenario, { connections, seconds });
+    // One connection: the latency of one request with no queue in front of it.
+    const serial = serialSeconds ? await run(baseUrl, scenario, { connections: 1, seconds: serialSeconds }) : undefined;
+    results.push({
+      ...scenario,
+      sample: describeAnswer(samples[0].text),
+      requestsPerSecond: result.requests.total / result.duration,
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      total: result.requests.total,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      serialP50: serial?.latency.p50,
+      serialP99: serial?.latency.p99,
+    });
+    log(`load: ${scenario.label}: ${Math.round(results.at(-1).requestsPerSecond)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+  }
+  const limit = results.find((r) => r.id === 'empty')?.requestsPerSecond;
+  for (const r of results) if (!r.skipped && limit) r.shareOfLimit = r.requestsPerSecond / limit;
+  return results;
+}

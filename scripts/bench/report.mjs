@@ -1,0 +1,161 @@
+// Step 6: docs/benchmarks.md from the figures of one run, with the targets of issue 7 and whether each is met.
+import { fixed, thousands } from './stats.mjs';
+
+const table = (head, rows) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+
+const verdict = (met) => (met === undefined ? 'not measured' : met ? 'met' : '**MISSED**');
+
+/** Each target with the figure it is judged on; `met` undefined when the run could not measure it. */
+export function judgeTargets(r) {
+  const fedLoad = r.feed ? r.load : undefined;
+  const keyword = fedLoad?.find((s) => s.id === 'keyword' && !s.skipped);
+  const suggest = fedLoad?.find((s) => s.id === 'suggest' && !s.skipped);
+  const heaps = r.inProcess?.engine ? [r.inProcess.engine.memoryMB, r.inProcess.engine.loadedMemoryMB] : undefined;
+  const vsOrama = ['keyword', 'filtered', 'browse'].map((type) => ratio(r.inProcess, type, 'Orama 3', 'p50')).filter(Number.isFinite);
+  return [
+    { target: 'search with facets, p50 ≤ 5 ms (HTTP, 32 connections)', figure: keyword && withSerial(keyword.p50, keyword.serialP50), met: keyword && keyword.p50 <= 5 },
+    { target: 'search with facets, p99 ≤ 25 ms (HTTP, 32 connections)', figure: keyword && withSerial(keyword.p99, keyword.serialP99), met: keyword && keyword.p99 <= 25 },
+    { target: 'suggest p50 ≤ 3 ms (HTTP, 32 connections)', figure: suggest && withSerial(suggest.p50, suggest.serialP50), met: suggest && suggest.p50 <= 3 },
+    {
+      target: 'catalogue searchable ≤ 20 s after the full feed ends',
+      figure: r.feed && `${fixed(r.feed.endToSearchableSeconds)} s`,
+      met: r.feed && r.feed.endToSearchableSeconds <= 20,
+    },
+    {
+      target: 'first answer after restart ≤ 1 s (whole catalogue persisted)',
+      figure: r.cold && `${thousands(r.cold.firstSearchMs)} ms${r.feed ? '' : ' (catalogue not fed)'}`,
+      met: r.cold && r.feed ? r.cold.firstSearchMs <= 1000 : undefined,
+    },
+    {
+      target: 'search app heap for the whole catalogue ≤ 100 MB (JS heap + array buffers; built / loaded)',
+      figure: heaps && heaps.map((mb) => `${fixed(mb)} MB`).join(' / '),
+      met: heaps && heaps.every((mb) => mb <= 100),
+    },
+    {
+      target: 'our engine faster than Orama 3 with facets (p50 ratio < 1 for every faceted query type)',
+      figure: vsOrama.length ? vsOrama.map((x) => fixed(x, 2)).join(', ') : undefined,
+      met: vsOrama.length === 3 ? vsOrama.every((x) => x < 1) : undefined,
+    },
+  ];
+}
+
+const memoryCell = ({ memoryMB, heapMB, buffersMB }) => `${fixed(memoryMB)} MB (${fixed(heapMB)} + ${fixed(buffersMB)})`;
+
+const withSerial = (ms, serialMs) => `${ms} ms${serialMs === undefined ? '' : ` (1 connection: ${serialMs} ms)`}`;
+
+function ratio(inProcess, type, peer, stat) {
+  const of = (engine) => inProcess?.queries.find((q) => q.type === type && q.engine === engine);
+  const ours = of('ours');
+  const other = of(peer);
+  return ours && other && !ours.unsupported && !other.unsupported ? ours[stat] / other[stat] : NaN;
+}
+
+export function renderReport(r) {
+  const out = [];
+  out.push('# Benchmarks', '');
+  out.push('Written by `npm run bench` (scripts/bench.mjs); figures of one run on one machine. Rerun to refresh.', '');
+  out.push(
+    table(
+      ['date', 'machine cores', 'node', 'platform', 'run time'],
+      [[r.meta.date, r.meta.cores, r.meta.node, r.meta.platform, `${fixed(r.meta.seconds, 0)} s`]],
+    ),
+    '',
+  );
+  if (r.errors.length) {
+    out.push('## Steps that failed', '', ...r.errors.map((e) => `- ${e.step}: ${e.message.split('\n')[0]}`), '');
+  }
+
+  out.push('## Targets (issue 7)', '');
+  out.push(table(['target', 'figure', 'verdict'], judgeTargets(r).map((t) => [t.target, t.figure ?? '–', verdict(t.met)])), '');
+  const limit = r.load?.find((s) => s.id === 'empty' && !s.skipped);
+  if (limit) {
+    out.push(
+      `The physical limit on this machine: the empty route answers ${thousands(limit.requestsPerSecond)} req/s with p50 ${limit.p50} ms / p99 ${limit.p99} ms at ${r.settings.connections} connections (${limit.serialP50} / ${limit.serialP99} ms at 1 connection). A latency target below the empty route's cannot be met by the engine alone on this machine.`,
+      '',
+    );
+  }
+
+  out.push('## Full feed through the public API (wrangler dev)', '');
+  if (r.feed) {
+    const f = r.feed;
+    out.push(
+      table(
+        ['documents', 'chunk × concurrency', 'upload (start → last bulk)', 'end → searchable', 'start → searchable', 'documents/s end to end', 'rejected'],
+        [[thousands(f.documents), `${f.chunkSize} × ${f.concurrency}`, `${fixed(f.uploadSeconds)} s`, `${fixed(f.endToSearchableSeconds)} s`, `${fixed(f.totalSeconds)} s`, thousands(f.documentsPerSecond), thousands(f.rejected)]],
+      ),
+      '',
+    );
+    if (f.rejected) out.push(`Rejected by the bulk answers (first ${f.rejectedSample.length}): \`${JSON.stringify(f.rejectedSample)}\``, '');
+  } else out.push('Not measured (see the failed steps).', '');
+
+  out.push(`## HTTP load (autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each after ${r.settings.warmupSeconds} s of warm-up; then ${r.settings.serialSeconds} s at 1 connection)`, '');
+  if (r.load?.length && !r.feed && r.load.some((s) => s.id !== 'empty' && !s.skipped)) {
+    out.push('**The full feed failed: the search scenarios below ran against an index without the catalogue; their figures say nothing about the targets.**', '');
+  }
+  if (r.load?.length) {
+    out.push(
+      table(
+        ['scenario', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'share of empty route', '1 connection p50 / p99 ms', 'non-2xx / errors', 'one answer'],
+        r.load.map((s) =>
+          s.skipped
+            ? [s.label, '–', '–', '–', '–', '–', '–', '–', `skipped: ${s.skipped.replaceAll('|', '/')}`]
+            : [s.label, thousands(s.requestsPerSecond), s.p50, s.p90, s.p99, s.shareOfLimit ? `${fixed(s.shareOfLimit * 100)} %` : '–', s.serialP50 === undefined ? '–' : `${s.serialP50} / ${s.serialP99}`, `${s.non2xx} / ${s.errors}`, s.sample],
+        ),
+      ),
+      '',
+      'Latencies are autocannon’s, in whole milliseconds. At 32 connections a latency includes the wait in the queue (≈ connections ÷ req/s), so on a small machine the p50 reflects throughput as much as the cost of one query; the in-process table below gives the cost of one query.',
+      '',
+    );
+  } else out.push('Not measured (see the failed steps).', '');
+
+  out.push('## Cold start from persisted state', '');
+  if (r.cold) {
+    out.push(
+      table(
+        ['wrangler dev restart until /health answers', 'first search (keyword + facets)', 'second search'],
+        [[`${fixed(r.cold.startSeconds)} s`, `${thousands(r.cold.firstSearchMs)} ms (total ${r.cold.firstTotal})`, `${fixed(r.cold.secondSearchMs)} ms`]],
+      ),
+      '',
+    );
+  } else out.push('Not measured (see the failed steps).', '');
+
+  out.push('## Search engine module in Node (whole catalogue)', '');
+  const e = r.inProcess?.engine;
+  if (e) {
+    out.push(
+      table(
+        ['documents', 'build', 'memory after build (heap + buffers)', 'serialize', 'serialized size', 'load', 'memory after load (heap + buffers)', 'loaded answers as built'],
+        [[thousands(e.documents), `${fixed(e.buildSeconds, 2)} s`, memoryCell(e), `${fixed(e.serializeSeconds, 2)} s`, `${fixed(e.serializedMB)} MB`, `${fixed(e.loadSeconds, 2)} s`, memoryCell({ memoryMB: e.loadedMemoryMB, heapMB: e.loadedHeapMB, buffersMB: e.loadedBuffersMB }), e.loadedAnswersSame ? 'yes' : '**no**']],
+      ),
+      '',
+      'Memory = `process.memoryUsage()` `heapUsed` + `arrayBuffers` after `gc()`, minus the same before (typed arrays live outside `heapUsed` but count in an isolate’s 128 MB); each engine gets freshly parsed documents, so it is what the engine keeps.',
+      '',
+    );
+  } else out.push(r.inProcess ? 'The engine module (src/search/engine/index.ts) does not exist yet on this branch.' : 'Not measured (see the failed steps).', '');
+
+  out.push('## Ours vs Orama 3 vs MiniSearch, in one process, same documents and queries', '');
+  if (r.inProcess) {
+    out.push(table(['engine', 'build', 'memory (heap + buffers)'], r.inProcess.engines.map((x) => [x.engine, `${fixed(x.buildSeconds, 2)} s`, memoryCell(x)])), '');
+    const types = [...new Set(r.inProcess.queries.map((q) => q.type))];
+    const rows = types.flatMap((type) =>
+      r.inProcess.queries
+        .filter((q) => q.type === type)
+        .map((q) => [
+          q.label,
+          q.engine,
+          q.unsupported ? 'not supported' : fixed(q.p50, 2),
+          q.unsupported ? '–' : fixed(q.p99, 2),
+          q.count ?? '–',
+          q.engine === 'ours' ? '' : `${fixed(ratio(r.inProcess, type, q.engine, 'p50'), 2)} / ${fixed(ratio(r.inProcess, type, q.engine, 'p99'), 2)}`,
+          q.note ?? '',
+        ]),
+    );
+    out.push(table(['query type', 'engine', 'p50 ms', 'p99 ms', 'queries', 'ours ÷ peer p50 / p99', 'note'], rows), '');
+    out.push(
+      'Orama 3: `name`, `description`, `maintainer` searched (boost 10/3/1, tolerance 1); facets section, tags, attributes.priority/architecture/source, installedSize (5 ranges), essential; tags indexed with their ancestors so a tree filter is a `containsAny`. MiniSearch alone: `name`, `description`, `maintainer`, fuzzy 0.2 + prefix, no facets or filters. Ratio < 1: ours is faster.',
+      '',
+    );
+  } else out.push('Not measured (see the failed steps).', '');
+  return out.join('\n');
+}
