@@ -92,8 +92,8 @@ export function runSearch(index: SearchIndex, request: SearchRequest): EngineSea
     let passing = candidates;
     let facets: Facet[];
     if (filters.length) {
-      const filtered = applyFilters(candidates, filters);
-      passing = filtered.passing;
+      const { filtered, passing: accepted } = applyFilters(candidates, filters);
+      passing = accepted;
       facets = countFacets(index, limit, filtered);
     } else {
       facets = matches ? countFacets(index, limit, { shared: candidates, passes: [], disjunctive: [] }) : facetsOfEverything(index, limit);
@@ -441,10 +441,10 @@ interface Filtered {
   shared: number[];
   passes: number[];
   disjunctive: CompiledFilter[];
-  passing?: number[];
 }
 
-function applyFilters(candidates: number[], filters: CompiledFilter[]): Filtered & { passing: number[] } {
+/** The candidates passing every filter, and the per-candidate bits facet counting needs. */
+function applyFilters(candidates: number[], filters: CompiledFilter[]): { filtered: Filtered; passing: number[] } {
   const disjunctive = filters.filter((f) => f.disjunctive).slice(0, 31);
   const conjunctive = filters.filter((f) => !disjunctive.includes(f));
   const all = (1 << disjunctive.length) - 1;
@@ -459,7 +459,7 @@ function applyFilters(candidates: number[], filters: CompiledFilter[]): Filtered
     passes.push(bits);
     if (bits === all) passing.push(ord);
   }
-  return { shared, passes, disjunctive, passing };
+  return { filtered: { shared, passes, disjunctive }, passing };
 }
 
 function countFacets(index: SearchIndex, limit: number, { shared, passes, disjunctive }: Filtered): Facet[] {
