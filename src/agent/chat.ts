@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createDb, type Db } from '../db/client';
 import type { Env } from '../env';
 import { ApiError, logError } from '../http/errors';
-import { issuesToDetails } from '../http/validate';
+import { parseJsonBody } from '../http/validate';
 import { prepareAttachments } from './attachments';
 import { requireAgent, type AgentRow } from './config';
 import { ACTION_INSTRUCTIONS, runSearchTool, SEARCH_TOOL } from './grounding';
@@ -70,15 +70,7 @@ export async function prepareChat(env: Env, tenantCode: string, code: string, re
   const agent = await requireAgent(db, tenantCode, code);
   if (!agent.enabled) throw ApiError.forbidden(`Agent configuration '${tenantCode}/${code}' is disabled`);
 
-  let raw: unknown;
-  try {
-    raw = await readBody();
-  } catch {
-    throw ApiError.badRequest('Malformed JSON in request body');
-  }
-  const parsed = chatRequestSchema.safeParse(raw);
-  if (!parsed.success) throw ApiError.badRequest('Invalid request body', issuesToDetails(parsed.error.issues));
-  const body = parsed.data;
+  const body = await parseJsonBody(readBody, chatRequestSchema);
   const init = body.type === 'init';
   const attachmentInputs = init ? [] : (body.attachments ?? []);
   const text = body.text ?? '';

@@ -4,7 +4,7 @@ import { createDb } from '../db/client';
 import { emailDeliveries } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError, logError } from '../http/errors';
-import { issuesToDetails } from '../http/validate';
+import { parseJsonBody } from '../http/validate';
 import { MASKED, missingForSend, requireEmailConfig, variablesSchema } from './configs';
 import { updateDelivery, type EmailJob } from './deliveries';
 
@@ -43,17 +43,13 @@ export async function queueEmail(env: Env, request: SendRequest): Promise<void> 
   }
   if (missing.length) throw notReady();
 
-  const body = await request.body().catch(() => {
-    throw ApiError.badRequest('Malformed JSON in request body');
-  });
-  const parsed = sendRequestSchema.safeParse(body);
-  if (!parsed.success) throw ApiError.badRequest('Invalid request body', issuesToDetails(parsed.error.issues));
+  const body = await parseJsonBody(request.body, sendRequestSchema);
 
-  const variables = { ...config.variables, ...(parsed.data.variables ?? {}) };
+  const variables = { ...config.variables, ...(body.variables ?? {}) };
   const job: EmailJob = {
     deliveryId: crypto.randomUUID(),
     configId: config.id,
-    target: parsed.data.target,
+    target: body.target,
     variables: Object.fromEntries(Object.entries(variables).map(([name, v]) => [name, v.value])),
   };
   if (new TextEncoder().encode(JSON.stringify(job)).byteLength > MAX_JOB_BYTES) {

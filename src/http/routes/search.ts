@@ -8,7 +8,7 @@ import type { Facet, Filter, Outcome, SearchAppField, SearchRequest, SearchResul
 import { searchAppStub } from '../../search/search-app-object';
 import { ApiError } from '../errors';
 import { unwrap } from '../outcome';
-import { issuesToDetails } from '../validate';
+import { parseJsonBody, parseOrThrow } from '../validate';
 import { codeParam } from './params';
 
 /** Search and suggest: public (no token), answered by the search app's Durable Object. */
@@ -59,12 +59,6 @@ const suggestInput = z.object({ q: text.optional(), rows: integer(1, MAX_ROWS).d
 
 const RANGE = /^(.*?)\.\.(.*)$/;
 
-function parse<T extends z.ZodType>(schema: T, input: unknown, where: string): z.output<T> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw ApiError.badRequest(`Invalid ${where}`, issuesToDetails(result.error.issues));
-  return result.data;
-}
-
 /** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
 function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: string } {
   const all = c.req.queries();
@@ -83,7 +77,7 @@ function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: stri
       filters[id] = { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max };
     } else throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
-  const query = parse(searchQuery, singles, 'query parameters');
+  const query = parseOrThrow(searchQuery, singles, 'query parameters');
   return { ...query, filters };
 }
 
@@ -92,17 +86,9 @@ function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestI
   return { q: body.q, page: body.page, rows: body.rows, sort: sort || undefined, filters: body.filters, facetLimit: body.facetLimit, requestId: body.requestId };
 }
 
-async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
-  try {
-    return await c.req.json();
-  } catch {
-    throw ApiError.badRequest('Malformed JSON in request body');
-  }
-}
-
 async function searchApp(c: Context<AppEnv>) {
-  const tenant = parse(codeParam, c.req.param('tenant'), 'path parameters');
-  const code = parse(codeParam, c.req.param('code'), 'path parameters');
+  const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
+  const code = parseOrThrow(codeParam, c.req.param('code'), 'path parameters');
   const row = await cachedSearchApp(createDb(c.env.DB), tenant, code);
   return { row, stub: searchAppStub(c.env, tenant, code) };
 }
@@ -139,7 +125,7 @@ const cacheGet = async (c: Context<AppEnv>, next: () => Promise<void>) => {
 export const searchRoutes = new Hono<AppEnv>()
   .use('*', cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 }))
   .use('*', cacheGet)
-  .get('/suggest/:tenant/:code', (c) => answerSuggest(c, parse(suggestInput, { q: c.req.query('q'), rows: c.req.query('rows'), requestId: c.req.query('requestId') }, 'query parameters')))
-  .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, parse(suggestInput.passthrough(), await jsonBody(c), 'request body')))
+  .get('/suggest/:tenant/:code', (c) => answerSuggest(c, parseOrThrow(suggestInput, { q: c.req.query('q'), rows: c.req.query('rows'), requestId: c.req.query('requestId') }, 'query parameters')))
+  .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, await parseJsonBody(() => c.req.json(), suggestInput.passthrough())))
   .get('/:tenant/:code', (c) => answerSearch(c, fromQueryString(c)))
-  .post('/:tenant/:code', async (c) => answerSearch(c, fromBody(parse(searchBody, await jsonBody(c), 'request body'))));
+  .post('/:tenant/:code', async (c) => answerSearch(c, fromBody(await parseJsonBody(() => c.req.json(), searchBody))));
