@@ -10,7 +10,8 @@ import { feedingJobs, searchApps, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { logError } from '../http/errors';
 import { searchAppStub } from '../search/search-app-object';
-import { payloadSchema, validateEntry } from './envelopes';
+import type { SearchAppRow } from '../db/queries';
+import { describeDetails, payloadSchema, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';
 import { indexConfigOf, setStates, type FeedingMessage, type OperationsMessage, type ReindexMessage } from './operations';
 
@@ -40,14 +41,15 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch<FeedingMessa
       await db.update(feedingJobs).set({ state: 'ERROR', error: reason, finishedAt: now() }).where(eq(feedingJobs.id, body.jobId));
     } else {
       await setStates(db, body.operations.map((op) => op.opId), 'ERROR', reason);
-      await finishCyclesOf(env, db, body);
+      const app = await findApp(db, body.appId);
+      if (app) await finishCyclesOf(env, db, app, body);
     }
     message.ack();
   }
 }
 
 async function applyOperations(env: Env, db: Db, message: OperationsMessage): Promise<void> {
-  const app = await db.query.searchApps.findFirst({ where: eq(searchApps.id, message.appId) });
+  const app = await findApp(db, message.appId);
   if (!app) return; // the search app was deleted with its entries
   const open = new Set(
     (
@@ -64,7 +66,7 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
   for (const op of operations) {
     if (op.operation !== 'update') continue;
     const check = validateEntry('svc', { header: { id: op.documentId, action: 'update' }, payload: op.payload }, schema);
-    if (!check.ok) misfits.set(op.opId, `payload no longer fits the schema: ${check.details.map((d) => `${d.path}: ${d.message}`).join('; ')}`);
+    if (!check.ok) misfits.set(op.opId, `payload no longer fits the schema: ${describeDetails(check.details)}`);
   }
   const runnable = operations.filter((op) => !misfits.has(op.opId));
   await setStates(db, runnable.map((op) => op.opId), 'STARTED');
@@ -74,21 +76,26 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
     ? await searchAppStub(env, app.tenantCode, app.code).apply(runnable, indexConfigOf(app))
     : [];
   const byState = new Map<FeedingState, number[]>();
-  for (const result of results) byState.set(result.state, [...(byState.get(result.state) ?? []), result.opId]);
+  for (const result of results) {
+    const ids = byState.get(result.state);
+    if (ids) ids.push(result.opId);
+    else byState.set(result.state, [result.opId]);
+  }
   for (const [state, ids] of byState) await setStates(db, ids, state);
-  await finishCyclesOf(env, db, message);
+  await finishCyclesOf(env, db, app, message);
 }
 
-async function finishCyclesOf(env: Env, db: Db, message: OperationsMessage): Promise<void> {
+function findApp(db: Db, appId: number): Promise<SearchAppRow | undefined> {
+  return db.query.searchApps.findFirst({ where: eq(searchApps.id, appId) });
+}
+
+async function finishCyclesOf(env: Env, db: Db, app: SearchAppRow, message: OperationsMessage): Promise<void> {
   const cycles = new Set(message.operations.map((op) => op.cycleId).filter((id): id is number => !!id));
-  if (!cycles.size) return;
-  const app = await db.query.searchApps.findFirst({ where: eq(searchApps.id, message.appId) });
-  if (!app) return;
   for (const cycleId of cycles) await finishCycleIfDrained(env, db, app, cycleId);
 }
 
 async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<void> {
-  const app = await db.query.searchApps.findFirst({ where: eq(searchApps.id, message.appId) });
+  const app = await findApp(db, message.appId);
   if (!app) return;
   const stub = searchAppStub(env, app.tenantCode, app.code);
   const { documents } = await stub.stats();

@@ -2,7 +2,7 @@
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
 import type { Env } from '../env';
-import { payloadSchema, validateEntry, type DocumentOperation, type DocumentType } from './envelopes';
+import { describeDetails, payloadSchema, validateEntry, type DocumentOperation, type DocumentType } from './envelopes';
 import { acceptOperations } from './operations';
 
 /** Entries queued per D1 insert and queue send. */
@@ -51,8 +51,7 @@ export async function feedMany(
     }
     const result = validateEntry(type, entry, schema, String(slot));
     if (!result.ok) {
-      const reason = result.details.map((d) => `${d.path}: ${d.message}`).join('; ');
-      documents[slot] = { documentId: result.documentId ?? null, state: 'ERROR', error: reason };
+      documents[slot] = { documentId: result.documentId ?? null, state: 'ERROR', error: describeDetails(result.details) };
       continue;
     }
     pending.push({ slot, operation: result.value });
