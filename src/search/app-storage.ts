@@ -81,18 +81,13 @@ export class AppStorage {
     return this.sql.exec<{ op: number }>('SELECT op FROM documents WHERE id = ?', id).toArray()[0]?.op ?? 0;
   }
 
-  put(id: string, payload: DocumentPayload, op: number): void {
-    this.sql.exec(
-      'INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, ?, ?, ?)',
-      id,
-      JSON.stringify(payload),
-      this.nextSeq(),
-      op,
-    );
+  /** Stores a document as changed at `seq` (one sequence number serves a whole applied batch). */
+  put(id: string, payload: DocumentPayload, op: number, seq: number): void {
+    this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, ?, ?, ?)', id, JSON.stringify(payload), seq, op);
   }
 
-  markDeleted(id: string, op: number): void {
-    this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, NULL, ?, ?)', id, this.nextSeq(), op);
+  markDeleted(id: string, op: number, seq: number): void {
+    this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, NULL, ?, ?)', id, seq, op);
   }
 
   liveCount(): number {

@@ -55,8 +55,9 @@ export class SearchAppObject extends DurableObject<Env> {
     const newest = new Map<string, number>();
     for (const op of operations) newest.set(op.documentId, Math.max(op.opId, newest.get(op.documentId) ?? 0));
     const cycle = this.#storage.get('cycle');
-    const results = this.ctx.storage.transactionSync(() =>
-      [...operations]
+    const results = this.ctx.storage.transactionSync(() => {
+      let seq: number | undefined;
+      return [...operations]
         .sort((a, b) => a.opId - b.opId)
         .map((op): OperationResult => {
           if (newest.get(op.documentId) !== op.opId) return { opId: op.opId, state: 'IGNORED' };
@@ -68,16 +69,17 @@ export class SearchAppObject extends DurableObject<Env> {
           }
           if (this.#storage.lastOp(op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
           const index = this.#loadIndex(config)!;
+          seq ??= this.#storage.nextSeq();
           if (op.operation === 'update') {
-            this.#storage.put(op.documentId, op.payload ?? {}, op.opId);
+            this.#storage.put(op.documentId, op.payload ?? {}, op.opId, seq);
             index.add(op.documentId, op.payload ?? {});
           } else {
-            this.#storage.markDeleted(op.documentId, op.opId);
+            this.#storage.markDeleted(op.documentId, op.opId, seq);
             index.remove(op.documentId);
           }
           return { opId: op.opId, state: 'FINISHED' };
-        }),
-    );
+        });
+    });
     if (results.some((r) => r.state === 'FINISHED')) await this.#scheduleSnapshot();
     return results;
   }
