@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
+import { limitBodies } from './body-limit';
 import { errorResponse, onError } from './errors';
 import { adminRoutes } from './routes/admin';
 import { agentAdminRoutes, chatRoutes } from './routes/chat';
@@ -15,6 +16,7 @@ export function createApp() {
   app.onError(onError);
   app.notFound((c) => errorResponse(404, `No route for ${c.req.method} ${c.req.path}`));
 
+  app.use('*', limitBodies);
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.route('/api/v1/admin/email', emailAdminRoutes);
   app.route('/api/v1/admin/agents', agentAdminRoutes);

@@ -14,9 +14,7 @@ import { ApiError } from '../../errors';
 import { unwrap } from '../outcome';
 import { validate } from '../validate';
 
-/** Request size limits (see README, Feeding limits). */
-export const MAX_SINGLE_BODY_BYTES = 1 << 20;
-export const MAX_BULK_BODY_BYTES = 32 << 20;
+/** Entries of one bulk request (body sizes: ../body-limit.ts). */
 export const MAX_BULK_ENTRIES = 10_000;
 
 const write = requireTenantToken('feeding', 'WRITE');
@@ -33,11 +31,6 @@ function documentType(c: Context<AppEnv>): DocumentType {
   return type as DocumentType;
 }
 
-function limitBody(c: Context<AppEnv>, max: number): void {
-  const length = Number(c.req.header('Content-Length') ?? 0);
-  if (length > max) throw new ApiError(413, `Request body is ${length} bytes; at most ${max}`);
-}
-
 async function context(c: Context<AppEnv>) {
   const db = createDb(c.env.DB);
   const app = await requireSearchApp(db, c.req.param('tenant')!, c.req.param('code')!);
@@ -49,11 +42,7 @@ export const dataRoutes = new Hono<AppEnv>()
   .post(
     '/bulk/:type/:tenant/:code',
     write,
-    async (c, next) => {
-      limitBody(c, MAX_BULK_BODY_BYTES);
-      await next();
-    },
-    validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES)),
+    validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES), { entriesCheckedLater: true }),
     async (c) => {
       const type = documentType(c);
       const { db, app } = await context(c);
@@ -112,36 +101,27 @@ export const dataRoutes = new Hono<AppEnv>()
     if (!entry) throw ApiError.notFound('Feeding queue entry not found');
     return c.json(entry, 200);
   })
-  .post(
-    '/:type/:tenant/:code/:documentId',
-    write,
-    async (c, next) => {
-      limitBody(c, MAX_SINGLE_BODY_BYTES);
-      await next();
-    },
-    validate('json', anyObject),
-    async (c) => {
-      const type = documentType(c);
-      const { db, app } = await context(c);
-      const documentId = c.req.param('documentId');
-      const body = c.req.valid('json');
-      const entry = type === 'reporting' && body.id === undefined ? { ...body, id: documentId } : body;
-      const result = validateEntry(type, entry, payloadSchema(app.fields));
-      if (!result.ok) throw ApiError.badRequest('Invalid document', result.details);
-      if (result.value.operation !== 'update') {
-        throw ApiError.badRequest('Invalid document', [
-          { path: 'header.action', message: "use DELETE to delete; this call takes action 'update'" },
-        ]);
-      }
-      if (result.value.documentId !== documentId) {
-        throw ApiError.badRequest('Invalid document', [
-          { path: type === 'svc' ? 'header.id' : 'id', message: `must equal the path documentId '${documentId}'` },
-        ]);
-      }
-      const [entry0] = await acceptOperations(c.env, db, app, type, [result.value]);
-      return c.json(entry0, 200);
-    },
-  )
+  .post('/:type/:tenant/:code/:documentId', write, validate('json', anyObject), async (c) => {
+    const type = documentType(c);
+    const { db, app } = await context(c);
+    const documentId = c.req.param('documentId');
+    const body = c.req.valid('json');
+    const entry = type === 'reporting' && body.id === undefined ? { ...body, id: documentId } : body;
+    const result = validateEntry(type, entry, payloadSchema(app.fields));
+    if (!result.ok) throw ApiError.badRequest('Invalid document', result.details);
+    if (result.value.operation !== 'update') {
+      throw ApiError.badRequest('Invalid document', [
+        { path: 'header.action', message: "use DELETE to delete; this call takes action 'update'" },
+      ]);
+    }
+    if (result.value.documentId !== documentId) {
+      throw ApiError.badRequest('Invalid document', [
+        { path: type === 'svc' ? 'header.id' : 'id', message: `must equal the path documentId '${documentId}'` },
+      ]);
+    }
+    const [entry0] = await acceptOperations(c.env, db, app, type, [result.value]);
+    return c.json(entry0, 200);
+  })
   .delete('/:type/:tenant/:code/:documentId', write, async (c) => {
     const type = documentType(c);
     const { db, app, stub } = await context(c);

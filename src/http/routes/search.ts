@@ -8,8 +8,7 @@ import type { Facet, Filter, Outcome, SearchAppField, SearchRequest, SearchResul
 import { searchAppStub } from '../../search/search-app-object';
 import { ApiError } from '../../errors';
 import { unwrap } from '../outcome';
-import { parseJsonBody, parseOrThrow } from '../../validation';
-import { codeParam } from '../../validation';
+import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 
 /** Search and suggest: public (no token), answered by the search app's Durable Object. */
 
@@ -66,24 +65,26 @@ const RANGE = /^(.*?)\.\.(.*)$/;
 /** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
 function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: string } {
   const all = c.req.queries();
-  const singles: Record<string, string> = {};
-  const filters: Record<string, Filter> = {};
+  const singles: Record<string, string> = Object.create(null);
+  const filters = new Map<string, Filter>();
   for (const [name, values] of Object.entries(all)) {
     if (!name.startsWith('f.')) {
       singles[name] = values[0];
       continue;
     }
     const id = name.slice(2);
+    for (const key of id.split('.')) assertNotReserved(key, name);
     const ranges = values.map((value) => RANGE.exec(value)).filter((match) => match !== null);
-    if (ranges.length === 0) filters[id] = { filterType: 'term', values };
+    if (ranges.length === 0) filters.set(id, { filterType: 'term', values });
     else if (ranges.length === 1 && values.length === 1) {
       const [, min, max] = ranges[0];
-      filters[id] = { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max };
+      filters.set(id, { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max });
     } else
       throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
   const query = parseOrThrow(searchQuery, singles, 'query parameters');
-  return { ...query, filters };
+  // A plain object for the Durable Object call (RPC cannot clone prototype-less objects); its keys are checked above.
+  return { ...query, filters: Object.fromEntries(filters) };
 }
 
 function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestId?: string } {
