@@ -1,6 +1,7 @@
 // `npm run relevance`: scores the query sets of scripts/relevance/cases.ndjson for ours, MiniSearch 7 and Orama 3
 // on the Debian catalogue (issue 11): hit@1, hit@3, hit@10 and MRR@10 per kind, written to docs/relevance.md.
 // `--url http://127.0.0.1:8787 [--tenant demo] [--app catalog]` scores ours through a running service's HTTP API.
+// The catalogue is read from ../shared/data, or CATALOGUE_DIR (a git worktree elsewhere).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';

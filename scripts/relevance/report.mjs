@@ -5,8 +5,9 @@ const percent = (value) => (Number.isFinite(value) ? `${Math.round(value * 100)}
 const decimal = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
 const row = (cells) => `| ${cells.join(' | ')} |`;
 
+// hit@3 first: it is the figure issue 11 sets its targets on.
 const METRICS = [
-  ...CUTOFFS.map((k) => ({ title: `hit@${k}`, pick: (summary) => summary.hit[k], format: percent })),
+  ...[3, ...CUTOFFS.filter((k) => k !== 3)].map((k) => ({ title: `hit@${k}`, pick: (summary) => summary.hit[k], format: percent })),
   { title: `MRR@${MRR_DEPTH}`, pick: (summary) => summary.mrr, format: decimal },
 ];
 
