@@ -15,6 +15,13 @@ export default defineConfig({
           EMAIL_HTTP_PORT: inject('emailHttpPort'),
           OPENAI_STAND_IN_PORT: inject('openAiStandInPort'),
         },
+        // The queues of wrangler.toml with no batch wait: tests await each message instead of a one-second timeout.
+        queueConsumers: {
+          feeding: { maxBatchSize: 20, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: 'feeding-dlq' },
+          'feeding-dlq': { maxBatchSize: 20, maxBatchTimeout: 0 },
+          email: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: 'email-dlq' },
+          'email-dlq': { maxBatchSize: 10, maxBatchTimeout: 0 },
+        },
         // Workers AI is remote-only; tests bind AI to a local stand-in entrypoint with the same `run`.
         serviceBindings: { AI: { name: 'workers-ai-stand-in', entrypoint: 'WorkersAiStandIn' } },
         workers: [

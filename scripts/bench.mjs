@@ -95,35 +95,38 @@ const serverOptions = async () => ({
   vars: { ADMIN_TOKEN: rootToken, AUTH_TOKEN: randomBytes(24).toString('base64url') },
 });
 
-if (only !== 'engine') await step('server', async () => {
-  applyMigrations(root, persistDir);
-  await withServer(await serverOptions(), async ({ baseUrl }) => {
-    const tokens = await createSearchApp(baseUrl, rootToken, schema);
-    results.feed = await step('full feed', () =>
-      fullFeed({
-        baseUrl,
-        feedingToken: tokens.feedingToken,
-        envelopes,
-        chunkSize: settings.chunkSize,
-        concurrency: settings.feedConcurrency,
-        timeoutMs: 120_000,
-      }),
-    );
-    results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+if (only !== 'engine')
+  await step('server', async () => {
+    applyMigrations(root, persistDir);
+    await withServer(await serverOptions(), async ({ baseUrl }) => {
+      const tokens = await createSearchApp(baseUrl, rootToken, schema);
+      results.feed = await step('full feed', () =>
+        fullFeed({
+          baseUrl,
+          feedingToken: tokens.feedingToken,
+          envelopes,
+          chunkSize: settings.chunkSize,
+          concurrency: settings.feedConcurrency,
+          timeoutMs: 120_000,
+        }),
+      );
+      results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+    });
   });
-});
 
-if (only !== 'engine') results.cold = await step('cold start', async () => {
-  const restart = now();
-  return withServer(await serverOptions(), async ({ baseUrl }) => {
-    const startSeconds = elapsedMs(restart) / 1000;
-    const first = await timedSearch(baseUrl, keywordRequest(0));
-    const second = await timedSearch(baseUrl, keywordRequest(1));
-    return { startSeconds, firstSearchMs: first.ms, firstTotal: first.body.result.total, secondSearchMs: second.ms };
+if (only !== 'engine')
+  results.cold = await step('cold start', async () => {
+    const restart = now();
+    return withServer(await serverOptions(), async ({ baseUrl }) => {
+      const startSeconds = elapsedMs(restart) / 1000;
+      const first = await timedSearch(baseUrl, keywordRequest(0));
+      const second = await timedSearch(baseUrl, keywordRequest(1));
+      return { startSeconds, firstSearchMs: first.ms, firstTotal: first.body.result.total, secondSearchMs: second.ms };
+    });
   });
-});
 
-if (only !== 'http') results.inProcess = await step('engine in Node, vs Orama 3 and MiniSearch', async () => runInProcess(await bundleEngine(root, workDir)));
+if (only !== 'http')
+  results.inProcess = await step('engine in Node, vs Orama 3 and MiniSearch', async () => runInProcess(await bundleEngine(root, workDir)));
 
 results.meta.seconds = elapsedMs(started) / 1000;
 const report = renderReport(results);

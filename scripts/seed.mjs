@@ -50,8 +50,16 @@ export async function seedDemo(baseUrl, adminToken, tenant = 'demo', app = 'cata
 
   let saved = existsSync(SEED_FILE) ? JSON.parse(readFileSync(SEED_FILE, 'utf8')) : undefined;
   if (!saved || !(await putSchema(baseUrl, saved.adminToken, tenant, app))) {
-    const admin = await request(baseUrl, 'POST', `/api/v1/admin/tokens/${tenant}`, adminToken, { kind: 'admin', permission: 'WRITE', name: 'demo admin' });
-    const feeding = await request(baseUrl, 'POST', `/api/v1/admin/tokens/${tenant}`, adminToken, { kind: 'feeding', permission: 'WRITE', name: 'demo feeding' });
+    const admin = await request(baseUrl, 'POST', `/api/v1/admin/tokens/${tenant}`, adminToken, {
+      kind: 'admin',
+      permission: 'WRITE',
+      name: 'demo admin',
+    });
+    const feeding = await request(baseUrl, 'POST', `/api/v1/admin/tokens/${tenant}`, adminToken, {
+      kind: 'feeding',
+      permission: 'WRITE',
+      name: 'demo feeding',
+    });
     saved = { adminToken: admin.token, feedingToken: feeding.token };
     writeFileSync(SEED_FILE, JSON.stringify(saved, null, 2) + '\n');
     await putSchema(baseUrl, saved.adminToken, tenant, app);
@@ -59,7 +67,10 @@ export async function seedDemo(baseUrl, adminToken, tenant = 'demo', app = 'cata
   const lines = [];
   const status = await request(baseUrl, 'GET', `/api/v1/data/fullfeed/status/${tenant}/${app}`, saved.feedingToken);
   if (status.liveDocuments === 0) {
-    const entries = readFileSync(new URL('../test/fixtures/debian-sample.ndjson', import.meta.url), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const entries = readFileSync(new URL('../test/fixtures/debian-sample.ndjson', import.meta.url), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     for (let i = 0; i < entries.length; i += 1000) {
       await request(baseUrl, 'POST', `/api/v1/data/bulk/svc/${tenant}/${app}`, saved.feedingToken, entries.slice(i, i + 1000));
     }

@@ -1,3 +1,4 @@
+import type { Principal } from './auth/middleware';
 import type { SearchAppObject } from './search/search-app-object';
 
 /** Bindings and secrets of the worker, as declared in wrangler.toml and .dev.vars. */
@@ -24,6 +25,6 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     /** Set by the tenant-token middleware once the token is accepted. */
-    principal: import('./auth/middleware').Principal;
+    principal: Principal;
   };
 }

@@ -2,7 +2,7 @@ import { consumeEmail, consumeEmailDeadLetters } from './email/consumer';
 import type { Env } from './env';
 import { consumeFeeding, consumeFeedingDeadLetters } from './feeding/consumer';
 import { createApp } from './http/app';
-import { logError } from './http/errors';
+import { logError } from './errors';
 
 export { SearchAppObject } from './search/search-app-object';
 

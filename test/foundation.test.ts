@@ -121,7 +121,12 @@ describe('schema update', () => {
     const { token } = await createToken(tenant, 'admin');
     const res = await call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, {
       token,
-      body: { fields: [{ code: 'title', dataType: 'string', weight: 5 }, { code: 'price', dataType: 'double', sort: true }] },
+      body: {
+        fields: [
+          { code: 'title', dataType: 'string', weight: 5 },
+          { code: 'price', dataType: 'double', sort: true },
+        ],
+      },
     });
     expect(res.status).toBe(200);
     const flags = { display: false, facet: false, sort: false, suggest: false, navigation: false, semantic: false };

@@ -39,16 +39,14 @@ export function uniqueCode(prefix: string): string {
 export async function createTenantWithApp(prefix = 't', appCode = 'catalog', sorts?: unknown[]) {
   const tenant = uniqueCode(prefix);
   await expectOk(call('PUT', `/api/v1/admin/tenants/${tenant}`, { token: ADMIN_TOKEN, body: { name: tenant } }));
-  await expectOk(
-    call('PUT', `/api/v1/admin/searchapps/${tenant}/${appCode}`, { token: ADMIN_TOKEN, body: sorts ? { sorts } : {} }),
-  );
+  await expectOk(call('PUT', `/api/v1/admin/searchapps/${tenant}/${appCode}`, { token: ADMIN_TOKEN, body: sorts ? { sorts } : {} }));
   return { tenant, code: appCode };
 }
 
 /** Issues a tenant token through the admin API and answers its plaintext. */
 export async function createToken(tenant: string, kind: 'admin' | 'feeding', permission: 'READ' | 'WRITE' = 'WRITE') {
   const res = await expectOk(call('POST', `/api/v1/admin/tokens/${tenant}`, { token: ADMIN_TOKEN, body: { kind, permission } }));
-  return (await res.json<{ id: string; token: string }>());
+  return await res.json<{ id: string; token: string }>();
 }
 
 export async function expectOk(responsePromise: Promise<Response>): Promise<Response> {

@@ -21,10 +21,23 @@ function debianIndex(): SearchIndex {
 }
 const debian = debianIndex();
 
-const ids = (index: SearchIndex, request: Partial<SearchRequest>) => index.search({ page: 1, rows: 10, ...request }).hits.map((hit) => hit.id);
+const ids = (index: SearchIndex, request: Partial<SearchRequest>) =>
+  index.search({ page: 1, rows: 10, ...request }).hits.map((hit) => hit.id);
 
 function field(code: string, dataType: SearchAppField['dataType'], extra: Partial<SearchAppField> = {}): SearchAppField {
-  return { code, dataType, searchMode: 'balanced', weight: 1, display: true, facet: false, sort: false, suggest: false, navigation: false, semantic: false, ...extra };
+  return {
+    code,
+    dataType,
+    searchMode: 'balanced',
+    weight: 1,
+    display: true,
+    facet: false,
+    sort: false,
+    suggest: false,
+    navigation: false,
+    semantic: false,
+    ...extra,
+  };
 }
 
 const shopConfig: IndexConfig = {
@@ -42,10 +55,51 @@ const shopConfig: IndexConfig = {
   sorts: [{ id: 'cheapest', field: 'price', direction: 'asc' }],
 };
 const products = [
-  { id: 'p1', title: 'Red running shoe', brand: 'Acme Sports', notes: 'lightweight', price: 50, released: '2024-01-10', inStock: true, tags: ['shoes/running'], specs: { color: 'red', size: '42' }, secret: 'zebra' },
-  { id: 'p2', title: 'Blue running shoe', brand: 'Acme', notes: 'waterproof', price: 80, released: '2024-03-05', inStock: false, tags: ['shoes/running', 'sale'], specs: { color: 'blue', size: '42' } },
-  { id: 'p3', title: 'Red hiking boot', brand: 'Trail Co', notes: 'waterproof leather', price: 120, released: '2023-11-20', inStock: true, tags: ['shoes/hiking'], specs: { color: 'red', size: '44' } },
-  { id: 'p4', title: 'Running socks', brand: 'Acme Sports', notes: 'cotton', price: 10, released: '2022-06-01', inStock: true, tags: ['socks'], specs: { color: 'white' } },
+  {
+    id: 'p1',
+    title: 'Red running shoe',
+    brand: 'Acme Sports',
+    notes: 'lightweight',
+    price: 50,
+    released: '2024-01-10',
+    inStock: true,
+    tags: ['shoes/running'],
+    specs: { color: 'red', size: '42' },
+    secret: 'zebra',
+  },
+  {
+    id: 'p2',
+    title: 'Blue running shoe',
+    brand: 'Acme',
+    notes: 'waterproof',
+    price: 80,
+    released: '2024-03-05',
+    inStock: false,
+    tags: ['shoes/running', 'sale'],
+    specs: { color: 'blue', size: '42' },
+  },
+  {
+    id: 'p3',
+    title: 'Red hiking boot',
+    brand: 'Trail Co',
+    notes: 'waterproof leather',
+    price: 120,
+    released: '2023-11-20',
+    inStock: true,
+    tags: ['shoes/hiking'],
+    specs: { color: 'red', size: '44' },
+  },
+  {
+    id: 'p4',
+    title: 'Running socks',
+    brand: 'Acme Sports',
+    notes: 'cotton',
+    price: 10,
+    released: '2022-06-01',
+    inStock: true,
+    tags: ['socks'],
+    specs: { color: 'white' },
+  },
 ];
 function shopIndex(): SearchIndex {
   const index = new SearchIndex(shopConfig);
@@ -108,15 +162,24 @@ describe('filters and facets', () => {
   const shop = shopIndex();
   it('term filters with or, and, not', () => {
     expect(ids(shop, { filters: { brand: { filterType: 'term', values: ['Acme', 'Trail Co'] } } })).toEqual(['p2', 'p3']);
-    expect(ids(shop, { filters: { tags: { filterType: 'term', filterOperator: 'and', values: ['shoes/running', 'sale'] } } })).toEqual(['p2']);
+    expect(ids(shop, { filters: { tags: { filterType: 'term', filterOperator: 'and', values: ['shoes/running', 'sale'] } } })).toEqual([
+      'p2',
+    ]);
     expect(ids(shop, { filters: { brand: { filterType: 'term', filterOperator: 'not', values: ['Acme Sports'] } } })).toEqual(['p2', 'p3']);
     expect(ids(shop, { filters: { inStock: { filterType: 'term', values: ['false'] } } })).toEqual(['p2']);
   });
   it('range and slider filters on numbers and dates, inclusive, either bound optional', () => {
-    expect(ids(shop, { filters: { price: { filterType: 'range', filterDataType: 'number', minValue: 50, maxValue: 120 } } })).toEqual(['p1', 'p2', 'p3']);
+    expect(ids(shop, { filters: { price: { filterType: 'range', filterDataType: 'number', minValue: 50, maxValue: 120 } } })).toEqual([
+      'p1',
+      'p2',
+      'p3',
+    ]);
     expect(ids(shop, { filters: { price: { filterType: 'slider', maxValue: 50 } } })).toEqual(['p1', 'p4']);
     expect(ids(shop, { filters: { price: { filterType: 'range', minValue: '81' } } })).toEqual(['p3']);
-    expect(ids(shop, { filters: { released: { filterType: 'range', filterDataType: 'date', minValue: '2024-01-01' } } })).toEqual(['p1', 'p2']);
+    expect(ids(shop, { filters: { released: { filterType: 'range', filterDataType: 'date', minValue: '2024-01-01' } } })).toEqual([
+      'p1',
+      'p2',
+    ]);
     expect(ids(shop, { filters: { price: { filterType: 'range', filterOperator: 'not', maxValue: 50 } } })).toEqual(['p2', 'p3']);
   });
   it('tree filters match a category and its descendants; categories facet every level', () => {
@@ -138,7 +201,9 @@ describe('filters and facets', () => {
     expect(ids(shop, { filters: { 'specs.size': { filterType: 'term', values: ['42'] } } })).toEqual(['p1', 'p2']);
   });
   it('counts an or-filtered facet without its own filter, other filters applied', () => {
-    const request = { filters: { brand: { filterType: 'term' as const, values: ['Acme'] }, inStock: { filterType: 'term' as const, values: ['true'] } } };
+    const request = {
+      filters: { brand: { filterType: 'term' as const, values: ['Acme'] }, inStock: { filterType: 'term' as const, values: ['true'] } },
+    };
     expect(shop.search({ page: 1, rows: 10, ...request }).total).toBe(0);
     expect(facet(shop, request, 'brand')).toEqual([
       { value: 'Acme Sports', count: 2 },
@@ -251,7 +316,9 @@ describe('relevance on the Debian sample', () => {
   it('an exact-mode field matches whole phrases only', () => {
     const games = debian.search({ q: 'games', page: 1, rows: 1, filters: { section: { filterType: 'term', values: ['games'] } } }).total;
     expect(games).toBeGreaterThan(0);
-    expect(debian.search({ q: 'game', page: 1, rows: 1000, filters: { section: { filterType: 'term', values: ['games'] } } }).total).toBeLessThan(games);
+    expect(
+      debian.search({ q: 'game', page: 1, rows: 1000, filters: { section: { filterType: 'term', values: ['games'] } } }).total,
+    ).toBeLessThan(games);
   });
   it('suggests completions by document count, tolerating typos', () => {
     const suggestions = debian.suggest({ q: 'fire', rows: 3 });

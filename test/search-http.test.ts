@@ -16,9 +16,34 @@ const schema = {
   ],
 };
 const products = [
-  { id: 'p1', title: 'Red running shoe', brand: 'Acme Sports', price: 50, released: '2024-01-10', tags: ['shoes/running'], specs: { color: 'red' }, secret: 's' },
-  { id: 'p2', title: 'Blue running shoe', brand: 'Acme', price: 80, released: '2024-03-05', tags: ['shoes/running', 'sale'], specs: { color: 'blue' } },
-  { id: 'p3', title: 'Red hiking boot', brand: 'Trail Co', price: 120, released: '2023-11-20', tags: ['shoes/hiking'], specs: { color: 'red' } },
+  {
+    id: 'p1',
+    title: 'Red running shoe',
+    brand: 'Acme Sports',
+    price: 50,
+    released: '2024-01-10',
+    tags: ['shoes/running'],
+    specs: { color: 'red' },
+    secret: 's',
+  },
+  {
+    id: 'p2',
+    title: 'Blue running shoe',
+    brand: 'Acme',
+    price: 80,
+    released: '2024-03-05',
+    tags: ['shoes/running', 'sale'],
+    specs: { color: 'blue' },
+  },
+  {
+    id: 'p3',
+    title: 'Red hiking boot',
+    brand: 'Trail Co',
+    price: 120,
+    released: '2023-11-20',
+    tags: ['shoes/hiking'],
+    specs: { color: 'red' },
+  },
   { id: 'p4', title: 'Running socks', brand: 'Acme Sports', price: 10, released: '2022-06-01', tags: ['socks'], specs: { color: 'white' } },
 ];
 
@@ -31,7 +56,10 @@ beforeAll(async () => {
   const entries = products.map(({ id, ...payload }) => envelope(id, payload));
   await expectOk(call('POST', `/api/v1/data/bulk/svc/${tenant}/${code}`, { token: feed.token, body: entries }));
   const stub = searchAppStub(env, tenant, code);
-  await waitFor(() => stub.stats(), (stats) => stats.indexed === products.length);
+  await waitFor(
+    () => stub.stats(),
+    (stats) => stats.indexed === products.length,
+  );
   base = `/api/v1/search/${tenant}/${code}`;
 });
 
@@ -57,7 +85,11 @@ describe('search over HTTP', () => {
     expect(ids(body)).toEqual(expect.arrayContaining(['p1', 'p2', 'p4']));
     expect(body.result.documents[0].position).toBe(1);
     expect(body.result.documents[0].document).not.toHaveProperty('secret');
-    expect(body.result.documents.find((d: any) => d.id === 'p1').document).toEqual({ title: 'Red running shoe', brand: 'Acme Sports', price: 50 });
+    expect(body.result.documents.find((d: any) => d.id === 'p1').document).toEqual({
+      title: 'Red running shoe',
+      brand: 'Acme Sports',
+      price: 50,
+    });
     expect(body.result.paging).toEqual({ page: 1, rows: 10, total: 3, totalPages: 1 });
     expect(body.result.facets[0].id).toBe('brand');
   });
@@ -65,19 +97,38 @@ describe('search over HTTP', () => {
   it('filters by term (repeatable), range (min..max, open ends), tree and attribute facets', async () => {
     let body = await same('f.brand=Acme&f.brand=Trail%20Co', { filters: { brand: { filterType: 'term', values: ['Acme', 'Trail Co'] } } });
     expect(ids(body).sort()).toEqual(['p2', 'p3']);
-    body = await same('f.price=50..120&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { price: { filterType: 'range', minValue: 50, maxValue: 120 } } });
+    body = await same('f.price=50..120&sort=price_asc', {
+      sort: { sort: 'price_asc' },
+      filters: { price: { filterType: 'range', minValue: 50, maxValue: 120 } },
+    });
     expect(ids(body)).toEqual(['p1', 'p2', 'p3']);
-    body = await same('f.price=..50&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { price: { filterType: 'slider', maxValue: '50' } } });
+    body = await same('f.price=..50&sort=price_asc', {
+      sort: { sort: 'price_asc' },
+      filters: { price: { filterType: 'slider', maxValue: '50' } },
+    });
     expect(ids(body)).toEqual(['p4', 'p1']);
-    body = await same('f.released=2024-01-01..&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { released: { filterType: 'range', filterDataType: 'date', minValue: '2024-01-01' } } });
+    body = await same('f.released=2024-01-01..&sort=price_asc', {
+      sort: { sort: 'price_asc' },
+      filters: { released: { filterType: 'range', filterDataType: 'date', minValue: '2024-01-01' } },
+    });
     expect(ids(body)).toEqual(['p1', 'p2']);
-    body = await same('f.tags=shoes&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { tags: { filterType: 'tree', values: ['shoes'] } } });
+    body = await same('f.tags=shoes&sort=price_asc', {
+      sort: { sort: 'price_asc' },
+      filters: { tags: { filterType: 'tree', values: ['shoes'] } },
+    });
     expect(ids(body)).toEqual(['p1', 'p2', 'p3']);
-    body = await same('f.specs.color=red&sort=price_asc', { sort: { sort: 'price_asc' }, filters: { 'specs.color': { filterType: 'term', values: ['red'] } } });
+    body = await same('f.specs.color=red&sort=price_asc', {
+      sort: { sort: 'price_asc' },
+      filters: { 'specs.color': { filterType: 'term', values: ['red'] } },
+    });
     expect(ids(body)).toEqual(['p1', 'p3']);
-    const not = await json<SearchBody>(await post({ sort: 'price_asc', filters: { brand: { filterType: 'term', filterOperator: 'not', values: ['Acme Sports'] } } }));
+    const not = await json<SearchBody>(
+      await post({ sort: 'price_asc', filters: { brand: { filterType: 'term', filterOperator: 'not', values: ['Acme Sports'] } } }),
+    );
     expect(ids(not)).toEqual(['p2', 'p3']);
-    const and = await json<SearchBody>(await post({ filters: { tags: { filterType: 'term', filterOperator: 'and', values: ['shoes/running', 'sale'] } } }));
+    const and = await json<SearchBody>(
+      await post({ filters: { tags: { filterType: 'term', filterOperator: 'and', values: ['shoes/running', 'sale'] } } }),
+    );
     expect(ids(and)).toEqual(['p2']);
   });
 
@@ -97,7 +148,12 @@ describe('search over HTTP', () => {
   });
 
   it('sorts by field and named sorts, and pages to the last page and beyond', async () => {
-    expect(ids(await same('sort=price_desc', { sort: { sort: 'price_desc', field: 'x', direction: 'y' } }))).toEqual(['p3', 'p2', 'p1', 'p4']);
+    expect(ids(await same('sort=price_desc', { sort: { sort: 'price_desc', field: 'x', direction: 'y' } }))).toEqual([
+      'p3',
+      'p2',
+      'p1',
+      'p4',
+    ]);
     expect(ids(await same('sort=cheapest&rows=2&page=2', { sort: { sort: 'cheapest' }, rows: 2, page: 2 }))).toEqual(['p2', 'p3']);
     const last = await same('sort=cheapest&rows=3&page=2', { sort: { sort: 'cheapest' }, rows: 3, page: 2 });
     expect(last.result.documents).toEqual([{ id: 'p3', position: 4, document: expect.objectContaining({ title: 'Red hiking boot' }) }]);
@@ -119,11 +175,16 @@ describe('search over HTTP', () => {
     for (const [query, path] of cases) {
       const res = await get(query);
       expect(res.status, query).toBe(400);
-      expect((await json(res)).details.map((d: { path: string }) => d.path), query).toContain(path);
+      expect(
+        (await json(res)).details.map((d: { path: string }) => d.path),
+        query,
+      ).toContain(path);
     }
     const bad = await post({ rows: 0, filters: { price: { filterType: 'between' } } });
     expect(bad.status).toBe(400);
-    expect((await json(bad)).details.map((d: { path: string }) => d.path)).toEqual(expect.arrayContaining(['rows', 'filters.price.filterType']));
+    expect((await json(bad)).details.map((d: { path: string }) => d.path)).toEqual(
+      expect.arrayContaining(['rows', 'filters.price.filterType']),
+    );
     expect((await call('POST', base, { rawBody: '{', headers: { 'Content-Type': 'application/json' } })).status).toBe(400);
   });
 
@@ -134,7 +195,13 @@ describe('search over HTTP', () => {
   });
 
   it('allows any origin and caches GET answers briefly', async () => {
-    const preflight = await call('OPTIONS', base, { headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'Content-Type' } });
+    const preflight = await call('OPTIONS', base, {
+      headers: {
+        Origin: 'https://shop.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'Content-Type',
+      },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('*');
     expect(preflight.headers.get('Access-Control-Allow-Methods')).toContain('POST');
@@ -154,7 +221,9 @@ describe('suggest over HTTP', () => {
     expect(viaPost.suggestions).toEqual(viaGet.suggestions);
     expect((await json(await call('GET', `${suggestBase}?q=hikng`))).suggestions[0]).toEqual({ value: 'hiking', count: 1 });
     expect((await call('GET', `${suggestBase}?q=a&rows=0`)).status).toBe(400);
-    const preflight = await call('OPTIONS', suggestBase, { headers: { Origin: 'https://x.example', 'Access-Control-Request-Method': 'GET' } });
+    const preflight = await call('OPTIONS', suggestBase, {
+      headers: { Origin: 'https://x.example', 'Access-Control-Request-Method': 'GET' },
+    });
     expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('*');
   });
 });

@@ -26,7 +26,10 @@ export function readSchema(root) {
 /** Every envelope `{ header: { id, action }, payload }` of the catalogue, in file order. */
 export function readEnvelopes(root) {
   const text = gunzipSync(readFileSync(cataloguePaths(root).documents)).toString('utf8');
-  const envelopes = text.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const envelopes = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   if (envelopes.length !== CATALOGUE_SIZE) {
     throw new Error(`Expected ${CATALOGUE_SIZE} documents in the catalogue, read ${envelopes.length}`);
   }

@@ -13,7 +13,8 @@ export async function bundleEngine(root, outDir) {
   const outfile = join(outDir, 'engine.mjs');
   await build({
     stdin: {
-      contents: "export { SearchIndex } from './src/search/engine/index.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
+      contents:
+        "export { SearchIndex } from './src/search/engine/index.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
       resolveDir: root,
       loader: 'ts',
     },

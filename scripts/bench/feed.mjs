@@ -73,16 +73,22 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   const waiting = progressBar('indexing ', envelopes.length, { rate: false });
   const deadline = Date.now() + timeoutMs;
   const expected = envelopes.length - rejected.length;
-  let total = 0;
+  let total;
   let status;
   for (;;) {
     status = await fullFeedStatus(baseUrl, feedingToken);
-    ({ body: { result: { total } } } = await timedSearch(baseUrl, { q: '', rows: 1 }));
+    ({
+      body: {
+        result: { total },
+      },
+    } = await timedSearch(baseUrl, { q: '', rows: 1 }));
     waiting.update(status?.active ? status.stagedDocuments : total, status ? `${status.state}, ${status.pendingOperations} pending` : '');
     if (total >= expected) break;
     if (Date.now() > deadline) {
       waiting.done(total);
-      throw new Error(`The catalogue was not searchable ${timeoutMs / 1000} s after the full feed ended: total ${total}, status ${JSON.stringify(status)}`);
+      throw new Error(
+        `The catalogue was not searchable ${timeoutMs / 1000} s after the full feed ended: total ${total}, status ${JSON.stringify(status)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

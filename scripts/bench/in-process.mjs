@@ -30,7 +30,10 @@ const log = (line) => process.stderr.write(`in-process: ${line}\n`);
 
 // Raw lines stay in memory for the whole run; each engine gets freshly parsed documents,
 // so the heap it keeps after a gc is what it really holds.
-const lines = gunzipSync(readFileSync(cataloguePaths(options.root).documents)).toString('utf8').split('\n').filter(Boolean);
+const lines = gunzipSync(readFileSync(cataloguePaths(options.root).documents))
+  .toString('utf8')
+  .split('\n')
+  .filter(Boolean);
 
 /** Builds an engine from the whole catalogue, measuring time and retained heap. */
 function build(engine) {
@@ -40,7 +43,9 @@ function build(engine) {
   engine.finish?.();
   const buildMs = elapsedMs(start);
   const memory = memoryDelta(before);
-  log(`${engine.name}: ${engine.size()} documents in ${(buildMs / 1000).toFixed(1)} s, heap +${memory.heapMB.toFixed(1)} MB, array buffers +${memory.buffersMB.toFixed(1)} MB`);
+  log(
+    `${engine.name}: ${engine.size()} documents in ${(buildMs / 1000).toFixed(1)} s, heap +${memory.heapMB.toFixed(1)} MB, array buffers +${memory.buffersMB.toFixed(1)} MB`,
+  );
   return { engine: engine.name, documents: engine.size(), buildSeconds: buildMs / 1000, ...memory };
 }
 
@@ -82,7 +87,9 @@ if (options.engineBundle) {
   };
   results.engines.push(built);
   engines.push(ours);
-  log(`ours: serialize ${serializeMs.toFixed(0)} ms, ${(bytes.byteLength / MB).toFixed(1)} MB, load ${loadMs.toFixed(0)} ms, heap +${loadedMemory.heapMB.toFixed(1)} MB, array buffers +${loadedMemory.buffersMB.toFixed(1)} MB`);
+  log(
+    `ours: serialize ${serializeMs.toFixed(0)} ms, ${(bytes.byteLength / MB).toFixed(1)} MB, load ${loadMs.toFixed(0)} ms, heap +${loadedMemory.heapMB.toFixed(1)} MB, array buffers +${loadedMemory.buffersMB.toFixed(1)} MB`,
+  );
 }
 
 for (const engine of [oramaEngine(), miniSearchEngine()]) {

@@ -88,7 +88,9 @@ export async function loadScenarios(baseUrl, { connections, seconds, warmupSecon
       serialP50: serial?.latency.p50,
       serialP99: serial?.latency.p99,
     });
-    log(`load: ${scenario.label}: ${Math.round(results.at(-1).requestsPerSecond)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+    log(
+      `load: ${scenario.label}: ${Math.round(results.at(-1).requestsPerSecond)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`,
+    );
   }
   const limit = results.find((r) => r.id === 'empty')?.requestsPerSecond;
   for (const r of results) if (!r.skipped && limit) r.shareOfLimit = r.requestsPerSecond / limit;

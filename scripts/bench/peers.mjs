@@ -121,7 +121,11 @@ export function miniSearchEngine() {
     add: (envelope) => index.add({ id: envelope.header.id, ...pick(envelope.payload, ['name', 'description', 'maintainer']) }),
     size: () => index.documentCount,
     keyword: ({ q, rows }) => index.search(q).slice(0, rows),
-    ranked: ({ q, rows }) => index.search(q).slice(0, rows).map((hit) => hit.id),
+    ranked: ({ q, rows }) =>
+      index
+        .search(q)
+        .slice(0, rows)
+        .map((hit) => hit.id),
     filtered: undefined,
     browse: undefined,
     suggest: ({ q, rows }) => index.autoSuggest(q).slice(0, rows),

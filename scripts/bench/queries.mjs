@@ -3,20 +3,82 @@
 
 export const KEYWORD_QUERIES = [
   // package names
-  'python3', 'vim', 'firefox-esr', 'nginx', 'git', 'openssl', 'postgresql', 'emacs', 'gimp', 'curl',
-  'libreoffice', 'docker', 'htop', 'ffmpeg', 'inkscape',
+  'python3',
+  'vim',
+  'firefox-esr',
+  'nginx',
+  'git',
+  'openssl',
+  'postgresql',
+  'emacs',
+  'gimp',
+  'curl',
+  'libreoffice',
+  'docker',
+  'htop',
+  'ffmpeg',
+  'inkscape',
   // misspellings
-  'pyhton', 'firefx', 'ngnix', 'postgressql', 'libreofice', 'emcas', 'inkscpae', 'wireshrak', 'thunderbrid', 'imagemagik',
+  'pyhton',
+  'firefx',
+  'ngnix',
+  'postgressql',
+  'libreofice',
+  'emcas',
+  'inkscpae',
+  'wireshrak',
+  'thunderbrid',
+  'imagemagik',
   // prefixes (search-as-you-type)
-  'pyth', 'libgt', 'fire', 'post', 'gnom', 'kde', 'xfce', 'rub', 'haske', 'golan',
+  'pyth',
+  'libgt',
+  'fire',
+  'post',
+  'gnom',
+  'kde',
+  'xfce',
+  'rub',
+  'haske',
+  'golan',
   // phrases
-  'text editor', 'web server', 'image viewer', 'game strategy', 'ssl library', 'perl module', 'font', 'documentation',
-  'debian games team', 'command line tool',
+  'text editor',
+  'web server',
+  'image viewer',
+  'game strategy',
+  'ssl library',
+  'perl module',
+  'font',
+  'documentation',
+  'debian games team',
+  'command line tool',
 ];
 
 export const SUGGEST_QUERIES = [
-  'p', 'py', 'pyt', 'lib', 'fir', 'ngi', 'vi', 'gno', 'pos', 'emac', 'ima', 'wire', 'thun', 'doc', 'tex',
-  'pyht', 'firef', 'libre', 'ffm', 'ssl', 'inks', 'ruby-', 'golang-g', 'haskell-', 'node-',
+  'p',
+  'py',
+  'pyt',
+  'lib',
+  'fir',
+  'ngi',
+  'vi',
+  'gno',
+  'pos',
+  'emac',
+  'ima',
+  'wire',
+  'thun',
+  'doc',
+  'tex',
+  'pyht',
+  'firef',
+  'libre',
+  'ffm',
+  'ssl',
+  'inks',
+  'ruby-',
+  'golang-g',
+  'haskell-',
+  'node-',
 ];
 
 export const SECTIONS = ['libs', 'libdevel', 'python', 'doc', 'perl', 'devel', 'utils', 'net', 'admin', 'games', 'x11', 'science'];
@@ -39,7 +101,12 @@ const FILTERED = [
 
 /** Keyword + term (section), range (installedSize) and tree (tags) filters, in the SearchQuery form. */
 export function filteredRequest(i) {
-  const { q, sections, size: [minValue, maxValue], tag } = FILTERED[i % FILTERED.length];
+  const {
+    q,
+    sections,
+    size: [minValue, maxValue],
+    tag,
+  } = FILTERED[i % FILTERED.length];
   return {
     q,
     rows: 10,

@@ -14,9 +14,21 @@ export function judgeTargets(r) {
   const heaps = r.inProcess?.engine ? [r.inProcess.engine.memoryMB, r.inProcess.engine.loadedMemoryMB] : undefined;
   const vsOrama = ['keyword', 'filtered', 'browse'].map((type) => ratio(r.inProcess, type, 'Orama 3', 'p50')).filter(Number.isFinite);
   return [
-    { target: 'search with facets, p50 ≤ 5 ms (HTTP, 32 connections)', figure: keyword && withSerial(keyword.p50, keyword.serialP50), met: keyword && keyword.p50 <= 5 },
-    { target: 'search with facets, p99 ≤ 25 ms (HTTP, 32 connections)', figure: keyword && withSerial(keyword.p99, keyword.serialP99), met: keyword && keyword.p99 <= 25 },
-    { target: 'suggest p50 ≤ 3 ms (HTTP, 32 connections)', figure: suggest && withSerial(suggest.p50, suggest.serialP50), met: suggest && suggest.p50 <= 3 },
+    {
+      target: 'search with facets, p50 ≤ 5 ms (HTTP, 32 connections)',
+      figure: keyword && withSerial(keyword.p50, keyword.serialP50),
+      met: keyword && keyword.p50 <= 5,
+    },
+    {
+      target: 'search with facets, p99 ≤ 25 ms (HTTP, 32 connections)',
+      figure: keyword && withSerial(keyword.p99, keyword.serialP99),
+      met: keyword && keyword.p99 <= 25,
+    },
+    {
+      target: 'suggest p50 ≤ 3 ms (HTTP, 32 connections)',
+      figure: suggest && withSerial(suggest.p50, suggest.serialP50),
+      met: suggest && suggest.p50 <= 3,
+    },
     {
       target: 'catalogue searchable ≤ 20 s after the full feed ends',
       figure: r.feed && `${fixed(r.feed.endToSearchableSeconds)} s`,
@@ -67,7 +79,13 @@ export function renderReport(r) {
   }
 
   out.push('## Targets (issue 7)', '');
-  out.push(table(['target', 'figure', 'verdict'], judgeTargets(r).map((t) => [t.target, t.figure ?? '–', verdict(t.met)])), '');
+  out.push(
+    table(
+      ['target', 'figure', 'verdict'],
+      judgeTargets(r).map((t) => [t.target, t.figure ?? '–', verdict(t.met)]),
+    ),
+    '',
+  );
   const limit = r.load?.find((s) => s.id === 'empty' && !s.skipped);
   if (limit) {
     out.push(
@@ -81,26 +99,71 @@ export function renderReport(r) {
     const f = r.feed;
     out.push(
       table(
-        ['documents', 'chunk × concurrency', 'upload (start → last bulk)', 'end → searchable', 'start → searchable', 'documents/s end to end', 'rejected'],
-        [[thousands(f.documents), `${f.chunkSize} × ${f.concurrency}`, `${fixed(f.uploadSeconds)} s`, `${fixed(f.endToSearchableSeconds)} s`, `${fixed(f.totalSeconds)} s`, thousands(f.documentsPerSecond), thousands(f.rejected)]],
+        [
+          'documents',
+          'chunk × concurrency',
+          'upload (start → last bulk)',
+          'end → searchable',
+          'start → searchable',
+          'documents/s end to end',
+          'rejected',
+        ],
+        [
+          [
+            thousands(f.documents),
+            `${f.chunkSize} × ${f.concurrency}`,
+            `${fixed(f.uploadSeconds)} s`,
+            `${fixed(f.endToSearchableSeconds)} s`,
+            `${fixed(f.totalSeconds)} s`,
+            thousands(f.documentsPerSecond),
+            thousands(f.rejected),
+          ],
+        ],
       ),
       '',
     );
-    if (f.rejected) out.push(`Rejected by the bulk answers (first ${f.rejectedSample.length}): \`${JSON.stringify(f.rejectedSample)}\``, '');
+    if (f.rejected)
+      out.push(`Rejected by the bulk answers (first ${f.rejectedSample.length}): \`${JSON.stringify(f.rejectedSample)}\``, '');
   } else out.push('Not measured (see the failed steps).', '');
 
-  out.push(`## HTTP load (autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each after ${r.settings.warmupSeconds} s of warm-up; then ${r.settings.serialSeconds} s at 1 connection)`, '');
+  out.push(
+    `## HTTP load (autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each after ${r.settings.warmupSeconds} s of warm-up; then ${r.settings.serialSeconds} s at 1 connection)`,
+    '',
+  );
   if (r.load?.length && !r.feed && r.load.some((s) => s.id !== 'empty' && !s.skipped)) {
-    out.push('**The full feed failed: the search scenarios below ran against an index without the catalogue; their figures say nothing about the targets.**', '');
+    out.push(
+      '**The full feed failed: the search scenarios below ran against an index without the catalogue; their figures say nothing about the targets.**',
+      '',
+    );
   }
   if (r.load?.length) {
     out.push(
       table(
-        ['scenario', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'share of empty route', '1 connection p50 / p99 ms', 'non-2xx / errors', 'one answer'],
+        [
+          'scenario',
+          'req/s',
+          'p50 ms',
+          'p90 ms',
+          'p99 ms',
+          'share of empty route',
+          '1 connection p50 / p99 ms',
+          'non-2xx / errors',
+          'one answer',
+        ],
         r.load.map((s) =>
           s.skipped
             ? [s.label, '–', '–', '–', '–', '–', '–', '–', `skipped: ${s.skipped.replaceAll('|', '/')}`]
-            : [s.label, thousands(s.requestsPerSecond), s.p50, s.p90, s.p99, s.shareOfLimit ? `${fixed(s.shareOfLimit * 100)} %` : '–', s.serialP50 === undefined ? '–' : `${s.serialP50} / ${s.serialP99}`, `${s.non2xx} / ${s.errors}`, s.sample],
+            : [
+                s.label,
+                thousands(s.requestsPerSecond),
+                s.p50,
+                s.p90,
+                s.p99,
+                s.shareOfLimit ? `${fixed(s.shareOfLimit * 100)} %` : '–',
+                s.serialP50 === undefined ? '–' : `${s.serialP50} / ${s.serialP99}`,
+                `${s.non2xx} / ${s.errors}`,
+                s.sample,
+              ],
         ),
       ),
       '',
@@ -114,7 +177,13 @@ export function renderReport(r) {
     out.push(
       table(
         ['wrangler dev restart until /health answers', 'first search (keyword + facets)', 'second search'],
-        [[`${fixed(r.cold.startSeconds)} s`, `${thousands(r.cold.firstSearchMs)} ms (total ${r.cold.firstTotal})`, `${fixed(r.cold.secondSearchMs)} ms`]],
+        [
+          [
+            `${fixed(r.cold.startSeconds)} s`,
+            `${thousands(r.cold.firstSearchMs)} ms (total ${r.cold.firstTotal})`,
+            `${fixed(r.cold.secondSearchMs)} ms`,
+          ],
+        ],
       ),
       '',
     );
@@ -125,18 +194,50 @@ export function renderReport(r) {
   if (e) {
     out.push(
       table(
-        ['documents', 'build', 'memory after build (heap + buffers)', 'serialize', 'serialized size', 'load', 'memory after load (heap + buffers)', 'loaded answers as built'],
-        [[thousands(e.documents), `${fixed(e.buildSeconds, 2)} s`, memoryCell(e), `${fixed(e.serializeSeconds, 2)} s`, `${fixed(e.serializedMB)} MB`, `${fixed(e.loadSeconds, 2)} s`, memoryCell({ memoryMB: e.loadedMemoryMB, heapMB: e.loadedHeapMB, buffersMB: e.loadedBuffersMB }), e.loadedAnswersSame ? 'yes' : '**no**']],
+        [
+          'documents',
+          'build',
+          'memory after build (heap + buffers)',
+          'serialize',
+          'serialized size',
+          'load',
+          'memory after load (heap + buffers)',
+          'loaded answers as built',
+        ],
+        [
+          [
+            thousands(e.documents),
+            `${fixed(e.buildSeconds, 2)} s`,
+            memoryCell(e),
+            `${fixed(e.serializeSeconds, 2)} s`,
+            `${fixed(e.serializedMB)} MB`,
+            `${fixed(e.loadSeconds, 2)} s`,
+            memoryCell({ memoryMB: e.loadedMemoryMB, heapMB: e.loadedHeapMB, buffersMB: e.loadedBuffersMB }),
+            e.loadedAnswersSame ? 'yes' : '**no**',
+          ],
+        ],
       ),
       '',
       'Memory = `process.memoryUsage()` `heapUsed` + `arrayBuffers` after `gc()`, minus the same before (typed arrays live outside `heapUsed` but count in an isolate’s 128 MB); each engine gets freshly parsed documents, so it is what the engine keeps.',
       '',
     );
-  } else out.push(r.inProcess ? 'The engine module (src/search/engine/index.ts) does not exist yet on this branch.' : 'Not measured (see the failed steps).', '');
+  } else
+    out.push(
+      r.inProcess
+        ? 'The engine module (src/search/engine/index.ts) does not exist yet on this branch.'
+        : 'Not measured (see the failed steps).',
+      '',
+    );
 
   out.push('## Ours vs Orama 3 vs MiniSearch, in one process, same documents and queries', '');
   if (r.inProcess) {
-    out.push(table(['engine', 'build', 'memory (heap + buffers)'], r.inProcess.engines.map((x) => [x.engine, `${fixed(x.buildSeconds, 2)} s`, memoryCell(x)])), '');
+    out.push(
+      table(
+        ['engine', 'build', 'memory (heap + buffers)'],
+        r.inProcess.engines.map((x) => [x.engine, `${fixed(x.buildSeconds, 2)} s`, memoryCell(x)]),
+      ),
+      '',
+    );
     const types = [...new Set(r.inProcess.queries.map((q) => q.type))];
     const rows = types.flatMap((type) =>
       r.inProcess.queries
@@ -147,7 +248,9 @@ export function renderReport(r) {
           q.unsupported ? 'not supported' : fixed(q.p50, 2),
           q.unsupported ? '–' : fixed(q.p99, 2),
           q.count ?? '–',
-          q.engine === 'ours' ? '' : `${fixed(ratio(r.inProcess, type, q.engine, 'p50'), 2)} / ${fixed(ratio(r.inProcess, type, q.engine, 'p99'), 2)}`,
+          q.engine === 'ours'
+            ? ''
+            : `${fixed(ratio(r.inProcess, type, q.engine, 'p50'), 2)} / ${fixed(ratio(r.inProcess, type, q.engine, 'p99'), 2)}`,
           q.note ?? '',
         ]),
     );

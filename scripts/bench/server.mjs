@@ -43,12 +43,17 @@ export function applyMigrations(root, persistDir) {
 export async function startWrangler({ root, persistDir, port, inspectorPort, vars, timeoutMs = 90_000 }) {
   const args = [
     'dev',
-    '--ip', '127.0.0.1',
-    '--port', String(port),
-    '--inspector-port', String(inspectorPort),
-    '--persist-to', persistDir,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--inspector-port',
+    String(inspectorPort),
+    '--persist-to',
+    persistDir,
     '--show-interactive-dev-session=false',
-    '--log-level', 'warn',
+    '--log-level',
+    'warn',
     ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
   ];
   const child = spawn(wranglerBin(root), args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -93,7 +98,7 @@ export async function startWrangler({ root, persistDir, port, inspectorPort, var
     ]);
   } catch (err) {
     await stop();
-    throw new Error(`${err.message}\n--- wrangler output ---\n${output}`);
+    throw new Error(`${err.message}\n--- wrangler output ---\n${output}`, { cause: err });
   }
   return { baseUrl, stop, kill, log: () => output };
 }

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../http/errors';
+import type { ErrorDetail } from '../errors';
 import type { ModelAttachment } from './providers';
 
 /** Each attachment must decode to fewer bytes than this ("under about 11 MB"). */
@@ -47,7 +47,10 @@ export function prepareAttachments(inputs: AttachmentInput[]): { attachments: Mo
     if (data.length % 4 !== 0 || !BASE64.test(data)) return details.push({ path, message: 'attachment data is not valid base64' });
     if (decodedLength(data) === 0) return details.push({ path, message: 'attachment data is empty' });
     if (decodedLength(data) >= MAX_ATTACHMENT_BYTES) {
-      return details.push({ path, message: `attachment is ${decodedLength(data)} bytes decoded; the limit is under ${MAX_ATTACHMENT_BYTES}` });
+      return details.push({
+        path,
+        message: `attachment is ${decodedLength(data)} bytes decoded; the limit is under ${MAX_ATTACHMENT_BYTES}`,
+      });
     }
     attachments.push({ name: input.name, mimeType: input.mimeType || sniffMimeType(head(data)), base64: data });
   });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { createDb, type Db } from '../db/client';
 import type { Env } from '../env';
-import { ApiError, logError } from '../http/errors';
-import { parseJsonBody } from '../http/validate';
+import { ApiError, logError } from '../errors';
+import { parseJsonBody } from '../validation';
 import { prepareAttachments } from './attachments';
 import { requireAgent, type AgentRow } from './config';
 import { ACTION_INSTRUCTIONS, runSearchTool, SEARCH_TOOL } from './grounding';
@@ -76,7 +76,9 @@ export async function prepareChat(env: Env, tenantCode: string, code: string, re
   const text = body.text ?? '';
 
   if (!init && !text && attachmentInputs.length === 0) {
-    throw ApiError.badRequest('Invalid request body', [{ path: 'text', message: 'text is required unless type is init or attachments are sent' }]);
+    throw ApiError.badRequest('Invalid request body', [
+      { path: 'text', message: 'text is required unless type is init or attachments are sent' },
+    ]);
   }
   const modelId = body.model ?? agent.defaultModel;
   const resolved = agent.llmModels.some((m) => m.model === modelId) ? resolveModel(modelId) : undefined;
@@ -172,7 +174,11 @@ export function chatAnswer(chat: PreparedChat, data: string, type: ChatAnswer['t
     id: chat.requestId,
     date: Date.now(),
     session_id: chat.sessionId,
-    models: chat.agent.llmModels.map((m) => ({ model: m.model, label: m.label ?? m.model, selected: m.model === chat.modelId ? true : null })),
+    models: chat.agent.llmModels.map((m) => ({
+      model: m.model,
+      label: m.label ?? m.model,
+      selected: m.model === chat.modelId ? true : null,
+    })),
   };
 }
 

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { Db } from '../db/client';
 import { findSearchApp, requireTenant } from '../db/queries';
 import { agents, type StoredOpenAiSettings } from '../db/schema';
-import { ApiError } from '../http/errors';
-import { codeParam } from '../http/routes/params';
+import { ApiError } from '../errors';
+import { codeParam } from '../validation';
 import { PROVIDER_PREFIXES, resolveModel } from './providers';
 
 export type AgentRow = typeof agents.$inferSelect;

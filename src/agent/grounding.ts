@@ -1,6 +1,6 @@
 import type { Env } from '../env';
 import type { Outcome, SearchResult } from '../search/engine/types';
-import { logError } from '../http/errors';
+import { logError } from '../errors';
 import { searchAppStub } from '../search/search-app-object';
 import type { ToolDefinition } from './providers';
 

@@ -26,5 +26,8 @@ export function hexEqual(a: string, b: string): boolean {
 /** URL-safe random string with `bytes` bytes of entropy. */
 export function randomToken(bytes: number): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...raw)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...raw))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }

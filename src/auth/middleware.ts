@@ -2,7 +2,7 @@ import { createMiddleware } from 'hono/factory';
 import { createDb } from '../db/client';
 import type { Permission, TokenKind } from '../db/schema';
 import type { AppEnv } from '../env';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
 import { secretsEqual } from './crypto';
 import { verifyToken } from './tokens';
 

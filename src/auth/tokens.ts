@@ -19,13 +19,7 @@ export interface IssuedToken {
   name: string | null;
 }
 
-export async function issueToken(
-  db: Db,
-  tenantCode: string,
-  kind: TokenKind,
-  permission: Permission,
-  name?: string,
-): Promise<IssuedToken> {
+export async function issueToken(db: Db, tenantCode: string, kind: TokenKind, permission: Permission, name?: string): Promise<IssuedToken> {
   const id = randomToken(12);
   const secret = randomToken(32);
   await db.insert(apiTokens).values({ id, tenantCode, kind, permission, name, secretHash: await sha256Hex(secret) });

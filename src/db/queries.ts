@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
 import type { Db } from './client';
 import { searchApps, tenants } from './schema';
 

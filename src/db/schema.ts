@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { SearchAppField } from '../search/field-schema';
+import type { EmailProviderConfig } from '../email/providers';
 import type { NamedSort } from '../search/engine/types';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
@@ -17,7 +18,6 @@ export const tenants = sqliteTable('tenants', {
   ...timestamps,
 });
 
-
 export const searchApps = sqliteTable(
   'search_apps',
   {
@@ -28,8 +28,14 @@ export const searchApps = sqliteTable(
     code: text('code').notNull(),
     name: text('name').notNull(),
     /** The field schema (SearchAppSchemaField[] with defaults filled in), JSON. */
-    fields: text('fields', { mode: 'json' }).$type<SearchAppField[]>().notNull().default(sql`'[]'`),
-    sorts: text('sorts', { mode: 'json' }).$type<NamedSort[]>().notNull().default(sql`'[]'`),
+    fields: text('fields', { mode: 'json' })
+      .$type<SearchAppField[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    sorts: text('sorts', { mode: 'json' })
+      .$type<NamedSort[]>()
+      .notNull()
+      .default(sql`'[]'`),
     ...timestamps,
   },
   (t) => [uniqueIndex('search_apps_tenant_code').on(t.tenantCode, t.code)],
@@ -58,7 +64,7 @@ export const apiTokens = sqliteTable(
 // ---------------------------------------------------------------- email
 
 /** Provider settings of an email configuration, credentials included (never answered, never logged). */
-export type StoredEmailProvider = import('../email/providers').EmailProviderConfig;
+export type StoredEmailProvider = EmailProviderConfig;
 export type EmailVariableType = 'standard' | 'masked';
 export type EmailVariables = Record<string, { value: string; type: EmailVariableType }>;
 /** The API-key security configuration; only the SHA-256 of the key is kept. */
@@ -80,7 +86,10 @@ export const emailConfigs = sqliteTable(
     subject: text('subject'),
     html: text('html'),
     text: text('text'),
-    variables: text('variables', { mode: 'json' }).$type<EmailVariables>().notNull().default(sql`'{}'`),
+    variables: text('variables', { mode: 'json' })
+      .$type<EmailVariables>()
+      .notNull()
+      .default(sql`'{}'`),
     provider: text('provider', { mode: 'json' }).$type<StoredEmailProvider>(),
     security: text('security', { mode: 'json' }).$type<StoredEmailSecurity>(),
     ...timestamps,
@@ -139,7 +148,10 @@ export const agents = sqliteTable(
     /** Code of a search app of the same tenant the model may search. */
     searchApp: text('search_app'),
     enabled: integer('enabled', { mode: 'boolean' }).notNull(),
-    openai: text('openai', { mode: 'json' }).$type<StoredOpenAiSettings>().notNull().default(sql`'{}'`),
+    openai: text('openai', { mode: 'json' })
+      .$type<StoredOpenAiSettings>()
+      .notNull()
+      .default(sql`'{}'`),
     ...timestamps,
   },
   (t) => [uniqueIndex('agents_tenant_code').on(t.tenantCode, t.code)],

@@ -5,7 +5,7 @@ import { TOKEN_HEADER } from '../auth/middleware';
 import type { Db } from '../db/client';
 import { requireTenant } from '../db/queries';
 import { emailConfigs, type EmailVariables, type StoredEmailSecurity } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
 import { emailProviderSchema, redactProvider } from './providers';
 import { templateErrors } from './templates';
 
@@ -90,7 +90,8 @@ export async function putEmailConfig(db: Db, tenantCode: string, code: string, i
     else ({ security, apiKey } = await newSecurity(header));
   }
   if (input.rotateKey) {
-    if (!security) throw ApiError.badRequest('Invalid request body', [{ path: 'rotateKey', message: 'no security configuration to rotate' }]);
+    if (!security)
+      throw ApiError.badRequest('Invalid request body', [{ path: 'rotateKey', message: 'no security configuration to rotate' }]);
     ({ security, apiKey } = await newSecurity(security.header));
   }
 

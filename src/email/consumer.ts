@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
 import { emailConfigs } from '../db/schema';
 import type { Env } from '../env';
-import { logError } from '../http/errors';
+import { logError } from '../errors';
 import { missingForSend } from './configs';
 import { findDelivery, updateDelivery, type EmailJob } from './deliveries';
 import { createProvider, DeliveryError } from './providers';
@@ -14,9 +14,10 @@ const MAX_RETRY_DELAY_SECONDS = 15 * 60;
 /** Exponential backoff: base, 2×base, 4×base … capped at 15 minutes; the base comes from EMAIL_RETRY_BASE_DELAY_SECONDS. */
 export function retryDelaySeconds(env: Env, attempts: number): number {
   const configured = Number(env.EMAIL_RETRY_BASE_DELAY_SECONDS);
-  const base = env.EMAIL_RETRY_BASE_DELAY_SECONDS !== undefined && Number.isFinite(configured) && configured >= 0
-    ? configured
-    : DEFAULT_RETRY_BASE_DELAY_SECONDS;
+  const base =
+    env.EMAIL_RETRY_BASE_DELAY_SECONDS !== undefined && Number.isFinite(configured) && configured >= 0
+      ? configured
+      : DEFAULT_RETRY_BASE_DELAY_SECONDS;
   return Math.min(base * 2 ** Math.max(0, attempts - 1), MAX_RETRY_DELAY_SECONDS);
 }
 

@@ -3,8 +3,8 @@ import { hexEqual, sha256Hex } from '../auth/crypto';
 import { createDb } from '../db/client';
 import { emailDeliveries } from '../db/schema';
 import type { Env } from '../env';
-import { ApiError, logError } from '../http/errors';
-import { parseJsonBody } from '../http/validate';
+import { ApiError, logError } from '../errors';
+import { parseJsonBody } from '../validation';
 import { MASKED, missingForSend, requireEmailConfig, variablesSchema } from './configs';
 import { updateDelivery, type EmailJob } from './deliveries';
 

@@ -1,5 +1,5 @@
 import Mustache from 'mustache';
-import type { ErrorDetail } from '../http/errors';
+import type { ErrorDetail } from '../errors';
 
 export interface EmailTemplates {
   subject: string;

@@ -8,7 +8,7 @@ import { eq, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
 import { feedingJobs, searchApps, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
-import { logError } from '../http/errors';
+import { logError } from '../errors';
 import { searchAppStub } from '../search/search-app-object';
 import type { SearchAppRow } from '../db/queries';
 import { describeDetails, payloadSchema, validateEntry } from './envelopes';
@@ -40,7 +40,12 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch<FeedingMessa
     if (body.kind === 'reindex') {
       await db.update(feedingJobs).set({ state: 'ERROR', error: reason, finishedAt: now() }).where(eq(feedingJobs.id, body.jobId));
     } else {
-      await setStates(db, body.operations.map((op) => op.opId), 'ERROR', reason);
+      await setStates(
+        db,
+        body.operations.map((op) => op.opId),
+        'ERROR',
+        reason,
+      );
       const app = await findApp(db, body.appId);
       if (app) await finishCyclesOf(env, db, app, body);
     }
@@ -69,12 +74,14 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
     if (!check.ok) misfits.set(op.opId, `payload no longer fits the schema: ${describeDetails(check.details)}`);
   }
   const runnable = operations.filter((op) => !misfits.has(op.opId));
-  await setStates(db, runnable.map((op) => op.opId), 'STARTED');
+  await setStates(
+    db,
+    runnable.map((op) => op.opId),
+    'STARTED',
+  );
   for (const [opId, reason] of misfits) await setStates(db, [opId], 'ERROR', reason);
 
-  const results = runnable.length
-    ? await searchAppStub(env, app.tenantCode, app.code).apply(runnable, indexConfigOf(app))
-    : [];
+  const results = runnable.length ? await searchAppStub(env, app.tenantCode, app.code).apply(runnable, indexConfigOf(app)) : [];
   const byState = new Map<FeedingState, number[]>();
   for (const result of results) {
     const ids = byState.get(result.state);

@@ -4,8 +4,8 @@
  * (always updates). Every problem is reported with its path; nothing invalid is stored.
  */
 import { z } from 'zod';
-import type { ErrorDetail } from '../http/errors';
-import { issuesToDetails } from '../http/validate';
+import type { ErrorDetail } from '../errors';
+import { issuesToDetails } from '../validation';
 import type { DocumentPayload } from '../search/engine/types';
 import type { FieldDataType, SearchAppField } from '../search/field-schema';
 
@@ -41,9 +41,7 @@ const VALUE_SCHEMAS: Record<FieldDataType, z.ZodType> = {
 
 /** Builds the payload validator of a schema: known field codes only, each value fitting its type (null = absent). */
 export function payloadSchema(fields: SearchAppField[]) {
-  return z
-    .object(Object.fromEntries(fields.map((f) => [f.code, VALUE_SCHEMAS[f.dataType].nullable().optional()])))
-    .strict();
+  return z.object(Object.fromEntries(fields.map((f) => [f.code, VALUE_SCHEMAS[f.dataType].nullable().optional()]))).strict();
 }
 
 const svcEnvelope = z.object({

@@ -36,7 +36,13 @@ export async function feedMany(
   let accepted = 0;
 
   const flush = async () => {
-    const queued = await acceptOperations(env, db, app, type, pending.map((p) => p.operation));
+    const queued = await acceptOperations(
+      env,
+      db,
+      app,
+      type,
+      pending.map((p) => p.operation),
+    );
     queued.forEach((entry, i) => (documents[pending[i].slot] = { documentId: entry.documentId, state: 'CREATED', id: entry.id }));
     accepted += queued.length;
     pending = [];

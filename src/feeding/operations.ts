@@ -8,7 +8,7 @@ import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
 import { feedingOperations, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
-import { ApiError, logError } from '../http/errors';
+import { ApiError, logError } from '../errors';
 import type { IndexConfig } from '../search/engine/types';
 import { searchAppStub, type FeedOperation } from '../search/search-app-object';
 import type { DocumentOperation, DocumentType } from './envelopes';
@@ -80,7 +80,12 @@ export async function acceptOperations(
     await sendOperations(env, app.id, queued);
   } catch (error) {
     logError('feeding operations not queued', error, { appId: app.id });
-    await setStates(db, queued.map((op) => op.opId), 'ERROR', 'could not be queued');
+    await setStates(
+      db,
+      queued.map((op) => op.opId),
+      'ERROR',
+      'could not be queued',
+    );
     throw new ApiError(503, 'The documents could not be queued; try again');
   }
   return operations.map((op, i) => ({

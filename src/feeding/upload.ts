@@ -3,7 +3,7 @@
  * NDJSON, read chunk by chunk and yielded entry by entry, so a file of any size never sits in memory
  * whole, neither as bytes nor parsed.
  */
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
 
 const encoder = new TextEncoder();
 
@@ -41,11 +41,11 @@ export async function* multipartFileText(body: ReadableStream<Uint8Array>, conte
   let sawFile = false;
 
   const reader = body.getReader();
-  for (let ended = false; !ended; ) {
+  for (let ended = false; !ended;) {
     const { value, done } = await reader.read();
     if (value) buffer = concat(buffer, value);
     ended = done;
-    for (let progressed = true; progressed && state !== 'done'; ) {
+    for (let progressed = true; progressed && state !== 'done';) {
       progressed = false;
       if (state === 'preamble' || state === 'body') {
         const at = indexOf(buffer, delimiter);
@@ -110,7 +110,8 @@ export async function* feedEntries(chunks: AsyncIterable<string>): AsyncGenerato
       if (first < 0) continue;
       format = chunk[first] === '[' ? 'array' : 'ndjson';
       if (format === 'array') start = first + 1;
-      else if (chunk[first] !== '{') throw ApiError.badRequest('Invalid file', [{ path: 'file', message: 'expected a JSON array or NDJSON' }]);
+      else if (chunk[first] !== '{')
+        throw ApiError.badRequest('Invalid file', [{ path: 'file', message: 'expected a JSON array or NDJSON' }]);
     }
     if (format === 'ndjson') {
       const lines = (current + chunk.slice(start)).split('\n');
@@ -123,7 +124,8 @@ export async function* feedEntries(chunks: AsyncIterable<string>): AsyncGenerato
     for (let i = start; i < chunk.length; i++) {
       const c = chunk[i];
       if (closed) {
-        if (!/\s/.test(c)) throw ApiError.badRequest('Invalid file', [{ path: 'file', message: 'unexpected content after the JSON array' }]);
+        if (!/\s/.test(c))
+          throw ApiError.badRequest('Invalid file', [{ path: 'file', message: 'unexpected content after the JSON array' }]);
         continue;
       }
       if (inString) {

@@ -1,5 +1,5 @@
 import type { Outcome } from '../search/engine/types';
-import { ApiError } from './errors';
+import { ApiError } from '../errors';
 
 /** The value of a Durable Object answer, or its problem thrown as the one error type. */
 export function unwrap<T>(outcome: Outcome<T>): T {

@@ -51,7 +51,10 @@ async function received(tag: string): Promise<ReceivedCompletion[]> {
 async function ndjson(res: Response): Promise<any[]> {
   const text = await res.text();
   expect(text.endsWith('\n')).toBe(true);
-  return text.trimEnd().split('\n').map((line) => JSON.parse(line));
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 const models = (selected: string) =>
@@ -133,7 +136,11 @@ describe('chat: refusals', () => {
     const cases: Array<[unknown, string, string]> = [
       [{}, 'text', 'text is required unless type is init or attachments are sent'],
       [{ text: '' }, 'text', 'text is required unless type is init or attachments are sent'],
-      [{ text: 'hi', model: 'openai:gpt-5' }, 'model', 'model must be one of openai:gpt-4o-mini, openai:llama3, workers-ai:@cf/meta/llama-3.1-8b-instruct'],
+      [
+        { text: 'hi', model: 'openai:gpt-5' },
+        'model',
+        'model must be one of openai:gpt-4o-mini, openai:llama3, workers-ai:@cf/meta/llama-3.1-8b-instruct',
+      ],
       [{ attachments: [{ data: 'not base64!' }] }, 'attachments.0.data', 'attachment data is not valid base64'],
       [{ attachments: [{ data: 'abc' }] }, 'attachments.0.data', 'attachment data is not valid base64'],
       [{ attachments: [{ data: '' }] }, 'attachments.0.data', 'attachment data is empty'],
@@ -208,7 +215,14 @@ describe('chat: JSON endpoint', () => {
 
     const first = await json(await chat(tenant, code, { text: 'first question', sessionId: session_id, id: 'q1' }));
     const firstReply = echoFragments('first question', 2).join('');
-    expect(first).toEqual({ type: 'markdown', data: firstReply, id: 'q1', date: expectDate(), session_id, models: models('openai:gpt-4o-mini') });
+    expect(first).toEqual({
+      type: 'markdown',
+      data: firstReply,
+      id: 'q1',
+      date: expectDate(),
+      session_id,
+      models: models('openai:gpt-4o-mini'),
+    });
 
     const second = await json(await chat(tenant, code, { text: 'second question', session_id, model: 'openai:llama3', userId: 'user-7' }));
     expect(second.data).toBe(echoFragments('second question', 4).join(''));
@@ -315,7 +329,6 @@ describe('chat: JSON endpoint', () => {
     expect(res.status).toBe(500);
     expect(await json(res)).toMatchObject({ message: 'The model provider could not be reached' });
   });
-
 });
 
 describe('chat: streaming endpoint', () => {
@@ -328,7 +341,15 @@ describe('chat: streaming endpoint', () => {
     const fragments = echoFragments('stream me', 2);
     expect(lines).toEqual([
       ...fragments.map((data) => ({ data, streaming: true })),
-      { type: 'markdown', data: '', id: 's-1', date: expectDate(), session_id: 'stream-session', models: models('openai:gpt-4o-mini'), streaming: false },
+      {
+        type: 'markdown',
+        data: '',
+        id: 's-1',
+        date: expectDate(),
+        session_id: 'stream-session',
+        models: models('openai:gpt-4o-mini'),
+        streaming: false,
+      },
     ]);
     expect(Object.keys(lines[lines.length - 1])).toEqual(['type', 'data', 'id', 'date', 'session_id', 'models', 'streaming']);
 
@@ -358,7 +379,10 @@ describe('chat: streaming endpoint', () => {
       if (done) break;
       text += value;
     }
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((l) => l.data)).toEqual([...echoFragments(`${HOLD} please`, 2), '']);
     expect(lines[lines.length - 1].streaming).toBe(false);
   });
@@ -372,7 +396,15 @@ describe('chat: streaming endpoint', () => {
       { data: 'Echo', streaming: true },
       { data: ': ', streaming: true },
       { data: '\n\nThe model provider stream failed. Please try again.', streaming: true },
-      { type: 'broadcast', data: '', id: 'b-1', date: expectDate(), session_id: 'broken', models: models('openai:gpt-4o-mini'), streaming: false },
+      {
+        type: 'broadcast',
+        data: '',
+        id: 'b-1',
+        date: expectDate(),
+        session_id: 'broken',
+        models: models('openai:gpt-4o-mini'),
+        streaming: false,
+      },
     ]);
     expect(JSON.stringify(lines)).not.toContain(API_KEY);
 
@@ -394,14 +426,22 @@ describe('chat: streaming endpoint', () => {
     const lines = await ndjson(await chatStreaming(tenant, code, { type: 'init', id: 'i-1' }));
     expect(lines).toEqual([
       { data: WELCOME, streaming: true },
-      { type: 'markdown', data: '', id: 'i-1', date: expectDate(), session_id: expect.stringMatching(/^[0-9a-f-]{36}$/), models: models('openai:gpt-4o-mini'), streaming: false },
+      {
+        type: 'markdown',
+        data: '',
+        id: 'i-1',
+        date: expectDate(),
+        session_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        models: models('openai:gpt-4o-mini'),
+        streaming: false,
+      },
     ]);
     expect(await received(tag)).toEqual([]);
   });
 });
 
 describe('chat: grounding in the search app', () => {
-  it('offers the search tool, sends the model\'s search call to the search app and feeds the outcome back as a tool message', async () => {
+  it("offers the search tool, sends the model's search call to the search app and feeds the outcome back as a tool message", async () => {
     const { tenant, code, tag } = await createAgent({ search_app: 'catalog' });
     const lines = await ndjson(await chatStreaming(tenant, code, { text: 'SEARCH:zlib please', sessionId: 'grounded' }));
     const [first, second] = await received(tag);

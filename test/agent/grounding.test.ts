@@ -16,7 +16,10 @@ describe('chat: grounding end to end', () => {
     ];
     await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${app}`, { token: admin.token, body: { fields } }));
     await expectOk(call('PUT', `/api/v1/job/${tenant}/${app}/feeding/_schedule`, { token: feeding.token, body: {} }));
-    for (const [id, description] of [['zlib1g', 'compression library'], ['curl', 'command line tool for transferring data']]) {
+    for (const [id, description] of [
+      ['zlib1g', 'compression library'],
+      ['curl', 'command line tool for transferring data'],
+    ]) {
       await expectOk(
         call('POST', `/api/v1/data/svc/${tenant}/${app}/${id}`, {
           token: feeding.token,

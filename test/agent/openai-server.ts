@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestProject } from 'vitest/node';
-import { echoFragments, FAIL_500, FAIL_MIDSTREAM, HOLD, type ReceivedCompletion, SEARCH } from './openai-contract';
+import { echoFragments, FAIL_500, FAIL_MIDSTREAM, HOLD, type ReceivedCompletion } from './openai-contract';
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -43,7 +43,11 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null) {
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.filter((p) => p.type === 'text').map((p) => p.text).join(' ');
+  if (Array.isArray(content))
+    return content
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text)
+      .join(' ');
   return '';
 }
 
@@ -63,7 +67,13 @@ async function complete(tag: string, req: IncomingMessage, res: ServerResponse):
   if (last.role === 'user' && search && body.tools?.length) {
     const args = JSON.stringify({ q: search[1] });
     const half = Math.floor(args.length / 2);
-    res.write(chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'search', arguments: '' } }] }));
+    res.write(
+      chunk({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'search', arguments: '' } }],
+      }),
+    );
     res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }));
     res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }));
     res.write(chunk({}, 'tool_calls'));

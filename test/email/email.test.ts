@@ -18,7 +18,14 @@ async function receivedBy(to: string): Promise<ReceivedEmail[]> {
   return (await fetch(standInUrl(`/control/received?to=${encodeURIComponent(to)}`))).json();
 }
 
-const smtpProvider = () => ({ type: 'smtp', host: '127.0.0.1', port: env.EMAIL_SMTP_PORT, security: 'none', user: SMTP_USER, password: SMTP_PASSWORD });
+const smtpProvider = () => ({
+  type: 'smtp',
+  host: '127.0.0.1',
+  port: env.EMAIL_SMTP_PORT,
+  security: 'none',
+  user: SMTP_USER,
+  password: SMTP_PASSWORD,
+});
 const httpProvider = () => ({ type: 'resend', apiKey: HTTP_API_KEY, baseUrl: `http://127.0.0.1:${env.EMAIL_HTTP_PORT}` });
 
 const completeConfig = (provider: Record<string, unknown>) => ({
@@ -84,9 +91,15 @@ describe('email configuration admin API', () => {
 
     const read = await json(await expectOk(call('GET', `/api/v1/admin/email/${tenant}/welcome`, { token: ADMIN_TOKEN })));
     expect(read.apiKey).toBeUndefined();
-    const updated = await json(await expectOk(putConfig(tenant, 'welcome', { provider: httpProvider(), security: { type: 'apiKey', header: 'X-Mail-Key' } })));
+    const updated = await json(
+      await expectOk(putConfig(tenant, 'welcome', { provider: httpProvider(), security: { type: 'apiKey', header: 'X-Mail-Key' } })),
+    );
     expect(updated.apiKey).toBeUndefined();
-    expect(updated).toMatchObject({ provider: { type: 'resend', apiKey: '***' }, security: { header: 'X-Mail-Key' }, subject: 'Hello {{name}} & co' });
+    expect(updated).toMatchObject({
+      provider: { type: 'resend', apiKey: '***' },
+      security: { header: 'X-Mail-Key' },
+      subject: 'Hello {{name}} & co',
+    });
     for (const body of [JSON.stringify(created), JSON.stringify(read), JSON.stringify(updated)]) {
       expect(body).not.toContain(SMTP_PASSWORD);
       expect(body).not.toContain(HTTP_API_KEY);
@@ -209,7 +222,10 @@ describe('send email: delivery', () => {
     expect(res.headers.get('Content-Type')).toMatch(/^text\/plain/);
     expect(await res.text()).toBe('OK');
 
-    const [mail] = await waitFor(() => receivedBy(target), (m) => m.length > 0);
+    const [mail] = await waitFor(
+      () => receivedBy(target),
+      (m) => m.length > 0,
+    );
     expect(mail).toMatchObject({
       channel: 'smtp',
       from: 'shop@example.com',
@@ -220,7 +236,10 @@ describe('send email: delivery', () => {
       html: '<p>Hello Tom &lt;b&gt;&amp;&lt;&#x2F;b&gt; &quot;Jerry&quot;, your code is S3CR3T-42.</p>',
     });
 
-    const delivery = await waitFor(() => deliveryTo(tenant, code, target), (d) => d?.status === 'sent');
+    const delivery = await waitFor(
+      () => deliveryTo(tenant, code, target),
+      (d) => d?.status === 'sent',
+    );
     expect(delivery).toMatchObject({ attempts: 1, error: null, variables: { name: 'Tom <b>&</b> "Jerry"', code: '[masked]' } });
     expect(delivery!.sentAt).toBeTruthy();
     const log = await (await call('GET', `/api/v1/admin/email/${tenant}/${code}/deliveries`, { token: ADMIN_TOKEN })).text();
@@ -231,9 +250,15 @@ describe('send email: delivery', () => {
     const { tenant, code, apiKey } = await createConfig();
     const target = recipient('defaults');
     expect((await send(tenant, code, apiKey, { target, variables: null })).status).toBe(200);
-    const [mail] = await waitFor(() => receivedBy(target), (m) => m.length > 0);
+    const [mail] = await waitFor(
+      () => receivedBy(target),
+      (m) => m.length > 0,
+    );
     expect(mail.text).toBe('Hello friend, your code is default-code.');
-    const delivery = await waitFor(() => deliveryTo(tenant, code, target), (d) => d?.status === 'sent');
+    const delivery = await waitFor(
+      () => deliveryTo(tenant, code, target),
+      (d) => d?.status === 'sent',
+    );
     expect(delivery!.variables).toEqual({ name: 'friend', code: '[masked]' });
   });
 
@@ -246,7 +271,10 @@ describe('send email: delivery', () => {
     expect(res.status).toBe(200);
     expect((await deliveryTo(tenant, code, target))?.status).toBe('queued');
 
-    await waitFor(async () => (await (await fetch(standInUrl(`/control/held?to=${target}`))).json<{ waiting: number }>()).waiting, (n) => n === 1);
+    await waitFor(
+      async () => (await (await fetch(standInUrl(`/control/held?to=${target}`))).json<{ waiting: number }>()).waiting,
+      (n) => n === 1,
+    );
     expect((await deliveryTo(tenant, code, target))?.status).toBe('sending');
     expect(await receivedBy(target)).toEqual([]);
 

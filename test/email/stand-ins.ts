@@ -14,7 +14,6 @@ declare module 'vitest' {
   }
 }
 
-
 const received: ReceivedEmail[] = [];
 /** Recipient → how many of the next deliveries fail and with which reply code / HTTP status. */
 const failures = new Map<string, { channel: 'smtp' | 'http'; count: number; code: number }>();
@@ -29,17 +28,13 @@ function takeFailure(channel: 'smtp' | 'http', recipient: string): number | unde
 }
 
 function decodeQuotedPrintable(value: string): string {
-  const bytes = value
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const bytes = value.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
 function decodeHeader(value: string): string {
   return value.replace(/=\?UTF-8\?([BQ])\?([^?]*)\?=/gi, (_, encoding: string, text: string) =>
-    encoding.toUpperCase() === 'B'
-      ? Buffer.from(text, 'base64').toString('utf8')
-      : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+    encoding.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
   );
 }
 
@@ -113,12 +108,24 @@ async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<vo
     const code = takeFailure('http', recipient);
     if (code) return answer(res, code, { message: `stand-in answers ${code}` });
     if (req.headers.authorization !== `Bearer ${HTTP_API_KEY}`) return answer(res, 401, { message: 'bad API key' });
-    received.push({ channel: 'http', from: body.from, to: body.to, subject: body.subject, text: body.text, html: body.html, credential: req.headers.authorization });
+    received.push({
+      channel: 'http',
+      from: body.from,
+      to: body.to,
+      subject: body.subject,
+      text: body.text,
+      html: body.html,
+      credential: req.headers.authorization,
+    });
     return answer(res, 200, { id: `stand-in-${received.length}` });
   }
   if (req.method === 'GET' && url.pathname === '/control/received') {
     const to = url.searchParams.get('to');
-    return answer(res, 200, received.filter((m) => m.to.includes(to ?? '')));
+    return answer(
+      res,
+      200,
+      received.filter((m) => m.to.includes(to ?? '')),
+    );
   }
   if (req.method === 'POST' && url.pathname === '/control/fail') {
     const { channel, recipient, count, code } = await readJson(req);

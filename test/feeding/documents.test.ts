@@ -65,7 +65,9 @@ describe('update, get and delete a document', () => {
     res = await post('x', { header: { id: 'x', action: 'delete' } });
     expect((await json(res)).details[0].path).toBe('header.action');
 
-    const rows = await env.DB.prepare('SELECT count(*) AS n FROM feeding_operations WHERE document_id = ?').bind('x').first<{ n: number }>();
+    const rows = await env.DB.prepare('SELECT count(*) AS n FROM feeding_operations WHERE document_id = ?')
+      .bind('x')
+      .first<{ n: number }>();
     expect(rows?.n).toBe(0);
     expect((await getDocument(app, 'x')).status).toBe(404);
   });

@@ -48,14 +48,16 @@ export async function settled(app: FeedingApp, id: number) {
 /** Waits until every given entry is terminal (or, with `staged`, PREPARED too) and answers their states by id. */
 export async function allSettled(app: FeedingApp, ids: number[], { staged = false } = {}) {
   const done = staged ? [...TERMINAL, 'PREPARED'] : TERMINAL;
-  return waitFor(async () => {
-    const rows = await env.DB.prepare(
-      `SELECT id, state FROM feeding_operations WHERE id IN (SELECT value FROM json_each(?))`,
-    )
-      .bind(JSON.stringify(ids))
-      .all<{ id: number; state: string }>();
-    return new Map(rows.results.map((r) => [r.id, r.state]));
-  }, (states) => ids.every((id) => done.includes(states.get(id) ?? '')), 60_000);
+  return waitFor(
+    async () => {
+      const rows = await env.DB.prepare(`SELECT id, state FROM feeding_operations WHERE id IN (SELECT value FROM json_each(?))`)
+        .bind(JSON.stringify(ids))
+        .all<{ id: number; state: string }>();
+      return new Map(rows.results.map((r) => [r.id, r.state]));
+    },
+    (states) => ids.every((id) => done.includes(states.get(id) ?? '')),
+    60_000,
+  );
 }
 
 export async function bulk(app: FeedingApp, entries: unknown[], type = 'svc') {

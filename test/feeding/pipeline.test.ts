@@ -15,18 +15,27 @@ describe('upload', () => {
   it('feeds a JSON array file', async () => {
     const app = await feedingApp();
     const entries = debianEnvelopes.slice(0, 120);
-    const res = await call('POST', `/api/v1/data/upload/svc/${app.tenant}/${app.code}`, { token: app.feed, ...multipart(JSON.stringify(entries, null, 1)) });
+    const res = await call('POST', `/api/v1/data/upload/svc/${app.tenant}/${app.code}`, {
+      token: app.feed,
+      ...multipart(JSON.stringify(entries, null, 1)),
+    });
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({ message: '120 documents queued, 0 rejected', processedValidDocs: true });
-    await allSettled(app, body.documents.map((d: { id: number }) => d.id));
+    await allSettled(
+      app,
+      body.documents.map((d: { id: number }) => d.id),
+    );
     expect((await app.stub.stats()).documents).toBe(120);
   });
 
   it('feeds NDJSON, reporting a broken line as ERROR and keeping the others', async () => {
     const app = await feedingApp();
     const lines = [JSON.stringify(envelope('a', { name: 'a' })), '{"header": oops', JSON.stringify(envelope('b', { name: 'b' }))];
-    const res = await call('POST', `/api/v1/data/upload/svc/${app.tenant}/${app.code}`, { token: app.feed, ...multipart(lines.join('\n')) });
+    const res = await call('POST', `/api/v1/data/upload/svc/${app.tenant}/${app.code}`, {
+      token: app.feed,
+      ...multipart(lines.join('\n')),
+    });
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body.documents.map((d: { state: string }) => d.state)).toEqual(['CREATED', 'ERROR', 'CREATED']);
@@ -132,7 +141,10 @@ describe('terminal ERROR states and the dead-letter queue', () => {
 describe('the index survives', () => {
   it('answers the same results after eviction, from the snapshot plus later changes', async () => {
     const app = await feedingApp();
-    await allSettled(app, (await json(await bulk(app, debianEnvelopes.slice(0, 400)))).documents.map((d: { id: number }) => d.id));
+    await allSettled(
+      app,
+      (await json(await bulk(app, debianEnvelopes.slice(0, 400)))).documents.map((d: { id: number }) => d.id),
+    );
     const queries = ['library', 'python', 'editor', ''];
     const before = await Promise.all(queries.map((q) => searchIds(app, q)));
     await evictDurableObject(app.stub);

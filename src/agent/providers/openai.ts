@@ -64,9 +64,7 @@ export const openAiProvider: ProviderModule = {
           stream: true,
           messages: request.messages.map(toOpenAiMessage),
           ...(request.user ? { user: request.user } : {}),
-          ...(request.tools.length
-            ? { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) }
-            : {}),
+          ...(request.tools.length ? { tools: request.tools.map((tool) => ({ type: 'function', function: tool })) } : {}),
         };
         let response: Response;
         try {

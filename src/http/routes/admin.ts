@@ -6,9 +6,9 @@ import { createDb } from '../../db/client';
 import { findSearchApp, requireTenant } from '../../db/queries';
 import { searchApps, tenants } from '../../db/schema';
 import type { AppEnv } from '../../env';
-import { ApiError } from '../errors';
+import { ApiError } from '../../errors';
 import { validate } from '../validate';
-import { codeParam } from './params';
+import { codeParam } from '../../validation';
 
 const tenantBody = z.object({ name: z.string().min(1).max(200).optional() }).strict();
 

@@ -6,7 +6,7 @@ import { requireSecret } from '../../auth/middleware';
 import { createDb } from '../../db/client';
 import type { AppEnv } from '../../env';
 import { validate } from '../validate';
-import { codeParam } from './params';
+import { codeParam } from '../../validation';
 
 const agentPath = z.object({ tenant: codeParam, code: codeParam });
 

@@ -10,7 +10,7 @@ import { cancelCycle, finishCycleIfDrained } from '../../feeding/full-feed';
 import { acceptOperations, findQueueEntry, pendingInCycle } from '../../feeding/operations';
 import { feedEntries, multipartFileText } from '../../feeding/upload';
 import { searchAppStub } from '../../search/search-app-object';
-import { ApiError } from '../errors';
+import { ApiError } from '../../errors';
 import { unwrap } from '../outcome';
 import { validate } from '../validate';
 
@@ -26,7 +26,9 @@ const anyObject = z.record(z.string(), z.unknown());
 function documentType(c: Context<AppEnv>): DocumentType {
   const type = c.req.param('type');
   if (!DOCUMENT_TYPES.includes(type as DocumentType)) {
-    throw ApiError.badRequest(`Unsupported document type '${type}'`, [{ path: 'type', message: `expected one of ${DOCUMENT_TYPES.join(', ')}` }]);
+    throw ApiError.badRequest(`Unsupported document type '${type}'`, [
+      { path: 'type', message: `expected one of ${DOCUMENT_TYPES.join(', ')}` },
+    ]);
   }
   return type as DocumentType;
 }
@@ -44,14 +46,20 @@ async function context(c: Context<AppEnv>) {
 
 /** Feeding: documents, bulk, upload, full-feed cycles and queue entries (feeding token). */
 export const dataRoutes = new Hono<AppEnv>()
-  .post('/bulk/:type/:tenant/:code', write, async (c, next) => {
-    limitBody(c, MAX_BULK_BODY_BYTES);
-    await next();
-  }, validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES)), async (c) => {
-    const type = documentType(c);
-    const { db, app } = await context(c);
-    return c.json(await feedMany(c.env, db, app, type, c.req.valid('json')), 200);
-  })
+  .post(
+    '/bulk/:type/:tenant/:code',
+    write,
+    async (c, next) => {
+      limitBody(c, MAX_BULK_BODY_BYTES);
+      await next();
+    },
+    validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES)),
+    async (c) => {
+      const type = documentType(c);
+      const { db, app } = await context(c);
+      return c.json(await feedMany(c.env, db, app, type, c.req.valid('json')), 200);
+    },
+  )
   .post('/upload/:type/:tenant/:code', write, async (c) => {
     const type = documentType(c);
     const { db, app } = await context(c);
@@ -104,28 +112,36 @@ export const dataRoutes = new Hono<AppEnv>()
     if (!entry) throw ApiError.notFound('Feeding queue entry not found');
     return c.json(entry, 200);
   })
-  .post('/:type/:tenant/:code/:documentId', write, async (c, next) => {
-    limitBody(c, MAX_SINGLE_BODY_BYTES);
-    await next();
-  }, validate('json', anyObject), async (c) => {
-    const type = documentType(c);
-    const { db, app } = await context(c);
-    const documentId = c.req.param('documentId');
-    const body = c.req.valid('json');
-    const entry = type === 'reporting' && body.id === undefined ? { ...body, id: documentId } : body;
-    const result = validateEntry(type, entry, payloadSchema(app.fields));
-    if (!result.ok) throw ApiError.badRequest('Invalid document', result.details);
-    if (result.value.operation !== 'update') {
-      throw ApiError.badRequest('Invalid document', [{ path: 'header.action', message: "use DELETE to delete; this call takes action 'update'" }]);
-    }
-    if (result.value.documentId !== documentId) {
-      throw ApiError.badRequest('Invalid document', [
-        { path: type === 'svc' ? 'header.id' : 'id', message: `must equal the path documentId '${documentId}'` },
-      ]);
-    }
-    const [entry0] = await acceptOperations(c.env, db, app, type, [result.value]);
-    return c.json(entry0, 200);
-  })
+  .post(
+    '/:type/:tenant/:code/:documentId',
+    write,
+    async (c, next) => {
+      limitBody(c, MAX_SINGLE_BODY_BYTES);
+      await next();
+    },
+    validate('json', anyObject),
+    async (c) => {
+      const type = documentType(c);
+      const { db, app } = await context(c);
+      const documentId = c.req.param('documentId');
+      const body = c.req.valid('json');
+      const entry = type === 'reporting' && body.id === undefined ? { ...body, id: documentId } : body;
+      const result = validateEntry(type, entry, payloadSchema(app.fields));
+      if (!result.ok) throw ApiError.badRequest('Invalid document', result.details);
+      if (result.value.operation !== 'update') {
+        throw ApiError.badRequest('Invalid document', [
+          { path: 'header.action', message: "use DELETE to delete; this call takes action 'update'" },
+        ]);
+      }
+      if (result.value.documentId !== documentId) {
+        throw ApiError.badRequest('Invalid document', [
+          { path: type === 'svc' ? 'header.id' : 'id', message: `must equal the path documentId '${documentId}'` },
+        ]);
+      }
+      const [entry0] = await acceptOperations(c.env, db, app, type, [result.value]);
+      return c.json(entry0, 200);
+    },
+  )
   .delete('/:type/:tenant/:code/:documentId', write, async (c) => {
     const type = documentType(c);
     const { db, app, stub } = await context(c);

@@ -7,7 +7,7 @@ import { emailConfigInput, emailConfigView, putEmailConfig, requireEmailConfig }
 import { listDeliveries } from '../../email/deliveries';
 import { queueEmail } from '../../email/send';
 import { validate } from '../validate';
-import { codeParam } from './params';
+import { codeParam } from '../../validation';
 
 const configPath = z.object({ tenant: codeParam, code: codeParam });
 const deliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }).strict();

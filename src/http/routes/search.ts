@@ -6,10 +6,10 @@ import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import type { Facet, Filter, Outcome, SearchAppField, SearchRequest, SearchResult } from '../../search/engine/types';
 import { searchAppStub } from '../../search/search-app-object';
-import { ApiError } from '../errors';
+import { ApiError } from '../../errors';
 import { unwrap } from '../outcome';
-import { parseJsonBody, parseOrThrow } from '../validate';
-import { codeParam } from './params';
+import { parseJsonBody, parseOrThrow } from '../../validation';
+import { codeParam } from '../../validation';
 
 /** Search and suggest: public (no token), answered by the search app's Durable Object. */
 
@@ -27,13 +27,17 @@ const filterSchema = z
     filterType: z.enum(['term', 'range', 'slider', 'tree']),
     filterDataType: z.enum(['string', 'number', 'date']).optional(),
     filterOperator: z.enum(['or', 'and', 'not']).optional(),
-    values: z.array(z.union([z.string(), z.number(), z.boolean()]).transform(String)).max(1000).optional(),
+    values: z
+      .array(z.union([z.string(), z.number(), z.boolean()]).transform(String))
+      .max(1000)
+      .optional(),
     minValue: z.union([z.number(), z.string()]).optional(),
     maxValue: z.union([z.number(), z.string()]).optional(),
   })
   .superRefine((filter, ctx) => {
     const ranged = filter.filterType === 'range' || filter.filterType === 'slider';
-    if (!ranged && !filter.values?.length) ctx.addIssue({ code: 'custom', path: ['values'], message: `a ${filter.filterType} filter needs values` });
+    if (!ranged && !filter.values?.length)
+      ctx.addIssue({ code: 'custom', path: ['values'], message: `a ${filter.filterType} filter needs values` });
   });
 
 const searchBody = z.object({
@@ -75,7 +79,8 @@ function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: stri
     else if (ranges.length === 1 && values.length === 1) {
       const [, min, max] = ranges[0];
       filters[id] = { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max };
-    } else throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
+    } else
+      throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
   const query = parseOrThrow(searchQuery, singles, 'query parameters');
   return { ...query, filters };
@@ -83,7 +88,15 @@ function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: stri
 
 function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestId?: string } {
   const sort = typeof body.sort === 'string' ? body.sort : body.sort?.sort;
-  return { q: body.q, page: body.page, rows: body.rows, sort: sort || undefined, filters: body.filters, facetLimit: body.facetLimit, requestId: body.requestId };
+  return {
+    q: body.q,
+    page: body.page,
+    rows: body.rows,
+    sort: sort || undefined,
+    filters: body.filters,
+    facetLimit: body.facetLimit,
+    requestId: body.requestId,
+  };
 }
 
 async function searchApp(c: Context<AppEnv>) {
@@ -125,7 +138,16 @@ const cacheGet = async (c: Context<AppEnv>, next: () => Promise<void>) => {
 export const searchRoutes = new Hono<AppEnv>()
   .use('*', cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 }))
   .use('*', cacheGet)
-  .get('/suggest/:tenant/:code', (c) => answerSuggest(c, parseOrThrow(suggestInput, { q: c.req.query('q'), rows: c.req.query('rows'), requestId: c.req.query('requestId') }, 'query parameters')))
+  .get('/suggest/:tenant/:code', (c) =>
+    answerSuggest(
+      c,
+      parseOrThrow(
+        suggestInput,
+        { q: c.req.query('q'), rows: c.req.query('rows'), requestId: c.req.query('requestId') },
+        'query parameters',
+      ),
+    ),
+  )
   .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, await parseJsonBody(() => c.req.json(), suggestInput.passthrough())))
   .get('/:tenant/:code', (c) => answerSearch(c, fromQueryString(c)))
   .post('/:tenant/:code', async (c) => answerSearch(c, fromBody(await parseJsonBody(() => c.req.json(), searchBody))));

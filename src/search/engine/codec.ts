@@ -146,7 +146,13 @@ export function decodeIndex(index: SearchIndex, bytes: Uint8Array): SearchIndex 
   const lengths = index.plan.text.map(() => take() as Uint16Array);
   const totalLength = lengths.map((l) => l.reduce((sum, v) => sum + v, 0));
   const documentsWithField = lengths.map((l) => l.reduce((count, v) => count + (v ? 1 : 0), 0));
-  index.text = new TextIndex(lengths.length, { terms: header.terms, postings: { offsets, entries }, lengths, totalLength, documentsWithField });
+  index.text = new TextIndex(lengths.length, {
+    terms: header.terms,
+    postings: { offsets, entries },
+    lengths,
+    totalLength,
+    documentsWithField,
+  });
 
   const decodeColumn = (values: string[]) => {
     const column = new ValueColumn();
@@ -155,7 +161,7 @@ export function decodeIndex(index: SearchIndex, bytes: Uint8Array): SearchIndex 
     const extra = take() as Int32Array;
     column.first = first;
     for (let ord = 0; ord < n; ord++) if (first[ord] >= 0) column.live[first[ord]]++;
-    for (let i = 0; i < extra.length; ) {
+    for (let i = 0; i < extra.length;) {
       const ord = extra[i];
       const more = Array.from(extra.subarray(i + 2, i + 2 + extra[i + 1]));
       column.extra[ord] = more;

@@ -10,15 +10,7 @@ import { NumberColumn, ValueColumn } from './columns';
 import { isNumeric, planIndex, type IndexPlan } from './plan';
 import { runSearch, runSuggest } from './search';
 import { TextIndex } from './text-index';
-import type {
-  DocumentPayload,
-  EngineSearchResult,
-  IndexConfig,
-  SearchEngine,
-  SearchRequest,
-  Suggestion,
-  SuggestRequest,
-} from './types';
+import type { DocumentPayload, EngineSearchResult, IndexConfig, SearchEngine, SearchRequest, Suggestion, SuggestRequest } from './types';
 import { attributeEntries, fieldText, numberValue, stringValues } from './values';
 
 export { QueryError } from './search';

@@ -171,9 +171,7 @@ function computeExpansions(index: SearchIndex, token: string, isLast: boolean): 
 /** Keeps the expansions with the longest postings, so a one-letter prefix stays cheap. */
 function mostFrequent(index: SearchIndex, expansions: Expansion[]): Expansion[] {
   if (expansions.length <= MAX_EXPANSIONS) return expansions;
-  return expansions
-    .sort((a, b) => index.text.count(b.termId) - index.text.count(a.termId))
-    .slice(0, MAX_EXPANSIONS);
+  return expansions.sort((a, b) => index.text.count(b.termId) - index.text.count(a.termId)).slice(0, MAX_EXPANSIONS);
 }
 
 function matchText(index: SearchIndex, tokens: string[]): Matches {
@@ -193,18 +191,19 @@ function matchText(index: SearchIndex, tokens: string[]): Matches {
       const frequency = index.text.count(expansion.termId);
       const idf = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
       const exact = expansion.kind === 'exact';
-      for (const { data, from, to } of index.text.runs(expansion.termId)) for (let p = from; p < to; p += 2) {
-        const ord = data[p] >>> 5;
-        if (!index.isAlive(ord)) continue;
-        const slot = slots[data[p] & 31];
-        if (!slot.weight || (expansion.kind === 'prefix' && !slot.prefix) || (expansion.kind === 'fuzzy' && !slot.fuzzy)) continue;
-        const tf = data[p + 1];
-        const norm = 1 - B + (B * index.text.length(slot.slot, ord)) / index.text.averageLength(slot.slot);
-        const score = slot.weight * idf * ((tf * (K1 + 1)) / (tf + K1 * norm)) * expansion.quality;
-        if (m.termBest[ord] === 0 && m.termExact[ord] === 0) touched.push(ord);
-        if (score > m.termBest[ord]) m.termBest[ord] = score;
-        if (exact) m.termExact[ord] = 1;
-      }
+      for (const { data, from, to } of index.text.runs(expansion.termId))
+        for (let p = from; p < to; p += 2) {
+          const ord = data[p] >>> 5;
+          if (!index.isAlive(ord)) continue;
+          const slot = slots[data[p] & 31];
+          if (!slot.weight || (expansion.kind === 'prefix' && !slot.prefix) || (expansion.kind === 'fuzzy' && !slot.fuzzy)) continue;
+          const tf = data[p + 1];
+          const norm = 1 - B + (B * index.text.length(slot.slot, ord)) / index.text.averageLength(slot.slot);
+          const score = slot.weight * idf * ((tf * (K1 + 1)) / (tf + K1 * norm)) * expansion.quality;
+          if (m.termBest[ord] === 0 && m.termExact[ord] === 0) touched.push(ord);
+          if (score > m.termBest[ord]) m.termBest[ord] = score;
+          if (exact) m.termExact[ord] = 1;
+        }
     }
     const bit = 1 << i;
     for (const ord of touched) {
@@ -267,9 +266,7 @@ function comparator(index: SearchIndex, sort: SortSpec | undefined, matches: Mat
   if (!sort) return byRelevance;
   const sign = sort.direction === 'asc' ? 1 : -1;
   const numbers = index.numbers.get(sort.field);
-  const key: (ord: number) => number = numbers
-    ? (ord) => numbers.get(ord)
-    : columnRank(index.values.get(sort.field)!);
+  const key: (ord: number) => number = numbers ? (ord) => numbers.get(ord) : columnRank(index.values.get(sort.field)!);
   // Documents without a value come last in both directions.
   return (a, b) => {
     const ka = key(a);
@@ -300,7 +297,7 @@ function selectTop(ords: number[], k: number, compare: Compare): number[] {
   for (const ord of ords) {
     if (heap.length < k) {
       heap.push(ord);
-      for (let i = heap.length - 1; i > 0; ) {
+      for (let i = heap.length - 1; i > 0;) {
         const parent = (i - 1) >> 1;
         if (!worse(i, parent)) break;
         swap(i, parent);
@@ -308,7 +305,7 @@ function selectTop(ords: number[], k: number, compare: Compare): number[] {
       }
     } else if (compare(ord, heap[0]) < 0) {
       heap[0] = ord;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let top = i;
@@ -427,7 +424,12 @@ function termKey(dataType: string, value: string, path: string, problems: QueryP
     if (value !== 'true' && value !== 'false') return void problems.push({ path, message: 'expected true or false' });
     return value;
   }
-  if (dataType === 'categories') return value.split('/').map((s) => s.trim()).filter(Boolean).join('/');
+  if (dataType === 'categories')
+    return value
+      .split('/')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .join('/');
   return value;
 }
 
@@ -562,4 +564,3 @@ function suggestDocs(index: SearchIndex, termId: number | undefined, slots: Set<
   }
   return docs;
 }
-

@@ -10,7 +10,13 @@ function asList(value: unknown): unknown[] {
 export function categoryPaths(value: unknown): string[] {
   return asList(value)
     .map((entry) => (Array.isArray(entry) ? entry.map(String).join('/') : String(entry)))
-    .map((path) => path.split('/').map((s) => s.trim()).filter(Boolean).join('/'))
+    .map((path) =>
+      path
+        .split('/')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .join('/'),
+    )
     .filter(Boolean);
 }
 
