@@ -27,7 +27,6 @@ export default tseslint.config(
     files: [
       'src/email/consumer.ts',
       'src/feeding/upload.ts',
-      'src/http/routes/data.ts',
       'src/search/engine/columns.ts',
       'src/search/engine/index.ts',
       'src/search/engine/search.ts',

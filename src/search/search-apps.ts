@@ -1,0 +1,43 @@
+/** Search apps in D1: created and renamed by the admin API, their field schema replaced by Update schema. */
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { findSearchApp, requireSearchApp, requireTenant, type SearchAppRow } from '../db/queries';
+import { searchApps } from '../db/schema';
+import type { NamedSort } from './engine/types';
+import type { SearchAppSchema } from './field-schema';
+
+/**
+ * Creates a search app of an existing tenant (404 otherwise) or updates the name and sorts given; a new app
+ * is named after its code unless a name is given, and has no fields until its schema is set.
+ */
+export async function upsertSearchApp(
+  db: Db,
+  tenantCode: string,
+  code: string,
+  changes: { name?: string; sorts?: NamedSort[] },
+): Promise<SearchAppRow> {
+  await requireTenant(db, tenantCode);
+  const existing = await findSearchApp(db, tenantCode, code);
+  const [row] = await db
+    .insert(searchApps)
+    .values({ tenantCode, code, name: changes.name ?? existing?.name ?? code, sorts: changes.sorts ?? [] })
+    .onConflictDoUpdate({
+      target: [searchApps.tenantCode, searchApps.code],
+      set: {
+        ...(changes.name ? { name: changes.name } : {}),
+        ...(changes.sorts ? { sorts: changes.sorts } : {}),
+        updatedAt: new Date().toISOString(),
+      },
+    })
+    .returning();
+  return row;
+}
+
+/** Replaces the field schema of a search app (404 when unknown); the index follows with the next feeding job. */
+export async function updateSearchAppSchema(db: Db, tenantCode: string, code: string, schema: SearchAppSchema): Promise<void> {
+  await requireSearchApp(db, tenantCode, code);
+  await db
+    .update(searchApps)
+    .set({ fields: schema.fields, updatedAt: new Date().toISOString() })
+    .where(and(eq(searchApps.tenantCode, tenantCode), eq(searchApps.code, code)));
+}
