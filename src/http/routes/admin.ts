@@ -5,30 +5,11 @@ import { issueToken, revokeToken } from '../../auth/tokens';
 import { requireTenant, upsertTenant } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../errors';
-import { upsertSearchApp } from '../../search/search-apps';
+import { searchAppInput, searchAppView, upsertSearchApp } from '../../search/search-apps';
 import { codeParam } from '../../validation';
 import { validate } from '../validate';
 
 const tenantBody = z.object({ name: z.string().min(1).max(200).optional() }).strict();
-
-const sortSchema = z
-  .object({
-    id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (1 to 64)'),
-    field: z.string().min(1),
-    direction: z.enum(['asc', 'desc']),
-  })
-  .strict();
-
-const searchAppBody = z
-  .object({
-    name: z.string().min(1).max(200).optional(),
-    sorts: z
-      .array(sortSchema)
-      .max(50)
-      .refine((sorts) => new Set(sorts.map((s) => s.id)).size === sorts.length, 'sort ids must be unique')
-      .optional(),
-  })
-  .strict();
 
 const tokenBody = z
   .object({
@@ -47,10 +28,10 @@ export const adminRoutes = new Hono<AppEnv>()
   .put(
     '/searchapps/:tenant/:code',
     validate('param', z.object({ tenant: codeParam, code: codeParam })),
-    validate('json', searchAppBody),
+    validate('json', searchAppInput),
     async (c) => {
       const { tenant, code } = c.req.valid('param');
-      return c.json(await upsertSearchApp(c.var.db, tenant, code, c.req.valid('json')), 200);
+      return c.json(searchAppView(await upsertSearchApp(c.var.db, tenant, code, c.req.valid('json'))), 200);
     },
   )
   .post('/tokens/:tenant', validate('param', z.object({ tenant: codeParam })), validate('json', tokenBody), async (c) => {
