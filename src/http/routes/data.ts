@@ -32,7 +32,6 @@ const documentType = createMiddleware<{ Variables: { documentType: DocumentType 
   await next();
 });
 
-
 /** Feeding: documents, bulk, upload, full-feed cycles and queue entries (feeding token). */
 export const dataRoutes = new Hono<AppEnv>()
   .post(
@@ -94,17 +93,10 @@ export const dataRoutes = new Hono<AppEnv>()
       return c.json(entry, 200);
     },
   )
-  .post(
-    '/:type/:tenant/:code/:documentId',
-    write,
-    validate('json', anyObject),
-    documentType,
-    withSearchApp,
-    async (c) => {
-      const { db, app, documentType } = c.var;
-      return c.json(await feedOne(c.env, db, app, documentType, c.req.param('documentId'), c.req.valid('json')), 200);
-    },
-  )
+  .post('/:type/:tenant/:code/:documentId', write, validate('json', anyObject), documentType, withSearchApp, async (c) => {
+    const { db, app, documentType } = c.var;
+    return c.json(await feedOne(c.env, db, app, documentType, c.req.param('documentId'), c.req.valid('json')), 200);
+  })
   .delete('/:type/:tenant/:code/:documentId', write, documentType, withSearchApp, async (c) =>
     c.json(await deleteOne(c.env, c.var.db, c.var.app, c.var.documentType, c.req.param('documentId')), 200),
   )
