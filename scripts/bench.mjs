@@ -62,7 +62,7 @@ async function bundleEngine() {
   await build({
     stdin: {
       contents:
-        "export { SearchIndex } from './src/search/engine/index.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
+        "export { SearchIndex, displayFields } from './src/search/engine/index.ts'; export { Highlighter } from './src/search/engine/highlight.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
       resolveDir: root,
       loader: 'ts',
     },
