@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editDistance, highlight, QueryWords, snippet, type MatchRules } from '../src/search/engine/highlight';
+import { highlight, QueryWords, snippet, type MatchRules } from '../src/search/engine/highlight';
 
 const fuzzy: MatchRules = { prefix: true, typos: true };
 const balanced: MatchRules = { prefix: true, typos: false };
@@ -67,16 +67,5 @@ describe('snippet', () => {
     expect(snippet(text, new QueryWords('zzzz'), fuzzy, 4)).toBe('This package provides a…');
     expect(snippet(text, new QueryWords(''), fuzzy, 3)).toBe('This package provides…');
     expect(snippet('tiny <text>', new QueryWords('tiny'), fuzzy, 5)).toBe('<mark>tiny</mark> &lt;text&gt;');
-  });
-});
-
-describe('editDistance', () => {
-  it('counts insertions, deletions, substitutions and adjacent transpositions, bounded by max', () => {
-    expect(editDistance('kitten', 'sitting', 3)).toBe(3);
-    expect(editDistance('abcd', 'abdc', 2)).toBe(1);
-    expect(editDistance('same', 'same', 1)).toBe(0);
-    expect(editDistance('', 'ab', 2)).toBe(2);
-    expect(editDistance('kitten', 'sitting', 1)).toBe(2);
-    expect(editDistance('a', 'abcdef', 2)).toBe(3);
   });
 });

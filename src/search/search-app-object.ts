@@ -3,7 +3,7 @@ import type { FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { AppStorage, type FullFeedCycle } from './app-storage';
 import { displayFields, QueryError, SearchIndex } from './engine';
-import { Highlighter, type HighlightRequest } from './engine/highlight';
+import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, Outcome, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 
 /** A document operation as the feeding consumer hands it to the search app. */
@@ -164,7 +164,7 @@ export class SearchAppObject extends DurableObject<Env> {
     const index = this.#loadIndex();
     const started = Date.now();
     try {
-      const highlighter = index && new Highlighter(index.plan, request.q, request);
+      const highlighter = index?.highlighter(request);
       const found = index?.search(request) ?? { total: 0, hits: [], facets: [] };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];

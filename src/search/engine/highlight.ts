@@ -3,9 +3,9 @@
  * the words of each text (exact, a prefix of the last query word, a typo within the engine's thresholds)
  * with the engine's own tokenizer, so this works on any returned document, however the matcher found it.
  */
-import { fuzzyDistance, tokenize } from './analysis';
+import { editDistance, fuzzyDistance, queryTokens, tokenize } from './analysis';
 import type { IndexPlan } from './plan';
-import { QueryError } from './search';
+import { QueryError } from './query-error';
 import type { QueryProblem, SearchAppField } from './types';
 
 /** How a field's words may match a query word; mirrors the field's search mode. */
@@ -47,7 +47,7 @@ export interface DocumentHighlights {
 
 /**
  * Highlighting for one search request, checked against the schema once and applied to each returned
- * document. Throws `QueryError` for a field that is not a displayed string field.
+ * document (`SearchIndex.highlighter`). Throws `QueryError` for a field that is not a displayed string field.
  */
 export class Highlighter {
   readonly #query: QueryWords;
@@ -111,7 +111,7 @@ function isDisplayedText(field: SearchAppField): boolean {
 
 /** A field's matching as the engine does it: prefix and typos where its text slot has them, exact words elsewhere. */
 function matchRules(plan: IndexPlan, code: string): MatchRules {
-  const slot = plan.text.find((text) => text.code === code && text.weight > 0);
+  const slot = plan.text.find((text) => text.field.code === code && text.weight > 0);
   return { prefix: slot?.prefix ?? false, typos: slot?.fuzzy ?? false };
 }
 
@@ -145,8 +145,8 @@ export class QueryWords {
   readonly terms: string[];
   readonly #distances: number[];
 
-  constructor(q: string, maxTerms = 16) {
-    this.terms = [...new Set(tokenize(q))].slice(0, maxTerms);
+  constructor(q: string) {
+    this.terms = [...new Set(queryTokens(q))];
     this.#distances = this.terms.map(fuzzyDistance);
   }
 
@@ -254,30 +254,4 @@ function render(text: string, words: Word[], from: number, to: number, tags: Hig
     at = markEnd;
   }
   return out + escapeHtml(text.slice(at, to));
-}
-
-/**
- * Optimal string alignment distance (Levenshtein plus adjacent transpositions), or `max + 1` as soon as it
- * must exceed `max`.
- */
-export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  const width = b.length + 1;
-  let before = new Array<number>(width).fill(0);
-  let previous = Array.from({ length: width }, (_, j) => j);
-  let current = new Array<number>(width).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1);
-      current[j] = d;
-      if (d < rowMin) rowMin = d;
-    }
-    if (rowMin > max) return max + 1;
-    [before, previous, current] = [previous, current, before];
-  }
-  return Math.min(previous[b.length], max + 1);
 }
