@@ -6,11 +6,12 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
-import { feedingJobs, searchApps, type FeedingState } from '../db/schema';
+import { feedingJobs, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { logError } from '../errors';
 import { SearchAppClient } from '../search/search-app-client';
-import type { SearchAppRow } from '../db/queries';
+import { findSearchAppById, type SearchAppRow } from '../db/queries';
+import { recoverApp } from './recovery';
 import { describeDetails, payloadSchema, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';
 import { indexConfigOf, setStates, type FeedingMessage, type OperationsMessage, type ReindexMessage } from './operations';
@@ -22,6 +23,7 @@ export async function consumeFeeding(batch: MessageBatch<FeedingMessage>, env: E
   for (const message of batch.messages) {
     try {
       if (message.body.kind === 'reindex') await runReindex(env, db, message.body);
+      else if (message.body.kind === 'recover') await recoverApp(env, db, message.body);
       else await applyOperations(env, db, message.body);
       message.ack();
     } catch (error) {
@@ -37,7 +39,9 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch<FeedingMessa
   for (const message of batch.messages) {
     const body = message.body;
     const reason = `processing failed after ${message.attempts} deliveries`;
-    if (body.kind === 'reindex') {
+    if (body.kind === 'recover') {
+      // A failed check needs no trace: the Durable Object asks again.
+    } else if (body.kind === 'reindex') {
       await db.update(feedingJobs).set({ state: 'ERROR', error: reason, finishedAt: now() }).where(eq(feedingJobs.id, body.jobId));
     } else {
       await setStates(
@@ -46,7 +50,7 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch<FeedingMessa
         'ERROR',
         reason,
       );
-      const app = await findApp(db, body.appId);
+      const app = await findSearchAppById(db, body.appId);
       if (app) await finishCyclesOf(env, db, app, body);
     }
     message.ack();
@@ -54,7 +58,7 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch<FeedingMessa
 }
 
 async function applyOperations(env: Env, db: Db, message: OperationsMessage): Promise<void> {
-  const app = await findApp(db, message.appId);
+  const app = await findSearchAppById(db, message.appId);
   if (!app) return; // the search app was deleted with its entries
   const open = new Set(
     (
@@ -92,17 +96,13 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
   await finishCyclesOf(env, db, app, message);
 }
 
-function findApp(db: Db, appId: number): Promise<SearchAppRow | undefined> {
-  return db.query.searchApps.findFirst({ where: eq(searchApps.id, appId) });
-}
-
 async function finishCyclesOf(env: Env, db: Db, app: SearchAppRow, message: OperationsMessage): Promise<void> {
   const cycles = new Set(message.operations.map((op) => op.cycleId).filter((id): id is number => !!id));
   for (const cycleId of cycles) await finishCycleIfDrained(env, db, app, cycleId);
 }
 
 async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<void> {
-  const app = await findApp(db, message.appId);
+  const app = await findSearchAppById(db, message.appId);
   if (!app) return;
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
   const { documents } = await searchApp.stats();
