@@ -4,6 +4,7 @@
  * travels only in the message, which stays under the 128 KB queue limit.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
 import { feedingOperations, type FeedingState } from '../db/schema';
@@ -14,9 +15,24 @@ import { SearchAppClient } from '../search/search-app-client';
 import type { FeedOperation } from '../search/search-app-object';
 import type { DocumentOperation, DocumentType } from './envelopes';
 
-export type OperationsMessage = { kind: 'operations'; appId: number; operations: FeedOperation[] };
-export type ReindexMessage = { kind: 'reindex'; appId: number; jobId: string };
-export type FeedingMessage = OperationsMessage | ReindexMessage;
+const feedOperation: z.ZodType<FeedOperation> = z.object({
+  opId: z.number().int(),
+  documentId: z.string(),
+  operation: z.enum(['update', 'delete']),
+  payload: z.record(z.string(), z.unknown()).optional(),
+  cycleId: z.number().int().nullable().optional(),
+});
+const operationsMessage = z.object({ kind: z.literal('operations'), appId: z.number().int(), operations: z.array(feedOperation) });
+const reindexMessage = z.object({ kind: z.literal('reindex'), appId: z.number().int(), jobId: z.string() });
+
+/**
+ * The bodies of the feeding queue (and its dead-letter queue). The consumer parses every body with it:
+ * a message queued by an older deploy is read by the new code, so fields are only ever added as optional.
+ */
+export const feedingMessage = z.discriminatedUnion('kind', [operationsMessage, reindexMessage]);
+export type OperationsMessage = z.output<typeof operationsMessage>;
+export type ReindexMessage = z.output<typeof reindexMessage>;
+export type FeedingMessage = z.output<typeof feedingMessage>;
 
 /** Room left for the message envelope under the 128 KB queue message limit. */
 const MAX_MESSAGE_BYTES = 110_000;
