@@ -7,7 +7,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
-import { feedingOperations, type FeedingState } from '../db/schema';
+import { feedingOperations, TERMINAL_FEEDING_STATES, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
 import type { IndexConfig } from '../search/engine/types';
@@ -151,13 +151,13 @@ async function sendOperations(env: Env, appId: number, operations: FeedOperation
 /** Moves entries to a state; terminal states get `finished_at`. Entries already terminal are left alone. */
 export async function setStates(db: Db, ids: number[], state: FeedingState, error?: string): Promise<void> {
   if (!ids.length) return;
-  const terminal = state === 'FINISHED' || state === 'ERROR' || state === 'IGNORED' || state === 'CANCELED';
+  const terminal = TERMINAL_FEEDING_STATES.includes(state);
   await db.run(sql`
     UPDATE feeding_operations
     SET state = ${state}, error = ${error ?? null},
         finished_at = ${terminal ? sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` : null}
     WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
-      AND state NOT IN ('FINISHED', 'ERROR', 'IGNORED', 'CANCELED')`);
+      AND state NOT IN (SELECT value FROM json_each(${JSON.stringify(TERMINAL_FEEDING_STATES)}))`);
 }
 
 export async function findQueueEntry(db: Db, appId: number, id: number): Promise<QueueEntry | undefined> {
