@@ -1,4 +1,4 @@
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import { requireTenantToken } from '../../auth/middleware';
@@ -34,9 +34,13 @@ const documentType = createMiddleware<{ Variables: { documentType: DocumentType 
   await next();
 });
 
-function limitBody(c: Context<AppEnv>, max: number): void {
-  const length = Number(c.req.header('Content-Length') ?? 0);
-  if (length > max) throw new ApiError(413, `Request body is ${length} bytes; at most ${max}`);
+/** 413 when the declared body is larger than `max` bytes, before anything reads it. */
+function limitBody(max: number) {
+  return createMiddleware(async (c, next) => {
+    const length = Number(c.req.header('Content-Length') ?? 0);
+    if (length > max) throw new ApiError(413, `Request body is ${length} bytes; at most ${max}`);
+    await next();
+  });
 }
 
 /** Feeding: documents, bulk, upload, full-feed cycles and queue entries (feeding token). */
@@ -44,10 +48,7 @@ export const dataRoutes = new Hono<AppEnv>()
   .post(
     '/bulk/:type/:tenant/:code',
     write,
-    async (c, next) => {
-      limitBody(c, MAX_BULK_BODY_BYTES);
-      await next();
-    },
+    limitBody(MAX_BULK_BODY_BYTES),
     validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES)),
     documentType,
     withSearchApp,
@@ -107,10 +108,7 @@ export const dataRoutes = new Hono<AppEnv>()
   .post(
     '/:type/:tenant/:code/:documentId',
     write,
-    async (c, next) => {
-      limitBody(c, MAX_SINGLE_BODY_BYTES);
-      await next();
-    },
+    limitBody(MAX_SINGLE_BODY_BYTES),
     validate('json', anyObject),
     documentType,
     withSearchApp,
