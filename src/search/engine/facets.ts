@@ -91,8 +91,8 @@ function numericStats(state: IndexState, filtered: Filtered, selected: FacetSele
   const stats: Record<string, FacetStats> = {};
   const { shared, passes } = filtered;
   for (const field of state.plan.facets) {
-    if (!isNumeric(field) || !selected(field.code)) continue;
-    const column = state.numbers.get(field.code)!;
+    const column = state.numbers.get(field.code);
+    if (!column || !isNumeric(field) || !selected(field.code)) continue;
     const needed = neededBits(filtered, field.code);
     let min = Infinity;
     let max = -Infinity;
