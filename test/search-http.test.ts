@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
-import { searchAppStub } from '../src/search/search-app-object';
+import { SearchAppClient } from '../src/search/search-app-client';
 import { envelope } from './feeding/helpers';
 import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from './helpers';
 
@@ -55,9 +55,9 @@ beforeAll(async () => {
   const feed = await createToken(tenant, 'feeding');
   const entries = products.map(({ id, ...payload }) => envelope(id, payload));
   await expectOk(call('POST', `/api/v1/data/bulk/svc/${tenant}/${code}`, { token: feed.token, body: entries }));
-  const stub = searchAppStub(env, tenant, code);
+  const searchApp = new SearchAppClient(env, tenant, code);
   await waitFor(
-    () => stub.stats(),
+    () => searchApp.stats(),
     (stats) => stats.indexed === products.length,
   );
   base = `/api/v1/search/${tenant}/${code}`;
@@ -209,6 +209,78 @@ describe('search over HTTP', () => {
     expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
     expect(res.headers.get('Cache-Control')).toBe('public, max-age=5');
     expect((await post({ q: 'shoe' })).headers.get('Cache-Control')).toBeNull();
+  });
+});
+
+describe('facet selection and stats over HTTP', () => {
+  it('computes only the listed facets, none for an empty list, and answers numeric stats', async () => {
+    const body = await same('q=running&facets=brand,price', { q: 'running', facets: ['brand', 'price'] });
+    expect(body.result.facets.map((f: { id: string }) => f.id)).toEqual(['brand', 'price']);
+    expect(body.result.facetStats).toEqual({ price: { min: 10, max: 80, avg: 140 / 3, sum: 140 } });
+    const none = await same('q=running&facets=', { q: 'running', facets: [] });
+    expect(none.result).toMatchObject({ facets: [], facetStats: {}, total: 3 });
+    const all = await same('', {});
+    expect(all.result.facets.length).toBeGreaterThan(2);
+    expect(Object.keys(all.result.facetStats).sort()).toEqual(['price', 'released']);
+    const bad = await get('facets=brand,colour');
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).details).toEqual([{ path: 'facets.1', message: "unknown facet 'colour'" }]);
+  });
+});
+
+describe('highlighting over HTTP', () => {
+  const doc = (body: SearchBody, id: string) => body.result.documents.find((d: { id: string }) => d.id === id);
+
+  it('marks the searched display fields by default, prefix matches included; none without query words', async () => {
+    const body = await same('q=red%20run', { q: 'red run' });
+    expect(doc(body, 'p1')).toMatchObject({
+      highlight: { title: '<mark>Red</mark> <mark>run</mark>ning shoe', brand: 'Acme Sports' },
+    });
+    expect(doc(body, 'p1')).not.toHaveProperty('snippet');
+    const browse = await same('rows=1', { rows: 1 });
+    expect(browse.result.documents[0]).not.toHaveProperty('highlight');
+  });
+
+  it('takes the fields, snippet word counts and tags from the request, escaping the rest', async () => {
+    const body = await same(
+      'q=hiking&attributesToHighlight=title&attributesToSnippet=title:2,brand&highlightPreTag=%3Cem%3E&highlightPostTag=%3C/em%3E',
+      {
+        q: 'hiking',
+        attributesToHighlight: ['title'],
+        attributesToSnippet: ['title:2', 'brand'],
+        highlightPreTag: '<em>',
+        highlightPostTag: '</em>',
+      },
+    );
+    expect(doc(body, 'p3')).toMatchObject({
+      highlight: { title: 'Red <em>hiking</em> boot' },
+      snippet: { title: '…<em>hiking</em> boot', brand: 'Trail Co' },
+    });
+    expect(doc(body, 'p3').highlight).not.toHaveProperty('brand');
+    const none = await same('q=hiking&attributesToHighlight=', { q: 'hiking', attributesToHighlight: [] });
+    expect(doc(none, 'p3')).not.toHaveProperty('highlight');
+    const all = await same('attributesToHighlight=*&rows=1&sort=price_asc', { attributesToHighlight: ['*'], rows: 1, sort: 'price_asc' });
+    expect(all.result.documents[0].highlight).toEqual({ title: 'Running socks', brand: 'Acme Sports' });
+  });
+
+  it('answers 400 for fields that are not displayed strings and for bad snippet sizes', async () => {
+    const cases: Array<[string, string]> = [
+      ['attributesToHighlight=secret', 'attributesToHighlight.0'],
+      ['attributesToHighlight=title,nope', 'attributesToHighlight.1'],
+      ['attributesToHighlight=price', 'attributesToHighlight.0'],
+      ['attributesToSnippet=title:0', 'attributesToSnippet.0'],
+      ['attributesToSnippet=title:x', 'attributesToSnippet.0'],
+      ['attributesToSnippet=nope', 'attributesToSnippet'],
+    ];
+    for (const [query, path] of cases) {
+      const res = await get(`q=red&${query}`);
+      expect(res.status, query).toBe(400);
+      expect(
+        (await json(res)).details.map((d: { path: string }) => d.path),
+        query,
+      ).toContain(path);
+    }
+    expect((await post({ attributesToHighlight: 'title' })).status).toBe(400);
   });
 });
 

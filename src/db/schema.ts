@@ -28,7 +28,7 @@ export const searchApps = sqliteTable(
       .references(() => tenants.code, { onDelete: 'cascade' }),
     code: text('code').notNull(),
     name: text('name').notNull(),
-    /** The field schema (SearchAppSchemaField[] with defaults filled in), JSON. */
+    /** The field schema (SearchAppField[] with defaults filled in), JSON. */
     fields: text('fields', { mode: 'json' })
       .$type<SearchAppField[]>()
       .notNull()
@@ -196,6 +196,7 @@ export const chatTurns = sqliteTable(
 // ---------------------------------------------------------------- feeding
 
 export type FeedingState = 'CREATED' | 'PREPARED' | 'STARTED' | 'FINISHED' | 'ERROR' | 'IGNORED' | 'CANCELED';
+/** States a feeding queue entry never leaves. */
 export const TERMINAL_FEEDING_STATES: readonly FeedingState[] = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
 
 /** Feeding queue entries: one per accepted document operation. */

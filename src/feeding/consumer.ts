@@ -8,34 +8,38 @@ import { eq, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
 import { feedingJobs, searchApps, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
-import { logError } from '../errors';
-import { searchAppStub } from '../search/search-app-object';
+import { describeDetails, logError } from '../errors';
+import { messageBody } from '../validation';
+import { SearchAppClient } from '../search/search-app-client';
 import type { SearchAppRow } from '../db/queries';
-import { describeDetails, payloadSchema, validateEntry } from './envelopes';
+import { payloadSchema, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';
-import { indexConfigOf, setStates, type FeedingMessage, type OperationsMessage, type ReindexMessage } from './operations';
+import { feedingMessage, indexConfigOf, setStates, type OperationsMessage, type ReindexMessage } from './operations';
 
 const RETRY_BASE_SECONDS = 2;
 
-export async function consumeFeeding(batch: MessageBatch<FeedingMessage>, env: Env): Promise<void> {
+export async function consumeFeeding(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
   for (const message of batch.messages) {
+    const body = messageBody(feedingMessage, message);
+    if (!body) continue;
     try {
-      if (message.body.kind === 'reindex') await runReindex(env, db, message.body);
-      else await applyOperations(env, db, message.body);
+      if (body.kind === 'reindex') await runReindex(env, db, body);
+      else await applyOperations(env, db, body);
       message.ack();
     } catch (error) {
-      logError('feeding message failed', error, { attempts: message.attempts, kind: message.body.kind });
+      logError('feeding message failed', error, { attempts: message.attempts, kind: body.kind });
       message.retry({ delaySeconds: Math.min(RETRY_BASE_SECONDS ** message.attempts, 300) });
     }
   }
 }
 
 /** Dead-letter consumer: the operations or job of a message that exhausted its retries end in ERROR. */
-export async function consumeFeedingDeadLetters(batch: MessageBatch<FeedingMessage>, env: Env): Promise<void> {
+export async function consumeFeedingDeadLetters(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
   for (const message of batch.messages) {
-    const body = message.body;
+    const body = messageBody(feedingMessage, message);
+    if (!body) continue;
     const reason = `processing failed after ${message.attempts} deliveries`;
     if (body.kind === 'reindex') {
       await db.update(feedingJobs).set({ state: 'ERROR', error: reason, finishedAt: now() }).where(eq(feedingJobs.id, body.jobId));
@@ -81,7 +85,7 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
   );
   for (const [opId, reason] of misfits) await setStates(db, [opId], 'ERROR', reason);
 
-  const results = runnable.length ? await searchAppStub(env, app.tenantCode, app.code).apply(runnable, indexConfigOf(app)) : [];
+  const results = runnable.length ? await new SearchAppClient(env, app.tenantCode, app.code).apply(runnable, indexConfigOf(app)) : [];
   const byState = new Map<FeedingState, number[]>();
   for (const result of results) {
     const ids = byState.get(result.state);
@@ -104,10 +108,10 @@ async function finishCyclesOf(env: Env, db: Db, app: SearchAppRow, message: Oper
 async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<void> {
   const app = await findApp(db, message.appId);
   if (!app) return;
-  const stub = searchAppStub(env, app.tenantCode, app.code);
-  const { documents } = await stub.stats();
+  const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
+  const { documents } = await searchApp.stats();
   await db.update(feedingJobs).set({ state: 'STARTED', total: documents }).where(eq(feedingJobs.id, message.jobId));
-  const result = await stub.reindex(indexConfigOf(app));
+  const result = await searchApp.reindex(indexConfigOf(app));
   await db
     .update(feedingJobs)
     .set({ state: 'FINISHED', processed: result.documents, total: result.documents, finishedAt: now() })

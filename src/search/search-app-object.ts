@@ -3,7 +3,9 @@ import type { FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { AppStorage, type FullFeedCycle } from './app-storage';
 import { displayFields, QueryError, SearchIndex } from './engine';
-import type { DocumentPayload, IndexConfig, Outcome, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type { HighlightRequest } from './engine/highlight';
+import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type { Outcome } from './search-app-client';
 
 /** A document operation as the feeding consumer hands it to the search app. */
 export interface FeedOperation {
@@ -18,6 +20,14 @@ export interface FeedOperation {
 export interface OperationResult {
   opId: number;
   state: Extract<FeedingState, 'PREPARED' | 'FINISHED' | 'IGNORED' | 'CANCELED'>;
+}
+
+/** Index facts for tests and operations: live size, and the sequence numbers of the last batch and of the snapshot. */
+export interface IndexStats {
+  documents: number;
+  indexed: number;
+  seq: number;
+  snapshotSeq: number;
 }
 
 export interface FullFeedStatus {
@@ -159,22 +169,23 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- search
 
-  async search(request: SearchRequest): Promise<Outcome<SearchResult>> {
+  async search(request: SearchRequest & HighlightRequest): Promise<Outcome<SearchResult>> {
     const index = this.#loadIndex();
     const started = Date.now();
     try {
-      const found = index?.search(request) ?? { total: 0, hits: [], facets: [] };
+      const highlighter = index?.highlighter(request);
+      const found = index?.search(request) ?? { total: 0, hits: [], facets: [], facetStats: {} };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
       return ok({
         total: found.total,
         time: Date.now() - started,
-        documents: found.hits.map((hit) => ({
-          id: hit.id,
-          position: hit.position,
-          document: displayFields(fields, payloads.get(hit.id) ?? {}),
-        })),
+        documents: found.hits.map((hit) => {
+          const document = displayFields(fields, payloads.get(hit.id) ?? {});
+          return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
+        }),
         facets: found.facets,
+        facetStats: found.facetStats,
         paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
       });
     } catch (error) {
@@ -188,7 +199,7 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** Index facts for tests and operations: live size, and what the snapshot covers. */
-  async stats(): Promise<{ documents: number; indexed: number; seq: number; snapshotSeq: number }> {
+  async stats(): Promise<IndexStats> {
     return {
       documents: this.#storage.liveCount(),
       indexed: this.#loadIndex()?.size ?? 0,
@@ -247,8 +258,4 @@ export class SearchAppObject extends DurableObject<Env> {
   async #scheduleSnapshot(): Promise<void> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_DELAY_MS);
   }
-}
-
-export function searchAppStub(env: Env, tenantCode: string, code: string) {
-  return env.SEARCH_APP.get(env.SEARCH_APP.idFromName(`${tenantCode}/${code}`));
 }

@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:workers';
 import debianSchema from '../fixtures/debian-packages.schema.json';
 import sample from '../fixtures/debian-sample.ndjson?raw';
-import type { Outcome, SearchRequest, SearchResult } from '../../src/search/engine/types';
-import { searchAppStub } from '../../src/search/search-app-object';
+import { SearchAppClient } from '../../src/search/search-app-client';
+import { TERMINAL_FEEDING_STATES } from '../../src/db/schema';
 import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from '../helpers';
 
 export { debianSchema };
@@ -19,7 +19,7 @@ export interface FeedingApp {
   feed: string;
   admin: string;
   /** The search app's Durable Object. */
-  stub: ReturnType<typeof searchAppStub>;
+  searchApp: SearchAppClient;
 }
 
 /** A tenant with a search app on the Debian schema (or another), and its tokens. */
@@ -28,26 +28,24 @@ export async function feedingApp(schema: unknown = debianSchema): Promise<Feedin
   const admin = (await createToken(tenant, 'admin')).token;
   const feed = (await createToken(tenant, 'feeding')).token;
   await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin, body: schema }));
-  return { tenant, code, feed, admin, stub: searchAppStub(env, tenant, code) };
+  return { tenant, code, feed, admin, searchApp: new SearchAppClient(env, tenant, code) };
 }
 
 export function envelope(id: string, payload: Record<string, unknown>) {
   return { header: { id, action: 'update' as const }, payload };
 }
 
-const TERMINAL = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
-
 /** Waits for a feeding queue entry to reach a terminal state and answers it. */
 export async function settled(app: FeedingApp, id: number) {
   return waitFor(
     async () => json(await call('GET', `/api/v1/data/queue/${app.tenant}/${app.code}/${id}`, { token: app.feed })),
-    (entry) => TERMINAL.includes(entry.state),
+    (entry) => TERMINAL_FEEDING_STATES.includes(entry.state),
   );
 }
 
 /** Waits until every given entry is terminal (or, with `staged`, PREPARED too) and answers their states by id. */
 export async function allSettled(app: FeedingApp, ids: number[], { staged = false } = {}) {
-  const done = staged ? [...TERMINAL, 'PREPARED'] : TERMINAL;
+  const done: readonly string[] = staged ? [...TERMINAL_FEEDING_STATES, 'PREPARED'] : TERMINAL_FEEDING_STATES;
   return waitFor(
     async () => {
       const rows = await env.DB.prepare(`SELECT id, state FROM feeding_operations WHERE id IN (SELECT value FROM json_each(?))`)
@@ -77,12 +75,5 @@ export async function getDocument(app: FeedingApp, id: string) {
 
 /** Ids of every document the index finds for a query, in rank order. */
 export async function searchIds(app: FeedingApp, q = '', rows = 100): Promise<string[]> {
-  return (await search(app, { q, page: 1, rows })).documents.map((d) => d.id);
-}
-
-/** A search straight on the search app's Durable Object. */
-export async function search(app: FeedingApp, request: SearchRequest): Promise<SearchResult> {
-  const outcome = (await app.stub.search(request)) as Outcome<SearchResult>;
-  if (!outcome.ok) throw new Error(outcome.message);
-  return outcome.value;
+  return (await app.searchApp.search({ q, page: 1, rows })).documents.map((d) => d.id);
 }

@@ -1,17 +1,14 @@
+/** Search and suggest: public (no token), answered by the search app's Durable Object. */
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { z } from 'zod';
-import { createDb } from '../../db/client';
 import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
-import type { Facet, Filter, Outcome, SearchAppField, SearchRequest, SearchResult } from '../../search/engine/types';
-import { searchAppStub } from '../../search/search-app-object';
+import { DEFAULT_SNIPPET_WORDS, type HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
-import { unwrap } from '../outcome';
-import { parseJsonBody, parseOrThrow } from '../../validation';
-import { codeParam } from '../../validation';
-
-/** Search and suggest: public (no token), answered by the search app's Durable Object. */
+import type { Facet, Filter, SearchAppField, SearchRequest } from '../../search/engine/types';
+import { SearchAppClient } from '../../search/search-app-client';
+import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 
 const MAX_ROWS = 100;
 const MAX_FACET_LIMIT = 1000;
@@ -21,6 +18,35 @@ const GET_CACHE_CONTROL = 'public, max-age=5';
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const text = z.string().max(1000);
 const tracking = { userId: text.optional(), sessionId: text.optional(), requestId: text.optional(), requestOrigin: text.optional() };
+
+const MAX_LISTED_FIELDS = 50;
+const MAX_SNIPPET_WORDS = 100;
+const MAX_LISTED_FACETS = 200;
+const fieldCode = z.string().max(64);
+/** A field code, or `<code>.<key>` of an attributes facet. */
+const facetId = z.string().max(200);
+/** `field` or `field:words` (Algolia's attributesToSnippet syntax); `*` stands for every displayed string field. */
+const snippetSpec = z
+  .string()
+  .regex(/^[^:,]{1,64}(:\d{1,3})?$/, 'expected a field code, optionally followed by :words')
+  .transform((spec) => {
+    const [field, words] = spec.split(':');
+    return { field, words: words === undefined ? DEFAULT_SNIPPET_WORDS : Number(words) };
+  })
+  .refine((spec) => spec.words >= 1 && spec.words <= MAX_SNIPPET_WORDS, `a snippet is 1 to ${MAX_SNIPPET_WORDS} words`);
+const highlightTag = z.string().max(100);
+const highlightTags = { highlightPreTag: highlightTag.optional(), highlightPostTag: highlightTag.optional() };
+/** A comma-separated GET parameter as a list (empty = none). */
+const commaList = <T extends z.ZodType<unknown, string>>(item: T, max = MAX_LISTED_FIELDS) =>
+  z
+    .string()
+    .transform((list) =>
+      list
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item).max(max));
 
 const filterSchema = z
   .object({
@@ -47,6 +73,10 @@ const searchBody = z.object({
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
   filters: z.record(z.string(), filterSchema).optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  facets: z.array(facetId).max(MAX_LISTED_FACETS).optional(),
+  attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
+  attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
+  ...highlightTags,
   ...tracking,
 });
 
@@ -56,6 +86,10 @@ const searchQuery = z.object({
   rows: integer(1, MAX_ROWS).default(10),
   sort: z.string().optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  facets: commaList(facetId, MAX_LISTED_FACETS).optional(),
+  attributesToHighlight: commaList(fieldCode).optional(),
+  attributesToSnippet: commaList(snippetSpec).optional(),
+  ...highlightTags,
   ...tracking,
 });
 
@@ -64,29 +98,33 @@ const suggestInput = z.object({ q: text.optional(), rows: integer(1, MAX_ROWS).d
 const RANGE = /^(.*?)\.\.(.*)$/;
 
 /** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
-function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: string } {
+type SearchCall = SearchRequest & HighlightRequest & { requestId?: string };
+
+function fromQueryString(c: Context<AppEnv>): SearchCall {
   const all = c.req.queries();
-  const singles: Record<string, string> = {};
-  const filters: Record<string, Filter> = {};
+  const singles: Record<string, string> = Object.create(null);
+  const filters = new Map<string, Filter>();
   for (const [name, values] of Object.entries(all)) {
     if (!name.startsWith('f.')) {
       singles[name] = values[0];
       continue;
     }
     const id = name.slice(2);
+    for (const key of id.split('.')) assertNotReserved(key, name);
     const ranges = values.map((value) => RANGE.exec(value)).filter((match) => match !== null);
-    if (ranges.length === 0) filters[id] = { filterType: 'term', values };
+    if (ranges.length === 0) filters.set(id, { filterType: 'term', values });
     else if (ranges.length === 1 && values.length === 1) {
       const [, min, max] = ranges[0];
-      filters[id] = { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max };
+      filters.set(id, { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max });
     } else
       throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
   const query = parseOrThrow(searchQuery, singles, 'query parameters');
-  return { ...query, filters };
+  // A plain object for the Durable Object call (RPC cannot clone prototype-less objects); its keys are checked above.
+  return { ...query, filters: Object.fromEntries(filters) };
 }
 
-function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestId?: string } {
+function fromBody(body: z.output<typeof searchBody>): SearchCall {
   const sort = typeof body.sort === 'string' ? body.sort : body.sort?.sort;
   return {
     q: body.q,
@@ -95,15 +133,21 @@ function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestI
     sort: sort || undefined,
     filters: body.filters,
     facetLimit: body.facetLimit,
+    facets: body.facets,
+    attributesToHighlight: body.attributesToHighlight,
+    attributesToSnippet: body.attributesToSnippet,
+    highlightPreTag: body.highlightPreTag,
+    highlightPostTag: body.highlightPostTag,
     requestId: body.requestId,
   };
 }
 
-async function searchApp(c: Context<AppEnv>) {
+/** The path's search app (row remembered briefly per isolate) and its Durable Object; 400 for malformed codes, 404 when unknown. */
+async function findSearchApp(c: Context<AppEnv>) {
   const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
   const code = parseOrThrow(codeParam, c.req.param('code'), 'path parameters');
-  const row = await cachedSearchApp(createDb(c.env.DB), tenant, code);
-  return { row, stub: searchAppStub(c.env, tenant, code) };
+  const row = await cachedSearchApp(c.var.db, tenant, code);
+  return { row, searchApp: new SearchAppClient(c.env, tenant, code) };
 }
 
 /** Facets of `navigation: true` fields first (schema order): the browse menu of an empty-query search. */
@@ -113,20 +157,19 @@ function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
   return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];
 }
 
-async function answerSearch(c: Context<AppEnv>, request: SearchRequest & { requestId?: string }) {
+async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
   const started = Date.now();
-  const { row, stub } = await searchApp(c);
+  const { row, searchApp } = await findSearchApp(c);
   const { requestId, ...search } = request;
-  // RPC typing cannot express `document: Record<string, unknown>`; the shape is the DO's declared Outcome.
-  const result = unwrap((await stub.search(search)) as Outcome<SearchResult>);
+  const result = await searchApp.search(search);
   result.facets = navigationFirst(result.facets, row.fields);
   return c.json({ statusCode: 200, requestId: requestId ?? crypto.randomUUID(), time: Date.now() - started, result });
 }
 
 async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>) {
   const started = Date.now();
-  const { stub } = await searchApp(c);
-  const suggestions = unwrap(await stub.suggest({ q: input.q, rows: input.rows }));
+  const { searchApp } = await findSearchApp(c);
+  const suggestions = await searchApp.suggest({ q: input.q, rows: input.rows });
   return c.json({ statusCode: 200, requestId: input.requestId ?? crypto.randomUUID(), time: Date.now() - started, suggestions });
 }
 

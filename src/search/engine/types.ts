@@ -70,6 +70,8 @@ export interface SearchRequest {
   filters?: Record<string, Filter>;
   /** Maximum values per facet (default 50). */
   facetLimit?: number;
+  /** Facet ids to count (and give stats for); `[]` none; default every facet. */
+  facets?: string[];
 }
 
 export interface FacetValue {
@@ -81,6 +83,14 @@ export interface Facet {
   id: string;
   name: string;
   values: FacetValue[];
+}
+
+/** A numeric facet over the matching documents (dates in epoch milliseconds): what a range slider needs. */
+export interface FacetStats {
+  min: number;
+  max: number;
+  avg: number;
+  sum: number;
 }
 
 export interface Paging {
@@ -96,6 +106,10 @@ export interface ResultDocument {
   position: number;
   /** Only the fields with `display: true`. */
   document: Record<string, unknown>;
+  /** The requested display string fields with the query's words marked (see `engine/highlight.ts`). */
+  highlight?: Record<string, string | string[]>;
+  /** The requested display string fields cut around the best match, marked. */
+  snippet?: Record<string, string | string[]>;
 }
 
 export interface SearchResult {
@@ -104,6 +118,8 @@ export interface SearchResult {
   time: number;
   documents: ResultDocument[];
   facets: Facet[];
+  /** Facet id -> stats, for the numeric facets that have values among the matching documents. */
+  facetStats: Record<string, FacetStats>;
   paging: Paging;
 }
 
@@ -132,6 +148,7 @@ export interface EngineSearchResult {
   /** The requested page, best first; `position` is 1-based across pages. */
   hits: Array<{ id: string; position: number }>;
   facets: Facet[];
+  facetStats: Record<string, FacetStats>;
 }
 
 /**
