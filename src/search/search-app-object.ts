@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
-import type { Env } from '../env';
+import { numberVar, type Env } from '../env';
 import { AppStorage, type FailedCycle, type FullFeedCycle } from './app-storage';
 import { displayFields, QueryError, SearchIndex } from './engine';
 import type { HighlightRequest } from './engine/highlight';
@@ -39,8 +39,8 @@ export interface FullFeedStatus {
   liveDocuments: number;
 }
 
-/** Delay between the last change and the snapshot that covers it. */
-const SNAPSHOT_DELAY_MS = 2_000;
+/** Seconds between the first change after a snapshot and the snapshot that covers it (`SNAPSHOT_DELAY_SECONDS`). */
+const DEFAULT_SNAPSHOT_DELAY_SECONDS = 2;
 /** Interval of feeding recovery checks while the app has open feeding entries. */
 export const RECOVERY_CHECK_MS = 15_000;
 /** No operation applied for this long: the app's feeding is stalled (its messages may be lost). */
@@ -103,7 +103,7 @@ export class SearchAppObject extends DurableObject<Env> {
             return { opId: op.opId, state: 'PREPARED' };
           }
           if (this.#storage.lastOp(op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
-          const index = this.#loadIndex(config)!;
+          const index = this.#indexFor(config);
           seq ??= this.#storage.nextSeq();
           if (op.operation === 'update') {
             this.#storage.put(op.documentId, op.payload ?? {}, op.opId, seq);
@@ -115,7 +115,7 @@ export class SearchAppObject extends DurableObject<Env> {
           return { opId: op.opId, state: 'FINISHED' };
         });
     });
-    if (results.some((r) => r.state === 'FINISHED')) await this.#armAlarm(Date.now() + SNAPSHOT_DELAY_MS);
+    if (results.some((r) => r.state === 'FINISHED')) await this.#scheduleSnapshot();
     return results;
   }
 
@@ -152,8 +152,7 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Rebuilds the index from the stored documents with a new configuration (Schedule feeding job). */
   async reindex(config: IndexConfig): Promise<{ documents: number }> {
-    this.#rebuild(config);
-    return { documents: this.#index!.size };
+    return { documents: this.#rebuild(config).size };
   }
 
   // ---------------------------------------------------------------- full feed
@@ -269,7 +268,10 @@ export class SearchAppObject extends DurableObject<Env> {
   /** Writes a pending snapshot; when a recovery check is due, asks the feeding consumer for it and arms the next. */
   override async alarm(): Promise<void> {
     const seq = this.#storage.get('seq') ?? 0;
-    if (seq > (this.#storage.get('snapshotSeq') ?? 0) && this.#loadIndex()) this.#writeSnapshot();
+    if (seq > (this.#storage.get('snapshotSeq') ?? 0)) {
+      const index = this.#loadIndex();
+      if (index) this.#writeSnapshot(index);
+    }
     const recoveryAt = this.#storage.get('recoveryAt');
     const appId = this.#storage.get('appId');
     if (recoveryAt === undefined || appId === undefined) return;
@@ -289,15 +291,11 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- index lifecycle
 
-  /** The in-memory index, loading it on first use; `config` starts an empty app's first index. */
-  #loadIndex(config?: IndexConfig): SearchIndex | undefined {
+  /** The in-memory index, loading it on first use; undefined while the app was never fed. */
+  #loadIndex(): SearchIndex | undefined {
     if (this.#index) return this.#index;
     const stored = this.#storage.get('config');
-    if (!stored) {
-      if (!config) return undefined;
-      this.#storage.set('config', config);
-      return (this.#index = new SearchIndex(config));
-    }
+    if (!stored) return undefined;
     const bytes = this.#storage.readSnapshot();
     if (bytes) {
       try {
@@ -311,22 +309,34 @@ export class SearchAppObject extends DurableObject<Env> {
         console.error(JSON.stringify({ level: 'warn', msg: 'snapshot unusable, rebuilding', error: String(error) }));
       }
     }
-    this.#rebuild(stored);
-    return this.#index;
+    return this.#rebuild(stored);
+  }
+
+  /** The index, or the first, empty one of an app never fed before, built with `config`. */
+  #indexFor(config: IndexConfig): SearchIndex {
+    const loaded = this.#loadIndex();
+    if (loaded) return loaded;
+    this.#storage.set('config', config);
+    return (this.#index = new SearchIndex(config));
   }
 
   /** A fresh index from the stored documents, snapshotted at once so the next cold start is a load. */
-  #rebuild(config: IndexConfig): void {
+  #rebuild(config: IndexConfig): SearchIndex {
     this.#index = undefined; // let the old index go before the new one grows
     const index = new SearchIndex(config);
     for (const doc of this.#storage.liveDocuments()) index.add(doc.id, doc.payload);
     this.#index = index;
-    this.#writeSnapshot();
+    this.#writeSnapshot(index);
+    return index;
   }
 
-  #writeSnapshot(): void {
-    const index = this.#index!;
+  #writeSnapshot(index: SearchIndex): void {
     this.#storage.writeSnapshot(index.serialize(), index.config, this.#storage.get('seq') ?? 0);
+  }
+
+  /** Arms the snapshot of the changes just made (unless one is pending). */
+  async #scheduleSnapshot(): Promise<void> {
+    await this.#armAlarm(Date.now() + numberVar(this.env.SNAPSHOT_DELAY_SECONDS, DEFAULT_SNAPSHOT_DELAY_SECONDS) * 1000);
   }
 
   /** One alarm serves snapshots and recovery checks: it is moved earlier, never later. */
