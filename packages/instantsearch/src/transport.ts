@@ -3,9 +3,9 @@
  * to the service's public search API; anything with the same two calls (a typed client, a test double of
  * the network) can stand in.
  */
-import type { FacetStats, Filter, SearchResult, Suggestion } from '../../../src/search/engine/types';
+import type { Filter, SearchResult, Suggestion } from '../../../src/search/engine/types';
 
-export type { FacetStats, Filter, SearchResult, Suggestion };
+export type { Filter, SearchResult, Suggestion };
 
 /** The POST body of `/api/v1/search/{tenant}/{app}` the adapter sends. */
 export interface SearchBody {
