@@ -77,7 +77,7 @@ export function toQueueEntry(row: OperationRow): QueueEntry {
 }
 
 export function indexConfigOf(app: SearchAppRow): IndexConfig {
-  return { fields: app.fields, sorts: app.sorts };
+  return { fields: app.fields, sorts: app.sorts, ranking: app.ranking };
 }
 
 /** D1 strings are limited to 2 MB: the operations of one insert stay under half of it. */
