@@ -3,6 +3,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 import type { SearchAppField } from '../search/field-schema';
 import type { EmailProviderConfig } from '../email/providers';
 import type { NamedSort } from '../search/engine/types';
+import type { FeedingState } from '../contract/feeding';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const timestamps = {
@@ -190,8 +191,7 @@ export const chatTurns = sqliteTable(
 
 // ---------------------------------------------------------------- feeding
 
-export type FeedingState = 'CREATED' | 'PREPARED' | 'STARTED' | 'FINISHED' | 'ERROR' | 'IGNORED' | 'CANCELED';
-export const TERMINAL_FEEDING_STATES: readonly FeedingState[] = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
+export { TERMINAL_FEEDING_STATES, type FeedingState } from '../contract/feeding';
 
 /** Feeding queue entries: one per accepted document operation. */
 export const feedingOperations = sqliteTable(

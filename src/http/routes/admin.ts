@@ -9,35 +9,7 @@ import type { AppEnv } from '../../env';
 import { ApiError } from '../../errors';
 import { validate } from '../validate';
 import { codeParam } from '../../validation';
-
-const tenantBody = z.object({ name: z.string().min(1).max(200).optional() }).strict();
-
-const sortSchema = z
-  .object({
-    id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (1 to 64)'),
-    field: z.string().min(1),
-    direction: z.enum(['asc', 'desc']),
-  })
-  .strict();
-
-const searchAppBody = z
-  .object({
-    name: z.string().min(1).max(200).optional(),
-    sorts: z
-      .array(sortSchema)
-      .max(50)
-      .refine((sorts) => new Set(sorts.map((s) => s.id)).size === sorts.length, 'sort ids must be unique')
-      .optional(),
-  })
-  .strict();
-
-const tokenBody = z
-  .object({
-    kind: z.enum(['admin', 'feeding']),
-    permission: z.enum(['READ', 'WRITE']),
-    name: z.string().min(1).max(200).optional(),
-  })
-  .strict();
+import { searchAppBody, tenantBody, tokenBody } from '../../contract';
 
 /** Root-token administration: tenants, search apps and tenant tokens (our addition to the interface). */
 export const adminRoutes = new Hono<AppEnv>()

@@ -5,14 +5,16 @@ import { createDb } from '../../db/client';
 import { requireSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import { DOCUMENT_TYPES, payloadSchema, validateEntry, type DocumentType } from '../../feeding/envelopes';
-import { feedMany } from '../../feeding/feed';
+import { feedMany, requireAnyAccepted } from '../../feeding/feed';
 import { cancelCycle, finishCycleIfDrained } from '../../feeding/full-feed';
-import { acceptOperations, findQueueEntry, pendingInCycle } from '../../feeding/operations';
-import { feedEntries, multipartFileText } from '../../feeding/upload';
+import { acceptOperations, findQueueEntry, listQueueEntries, pendingInCycle } from '../../feeding/operations';
+import { feedEntries, isNdjson, once, uploadedText } from '../../feeding/upload';
 import { searchAppStub } from '../../search/search-app-object';
 import { ApiError } from '../../errors';
 import { unwrap } from '../outcome';
 import { validate } from '../validate';
+import { parseJsonBody, parseOrThrow } from '../../validation';
+import { feedAnswerQuery, queueListQuery } from '../../contract';
 
 /** Request size limits (see README, Feeding limits). */
 export const MAX_SINGLE_BODY_BYTES = 1 << 20;
@@ -38,6 +40,16 @@ function limitBody(c: Context<AppEnv>, max: number): void {
   if (length > max) throw new ApiError(413, `Request body is ${length} bytes; at most ${max}`);
 }
 
+const bulkArray = z.array(z.unknown()).max(MAX_BULK_ENTRIES, `a bulk holds at most ${MAX_BULK_ENTRIES} entries`);
+
+/** The entries of a bulk body: a JSON array, or NDJSON (`application/x-ndjson`, one entry a line; a broken line is one rejected entry). */
+async function bulkEntries(c: Context<AppEnv>): Promise<unknown[]> {
+  if (!isNdjson(c.req.header('Content-Type'))) return parseJsonBody(() => c.req.json(), bulkArray);
+  const entries: unknown[] = [];
+  for await (const entry of feedEntries(once(new TextDecoder().decode(await c.req.arrayBuffer())))) entries.push(entry);
+  return parseOrThrow(bulkArray, entries);
+}
+
 async function context(c: Context<AppEnv>) {
   const db = createDb(c.env.DB);
   const app = await requireSearchApp(db, c.req.param('tenant')!, c.req.param('code')!);
@@ -53,19 +65,20 @@ export const dataRoutes = new Hono<AppEnv>()
       limitBody(c, MAX_BULK_BODY_BYTES);
       await next();
     },
-    validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES)),
+    validate('query', feedAnswerQuery),
     async (c) => {
       const type = documentType(c);
+      const entries = await bulkEntries(c);
       const { db, app } = await context(c);
-      return c.json(await feedMany(c.env, db, app, type, c.req.valid('json')), 200);
+      return c.json(requireAnyAccepted(await feedMany(c.env, db, app, type, entries, c.req.valid('query').details)), 200);
     },
   )
-  .post('/upload/:type/:tenant/:code', write, async (c) => {
+  .post('/upload/:type/:tenant/:code', write, validate('query', feedAnswerQuery), async (c) => {
     const type = documentType(c);
     const { db, app } = await context(c);
     if (!c.req.raw.body) throw ApiError.badRequest('The upload has no body', [{ path: 'file', message: 'required' }]);
-    const text = multipartFileText(c.req.raw.body, c.req.header('Content-Type') ?? '');
-    return c.json(await feedMany(c.env, db, app, type, feedEntries(text)), 200);
+    const text = uploadedText(c.req.raw.body, c.req.header('Content-Type') ?? '');
+    return c.json(requireAnyAccepted(await feedMany(c.env, db, app, type, feedEntries(text), c.req.valid('query').details)), 200);
   })
   .post('/fullfeed/start/:tenant/:code', write, validate('json', anyObject), async (c) => {
     const { stub } = await context(c);
@@ -105,6 +118,10 @@ export const dataRoutes = new Hono<AppEnv>()
       },
       200,
     );
+  })
+  .get('/queue/:tenant/:code', read, validate('query', queueListQuery), async (c) => {
+    const { db, app } = await context(c);
+    return c.json(await listQueueEntries(db, app.id, c.req.valid('query')), 200);
   })
   .get('/queue/:tenant/:code/:id', read, validate('param', z.object({ id: z.coerce.number().int().positive() }).loose()), async (c) => {
     const { db, app } = await context(c);

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { createDb } from '../../db/client';
 import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
@@ -10,56 +10,12 @@ import { ApiError } from '../../errors';
 import { unwrap } from '../outcome';
 import { parseJsonBody, parseOrThrow } from '../../validation';
 import { codeParam } from '../../validation';
+import { searchBody, searchQuery, suggestInput } from '../../contract';
 
 /** Search and suggest: public (no token), answered by the search app's Durable Object. */
 
-const MAX_ROWS = 100;
-const MAX_FACET_LIMIT = 1000;
 /** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
 const GET_CACHE_CONTROL = 'public, max-age=5';
-
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const text = z.string().max(1000);
-const tracking = { userId: text.optional(), sessionId: text.optional(), requestId: text.optional(), requestOrigin: text.optional() };
-
-const filterSchema = z
-  .object({
-    filterType: z.enum(['term', 'range', 'slider', 'tree']),
-    filterDataType: z.enum(['string', 'number', 'date']).optional(),
-    filterOperator: z.enum(['or', 'and', 'not']).optional(),
-    values: z
-      .array(z.union([z.string(), z.number(), z.boolean()]).transform(String))
-      .max(1000)
-      .optional(),
-    minValue: z.union([z.number(), z.string()]).optional(),
-    maxValue: z.union([z.number(), z.string()]).optional(),
-  })
-  .superRefine((filter, ctx) => {
-    const ranged = filter.filterType === 'range' || filter.filterType === 'slider';
-    if (!ranged && !filter.values?.length)
-      ctx.addIssue({ code: 'custom', path: ['values'], message: `a ${filter.filterType} filter needs values` });
-  });
-
-const searchBody = z.object({
-  q: text.optional(),
-  page: integer(1, 1_000_000).default(1),
-  rows: integer(1, MAX_ROWS).default(10),
-  sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
-  filters: z.record(z.string(), filterSchema).optional(),
-  facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
-  ...tracking,
-});
-
-const searchQuery = z.object({
-  q: text.optional(),
-  page: integer(1, 1_000_000).default(1),
-  rows: integer(1, MAX_ROWS).default(10),
-  sort: z.string().optional(),
-  facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
-  ...tracking,
-});
-
-const suggestInput = z.object({ q: text.optional(), rows: integer(1, MAX_ROWS).default(10), requestId: text.optional() });
 
 const RANGE = /^(.*?)\.\.(.*)$/;
 
