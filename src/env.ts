@@ -13,11 +13,13 @@ export interface Env {
   AUTH_TOKEN?: string;
   /** Seconds before the first retry of a failed email delivery, doubled per attempt (default 10; tests use 0). */
   EMAIL_RETRY_BASE_DELAY_SECONDS?: string;
-  /** Workers AI, for `workers-ai:` models; not declared in wrangler.toml (see docs/decisions.md, Agent chat). */
+  /** Workers AI, for `workers-ai:` models and embedders; not declared in wrangler.toml (see docs/decisions.md, Agent chat). */
   AI?: Ai;
   /** Fallback API key and base URL of `openai:` models when an agent configuration has none. */
   OPENAI_API_KEY?: string;
   OPENAI_BASE_URL?: string;
+  /** Milliseconds before the first retry of a failed embedding call while feeding, doubled per retry (default 500; tests use 1). */
+  EMBEDDING_RETRY_BASE_MS?: string;
 }
 
 /** Hono generics shared by every route module. */

@@ -1,5 +1,6 @@
 /** Root-token administration: tenants, search apps and tenant tokens. */
 import { z } from 'zod';
+import { embedderInput } from '../search/embedding/config';
 
 export const TOKEN_KINDS = ['admin', 'feeding'] as const;
 export const PERMISSIONS = ['READ', 'WRITE'] as const;
@@ -22,6 +23,8 @@ export const searchAppBody = z
       .max(50)
       .refine((sorts) => new Set(sorts.map((s) => s.id)).size === sorts.length, 'sort ids must be unique')
       .optional(),
+    embedder: embedderInput.nullable().optional(),
+    defaultSemanticRatio: z.number().min(0).max(1).optional(),
   })
   .strict();
 
@@ -42,6 +45,8 @@ export const searchApp = z.object({
   name: z.string(),
   fields: z.array(z.record(z.string(), z.unknown())).describe('the field schema with defaults filled in'),
   sorts: z.array(namedSort),
+  embedder: z.record(z.string(), z.unknown()).nullable().optional().describe('the embedder, its API key answered as ***'),
+  defaultSemanticRatio: z.number().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

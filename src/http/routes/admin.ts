@@ -5,6 +5,7 @@ import { issueToken, revokeToken } from '../../auth/tokens';
 import { createDb } from '../../db/client';
 import { findSearchApp, requireTenant } from '../../db/queries';
 import { searchApps, tenants } from '../../db/schema';
+import { embedderView, nextEmbedder } from '../../search/embedding/config';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../errors';
 import { validate } from '../validate';
@@ -37,19 +38,29 @@ export const adminRoutes = new Hono<AppEnv>()
       const db = createDb(c.env.DB);
       await requireTenant(db, tenant);
       const existing = await findSearchApp(db, tenant, code);
+      const embedder = nextEmbedder(body.embedder, existing?.embedder ?? null);
       const [row] = await db
         .insert(searchApps)
-        .values({ tenantCode: tenant, code, name: body.name ?? existing?.name ?? code, sorts: body.sorts ?? [] })
+        .values({
+          tenantCode: tenant,
+          code,
+          name: body.name ?? existing?.name ?? code,
+          sorts: body.sorts ?? [],
+          embedder,
+          defaultSemanticRatio: body.defaultSemanticRatio,
+        })
         .onConflictDoUpdate({
           target: [searchApps.tenantCode, searchApps.code],
           set: {
             ...(body.name ? { name: body.name } : {}),
             ...(body.sorts ? { sorts: body.sorts } : {}),
+            ...(body.embedder !== undefined ? { embedder } : {}),
+            ...(body.defaultSemanticRatio !== undefined ? { defaultSemanticRatio: body.defaultSemanticRatio } : {}),
             updatedAt: new Date().toISOString(),
           },
         })
         .returning();
-      return c.json(row, 200);
+      return c.json({ ...row, embedder: embedderView(row.embedder) }, 200);
     },
   )
   .post('/tokens/:tenant', validate('param', z.object({ tenant: codeParam })), validate('json', tokenBody), async (c) => {
