@@ -15,7 +15,8 @@ export const namedSort = z
   })
   .strict();
 
-export const searchAppBody = z
+/** The admin API's search app body: every field optional, an update changes only the fields given. */
+export const searchAppInput = z
   .object({
     name: z.string().min(1).max(200).optional(),
     sorts: z
@@ -70,7 +71,7 @@ export const tokenInfo = z.object({
 
 export type Tenant = z.output<typeof tenant>;
 export type SearchApp = z.output<typeof searchApp>;
-export type SearchAppBody = z.input<typeof searchAppBody>;
+export type SearchAppBody = z.input<typeof searchAppInput>;
 export type TokenBody = z.input<typeof tokenBody>;
 export type IssuedToken = z.output<typeof issuedToken>;
 export type TokenInfo = z.output<typeof tokenInfo>;

@@ -1,0 +1,59 @@
+/** Search apps in D1: created and renamed by the admin API, their field schema replaced by Update schema. */
+import { and, eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { Db } from '../db/client';
+import { findSearchApp, requireSearchApp, requireTenant, type SearchAppRow } from '../db/queries';
+import { searchApps } from '../db/schema';
+import { embedderView, nextEmbedder } from './embedding/config';
+import { searchAppInput } from '../contract/admin';
+
+export { searchAppInput };
+import type { SearchAppSchema } from './field-schema';
+
+export type SearchAppInput = z.output<typeof searchAppInput>;
+
+/**
+ * Creates a search app of an existing tenant (404 otherwise) or updates the fields given; a new app is named
+ * after its code unless a name is given, and has no fields until its schema is set.
+ */
+export async function upsertSearchApp(db: Db, tenantCode: string, code: string, changes: SearchAppInput): Promise<SearchAppRow> {
+  await requireTenant(db, tenantCode);
+  const existing = await findSearchApp(db, tenantCode, code);
+  const embedder = nextEmbedder(changes.embedder, existing?.embedder ?? null);
+  const [row] = await db
+    .insert(searchApps)
+    .values({
+      tenantCode,
+      code,
+      name: changes.name ?? existing?.name ?? code,
+      sorts: changes.sorts ?? [],
+      embedder,
+      defaultSemanticRatio: changes.defaultSemanticRatio,
+    })
+    .onConflictDoUpdate({
+      target: [searchApps.tenantCode, searchApps.code],
+      set: {
+        ...(changes.name ? { name: changes.name } : {}),
+        ...(changes.sorts ? { sorts: changes.sorts } : {}),
+        ...(changes.embedder !== undefined ? { embedder } : {}),
+        ...(changes.defaultSemanticRatio !== undefined ? { defaultSemanticRatio: changes.defaultSemanticRatio } : {}),
+        updatedAt: new Date().toISOString(),
+      },
+    })
+    .returning();
+  return row;
+}
+
+/** A search app as the admin API answers it: the embedder's credentials masked. */
+export function searchAppView(row: SearchAppRow) {
+  return { ...row, embedder: embedderView(row.embedder) };
+}
+
+/** Replaces the field schema of a search app (404 when unknown); the index follows with the next feeding job. */
+export async function updateSearchAppSchema(db: Db, tenantCode: string, code: string, schema: SearchAppSchema): Promise<void> {
+  await requireSearchApp(db, tenantCode, code);
+  await db
+    .update(searchApps)
+    .set({ fields: schema.fields, updatedAt: new Date().toISOString() })
+    .where(and(eq(searchApps.tenantCode, tenantCode), eq(searchApps.code, code)));
+}
