@@ -1,14 +1,38 @@
 /** Search and suggest requests and answers. */
 import { z } from 'zod';
+import { DEFAULT_SNIPPET_WORDS } from '../search/engine/highlight';
 
-/** Most rows per page of search and suggest. */
 export const MAX_ROWS = 100;
-/** Most values per facet a request may ask for. */
 export const MAX_FACET_LIMIT = 1000;
-
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const text = z.string().max(1000);
 const tracking = { userId: text.optional(), sessionId: text.optional(), requestId: text.optional(), requestOrigin: text.optional() };
+
+const MAX_LISTED_FIELDS = 50;
+const MAX_SNIPPET_WORDS = 100;
+const fieldCode = z.string().max(64);
+/** `field` or `field:words` (Algolia's attributesToSnippet syntax); `*` stands for every displayed string field. */
+const snippetSpec = z
+  .string()
+  .regex(/^[^:,]{1,64}(:\d{1,3})?$/, 'expected a field code, optionally followed by :words')
+  .transform((spec) => {
+    const [field, words] = spec.split(':');
+    return { field, words: words === undefined ? DEFAULT_SNIPPET_WORDS : Number(words) };
+  })
+  .refine((spec) => spec.words >= 1 && spec.words <= MAX_SNIPPET_WORDS, `a snippet is 1 to ${MAX_SNIPPET_WORDS} words`);
+const highlightTag = z.string().max(100);
+const highlightTags = { highlightPreTag: highlightTag.optional(), highlightPostTag: highlightTag.optional() };
+/** A comma-separated GET parameter as a list (empty = none). */
+const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((list) =>
+      list
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item).max(MAX_LISTED_FIELDS));
 
 export const filterSchema = z
   .object({
@@ -36,6 +60,9 @@ export const searchBody = z.object({
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
   filters: z.record(z.string(), filterSchema).optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
+  attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
+  ...highlightTags,
   ...tracking,
 });
 
@@ -46,6 +73,9 @@ export const searchQuery = z.object({
   rows: integer(1, MAX_ROWS).default(10),
   sort: z.string().optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  attributesToHighlight: commaList(fieldCode).optional(),
+  attributesToSnippet: commaList(snippetSpec).optional(),
+  ...highlightTags,
   ...tracking,
 });
 
@@ -62,6 +92,14 @@ export const searchResult = z.object({
       id: z.string(),
       position: z.number().int().describe('1-based across pages'),
       document: z.record(z.string(), z.unknown()).describe('the fields with display: true'),
+      highlight: z
+        .record(z.string(), z.union([z.string(), z.array(z.string())]))
+        .optional()
+        .describe('attributesToHighlight, marked'),
+      snippet: z
+        .record(z.string(), z.union([z.string(), z.array(z.string())]))
+        .optional()
+        .describe('attributesToSnippet, cut and marked'),
     }),
   ),
   facets: z.array(z.object({ id: z.string(), name: z.string(), values: z.array(facetValue) })),

@@ -3,6 +3,7 @@ import type { FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { AppStorage, type FullFeedCycle } from './app-storage';
 import { displayFields, QueryError, SearchIndex } from './engine';
+import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { Outcome } from './search-app-client';
 
@@ -168,21 +169,21 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- search
 
-  async search(request: SearchRequest): Promise<Outcome<SearchResult>> {
+  async search(request: SearchRequest & HighlightRequest): Promise<Outcome<SearchResult>> {
     const index = this.#loadIndex();
     const started = Date.now();
     try {
+      const highlighter = index?.highlighter(request);
       const found = index?.search(request) ?? { total: 0, hits: [], facets: [] };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
       return ok({
         total: found.total,
         time: Date.now() - started,
-        documents: found.hits.map((hit) => ({
-          id: hit.id,
-          position: hit.position,
-          document: displayFields(fields, payloads.get(hit.id) ?? {}),
-        })),
+        documents: found.hits.map((hit) => {
+          const document = displayFields(fields, payloads.get(hit.id) ?? {});
+          return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
+        }),
         facets: found.facets,
         paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
       });

@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 import type { z } from 'zod';
 import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
+import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
 import type { Facet, Filter, SearchAppField, SearchRequest } from '../../search/engine/types';
 import { SearchAppClient } from '../../search/search-app-client';
@@ -16,7 +17,9 @@ const GET_CACHE_CONTROL = 'public, max-age=5';
 const RANGE = /^(.*?)\.\.(.*)$/;
 
 /** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
-function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: string } {
+type SearchCall = SearchRequest & HighlightRequest & { requestId?: string };
+
+function fromQueryString(c: Context<AppEnv>): SearchCall {
   const all = c.req.queries();
   const singles: Record<string, string> = {};
   const filters: Record<string, Filter> = {};
@@ -38,7 +41,7 @@ function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: stri
   return { ...query, filters };
 }
 
-function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestId?: string } {
+function fromBody(body: z.output<typeof searchBody>): SearchCall {
   const sort = typeof body.sort === 'string' ? body.sort : body.sort?.sort;
   return {
     q: body.q,
@@ -47,6 +50,10 @@ function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestI
     sort: sort || undefined,
     filters: body.filters,
     facetLimit: body.facetLimit,
+    attributesToHighlight: body.attributesToHighlight,
+    attributesToSnippet: body.attributesToSnippet,
+    highlightPreTag: body.highlightPreTag,
+    highlightPostTag: body.highlightPostTag,
     requestId: body.requestId,
   };
 }
@@ -66,7 +73,7 @@ function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
   return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];
 }
 
-async function answerSearch(c: Context<AppEnv>, request: SearchRequest & { requestId?: string }) {
+async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
   const started = Date.now();
   const { row, searchApp } = await findSearchApp(c);
   const { requestId, ...search } = request;
