@@ -1,4 +1,4 @@
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import { requireTenantToken } from '../../auth/middleware';
@@ -14,9 +14,7 @@ import { validate } from '../validate';
 import { parseJsonBody, parseOrThrow } from '../../validation';
 import { feedAnswerQuery, queueListQuery } from '../../contract';
 
-/** Request size limits (see README, Feeding limits). */
-export const MAX_SINGLE_BODY_BYTES = 1 << 20;
-export const MAX_BULK_BODY_BYTES = 32 << 20;
+/** Entries of one bulk request (body sizes: ../body-limit.ts). */
 export const MAX_BULK_ENTRIES = 10_000;
 
 const write = requireTenantToken('feeding', 'WRITE');
@@ -36,11 +34,6 @@ const documentType = createMiddleware<{ Variables: { documentType: DocumentType 
   await next();
 });
 
-function limitBody(c: Context<AppEnv>, max: number): void {
-  const length = Number(c.req.header('Content-Length') ?? 0);
-  if (length > max) throw new ApiError(413, `Request body is ${length} bytes; at most ${max}`);
-}
-
 const bulkArray = z.array(z.unknown()).max(MAX_BULK_ENTRIES, `a bulk holds at most ${MAX_BULK_ENTRIES} entries`);
 
 /**
@@ -58,22 +51,10 @@ const bulkBody = createMiddleware<{ Variables: { entries: unknown[] } }>(async (
 
 /** Feeding: documents, bulk, upload, full-feed cycles and queue entries (feeding token). */
 export const dataRoutes = new Hono<AppEnv>()
-  .post(
-    '/bulk/:type/:tenant/:code',
-    write,
-    async (c, next) => {
-      limitBody(c, MAX_BULK_BODY_BYTES);
-      await next();
-    },
-    validate('query', feedAnswerQuery),
-    bulkBody,
-    documentType,
-    withSearchApp,
-    async (c) => {
-      const answer = await feedMany(c.env, c.var.db, c.var.app, c.var.documentType, c.var.entries, c.req.valid('query').details);
-      return c.json(requireAnyAccepted(answer), 200);
-    },
-  )
+  .post('/bulk/:type/:tenant/:code', write, validate('query', feedAnswerQuery), bulkBody, documentType, withSearchApp, async (c) => {
+    const answer = await feedMany(c.env, c.var.db, c.var.app, c.var.documentType, c.var.entries, c.req.valid('query').details);
+    return c.json(requireAnyAccepted(answer), 200);
+  })
   .post('/upload/:type/:tenant/:code', write, validate('query', feedAnswerQuery), documentType, withSearchApp, async (c) => {
     if (!c.req.raw.body) throw ApiError.badRequest('The upload has no body', [{ path: 'file', message: 'required' }]);
     const text = uploadedText(c.req.raw.body, c.req.header('Content-Type') ?? '');
@@ -129,21 +110,10 @@ export const dataRoutes = new Hono<AppEnv>()
       return c.json(entry, 200);
     },
   )
-  .post(
-    '/:type/:tenant/:code/:documentId',
-    write,
-    async (c, next) => {
-      limitBody(c, MAX_SINGLE_BODY_BYTES);
-      await next();
-    },
-    validate('json', anyObject),
-    documentType,
-    withSearchApp,
-    async (c) => {
-      const { db, app, documentType } = c.var;
-      return c.json(await feedOne(c.env, db, app, documentType, c.req.param('documentId'), c.req.valid('json')), 200);
-    },
-  )
+  .post('/:type/:tenant/:code/:documentId', write, validate('json', anyObject), documentType, withSearchApp, async (c) => {
+    const { db, app, documentType } = c.var;
+    return c.json(await feedOne(c.env, db, app, documentType, c.req.param('documentId'), c.req.valid('json')), 200);
+  })
   .delete('/:type/:tenant/:code/:documentId', write, documentType, withSearchApp, async (c) =>
     c.json(await deleteOne(c.env, c.var.db, c.var.app, c.var.documentType, c.req.param('documentId')), 200),
   )

@@ -8,7 +8,7 @@ import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
 import type { Facet, Filter, SearchAppField, SearchRequest } from '../../search/engine/types';
 import { SearchAppClient } from '../../search/search-app-client';
-import { codeParam, parseJsonBody, parseOrThrow } from '../../validation';
+import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
 
 /** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
@@ -21,24 +21,26 @@ type SearchCall = SearchRequest & HighlightRequest & { requestId?: string };
 
 function fromQueryString(c: Context<AppEnv>): SearchCall {
   const all = c.req.queries();
-  const singles: Record<string, string> = {};
-  const filters: Record<string, Filter> = {};
+  const singles: Record<string, string> = Object.create(null);
+  const filters = new Map<string, Filter>();
   for (const [name, values] of Object.entries(all)) {
     if (!name.startsWith('f.')) {
       singles[name] = values[0];
       continue;
     }
     const id = name.slice(2);
+    for (const key of id.split('.')) assertNotReserved(key, name);
     const ranges = values.map((value) => RANGE.exec(value)).filter((match) => match !== null);
-    if (ranges.length === 0) filters[id] = { filterType: 'term', values };
+    if (ranges.length === 0) filters.set(id, { filterType: 'term', values });
     else if (ranges.length === 1 && values.length === 1) {
       const [, min, max] = ranges[0];
-      filters[id] = { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max };
+      filters.set(id, { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max });
     } else
       throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
   const query = parseOrThrow(searchQuery, singles, 'query parameters');
-  return { ...query, filters };
+  // A plain object for the Durable Object call (RPC cannot clone prototype-less objects); its keys are checked above.
+  return { ...query, filters: Object.fromEntries(filters) };
 }
 
 function fromBody(body: z.output<typeof searchBody>): SearchCall {
