@@ -11,7 +11,7 @@ import { feedEntries, isNdjson, once, uploadedText } from '../../feeding/upload'
 import { ApiError } from '../../errors';
 import { withSearchApp } from '../middleware';
 import { validate } from '../validate';
-import { parseJsonBody, parseOrThrow } from '../../validation';
+import { parseOrThrow } from '../../validation';
 import { feedAnswerQuery, queueListQuery } from '../../contract';
 
 /** Entries of one bulk request (body sizes: ../body-limit.ts). */
@@ -41,11 +41,20 @@ const bulkArray = z.array(z.unknown()).max(MAX_BULK_ENTRIES, `a bulk holds at mo
  * a broken line is one rejected entry).
  */
 const bulkBody = createMiddleware<{ Variables: { entries: unknown[] } }>(async (c, next) => {
+  const text = new TextDecoder().decode(await c.req.arrayBuffer());
+  let entries: unknown[];
   if (isNdjson(c.req.header('Content-Type'))) {
-    const entries: unknown[] = [];
-    for await (const entry of feedEntries(once(new TextDecoder().decode(await c.req.arrayBuffer())))) entries.push(entry);
-    c.set('entries', parseOrThrow(bulkArray, entries));
-  } else c.set('entries', await parseJsonBody(() => c.req.json(), bulkArray));
+    entries = [];
+    for await (const entry of feedEntries(once(text))) entries.push(entry);
+  } else {
+    // Entries are checked one by one later (reserved keys included): one bad entry is one rejected entry, not a 400.
+    try {
+      entries = JSON.parse(text);
+    } catch {
+      throw ApiError.badRequest('Malformed JSON in request body');
+    }
+  }
+  c.set('entries', parseOrThrow(bulkArray, entries));
   await next();
 });
 
