@@ -8,6 +8,7 @@ export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
 export const FEEDING_STATES = ['CREATED', 'STARTED', 'PREPARED', 'FINISHED', 'ERROR', 'IGNORED', 'CANCELED'] as const;
 export type FeedingState = (typeof FEEDING_STATES)[number];
+/** States a feeding queue entry never leaves. */
 export const TERMINAL_FEEDING_STATES: readonly FeedingState[] = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
 
 const documentId = z.string().min(1).max(512);

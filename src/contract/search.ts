@@ -4,13 +4,17 @@ import { DEFAULT_SNIPPET_WORDS } from '../search/engine/highlight';
 
 export const MAX_ROWS = 100;
 export const MAX_FACET_LIMIT = 1000;
+
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const text = z.string().max(1000);
 const tracking = { userId: text.optional(), sessionId: text.optional(), requestId: text.optional(), requestOrigin: text.optional() };
 
 const MAX_LISTED_FIELDS = 50;
 const MAX_SNIPPET_WORDS = 100;
+const MAX_LISTED_FACETS = 200;
 const fieldCode = z.string().max(64);
+/** A field code, or `<code>.<key>` of an attributes facet. */
+const facetId = z.string().max(200);
 /** `field` or `field:words` (Algolia's attributesToSnippet syntax); `*` stands for every displayed string field. */
 const snippetSpec = z
   .string()
@@ -23,7 +27,7 @@ const snippetSpec = z
 const highlightTag = z.string().max(100);
 const highlightTags = { highlightPreTag: highlightTag.optional(), highlightPostTag: highlightTag.optional() };
 /** A comma-separated GET parameter as a list (empty = none). */
-const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
+const commaList = <T extends z.ZodType<unknown, string>>(item: T, max = MAX_LISTED_FIELDS) =>
   z
     .string()
     .transform((list) =>
@@ -32,7 +36,7 @@ const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
         .map((entry) => entry.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(item).max(MAX_LISTED_FIELDS));
+    .pipe(z.array(item).max(max));
 
 export const filterSchema = z
   .object({
@@ -52,7 +56,6 @@ export const filterSchema = z
       ctx.addIssue({ code: 'custom', path: ['values'], message: `a ${filter.filterType} filter needs values` });
   });
 
-/** POST search body. */
 export const searchBody = z.object({
   q: text.optional(),
   page: integer(1, 1_000_000).default(1),
@@ -60,26 +63,26 @@ export const searchBody = z.object({
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
   filters: z.record(z.string(), filterSchema).optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  facets: z.array(facetId).max(MAX_LISTED_FACETS).optional(),
   attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
   attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
   ...highlightTags,
   ...tracking,
 });
 
-/** GET search query parameters besides the `f.{facetId}` filters. */
 export const searchQuery = z.object({
   q: text.optional(),
   page: integer(1, 1_000_000).default(1),
   rows: integer(1, MAX_ROWS).default(10),
   sort: z.string().optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  facets: commaList(facetId, MAX_LISTED_FACETS).optional(),
   attributesToHighlight: commaList(fieldCode).optional(),
   attributesToSnippet: commaList(snippetSpec).optional(),
   ...highlightTags,
   ...tracking,
 });
 
-/** Suggest query parameters (GET) or body (POST). */
 export const suggestInput = z.object({ q: text.optional(), rows: integer(1, MAX_ROWS).default(10), requestId: text.optional() });
 
 const facetValue = z.object({ value: z.string(), count: z.number().int() });

@@ -174,7 +174,7 @@ export class SearchAppObject extends DurableObject<Env> {
     const started = Date.now();
     try {
       const highlighter = index?.highlighter(request);
-      const found = index?.search(request) ?? { total: 0, hits: [], facets: [] };
+      const found = index?.search(request) ?? { total: 0, hits: [], facets: [], facetStats: {} };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
       return ok({
@@ -185,6 +185,7 @@ export class SearchAppObject extends DurableObject<Env> {
           return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
         }),
         facets: found.facets,
+        facetStats: found.facetStats,
         paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
       });
     } catch (error) {

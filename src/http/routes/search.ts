@@ -52,6 +52,7 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
     sort: sort || undefined,
     filters: body.filters,
     facetLimit: body.facetLimit,
+    facets: body.facets,
     attributesToHighlight: body.attributesToHighlight,
     attributesToSnippet: body.attributesToSnippet,
     highlightPreTag: body.highlightPreTag,
