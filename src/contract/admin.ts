@@ -1,33 +1,13 @@
 /** Root-token administration: tenants, search apps and tenant tokens. */
 import { z } from 'zod';
-import { embedderInput } from '../search/embedding/config';
+import { searchAppInput } from '../search/search-apps';
+
+export { searchAppInput };
 
 export const TOKEN_KINDS = ['admin', 'feeding'] as const;
 export const PERMISSIONS = ['READ', 'WRITE'] as const;
 
 export const tenantBody = z.object({ name: z.string().min(1).max(200).optional() }).strict();
-
-export const namedSort = z
-  .object({
-    id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'letters, digits, _ . - (1 to 64)'),
-    field: z.string().min(1),
-    direction: z.enum(['asc', 'desc']),
-  })
-  .strict();
-
-/** The admin API's search app body: every field optional, an update changes only the fields given. */
-export const searchAppInput = z
-  .object({
-    name: z.string().min(1).max(200).optional(),
-    sorts: z
-      .array(namedSort)
-      .max(50)
-      .refine((sorts) => new Set(sorts.map((s) => s.id)).size === sorts.length, 'sort ids must be unique')
-      .optional(),
-    embedder: embedderInput.nullable().optional(),
-    defaultSemanticRatio: z.number().min(0).max(1).optional(),
-  })
-  .strict();
 
 export const tokenBody = z
   .object({
@@ -39,13 +19,14 @@ export const tokenBody = z
 
 export const tenant = z.object({ code: z.string(), name: z.string(), createdAt: z.string(), updatedAt: z.string() });
 
-export const searchApp = z.object({
+/** A search app as the admin API answers it (settings added later travel as further keys). */
+export const searchApp = z.looseObject({
   id: z.number().int(),
   tenantCode: z.string(),
   code: z.string(),
   name: z.string(),
   fields: z.array(z.record(z.string(), z.unknown())).describe('the field schema with defaults filled in'),
-  sorts: z.array(namedSort),
+  sorts: z.array(z.object({ id: z.string(), field: z.string(), direction: z.enum(['asc', 'desc']) })),
   embedder: z.record(z.string(), z.unknown()).nullable().optional().describe('the embedder, its API key answered as ***'),
   defaultSemanticRatio: z.number().optional(),
   createdAt: z.string(),
