@@ -276,17 +276,16 @@ export class SearchAppObject extends DurableObject<Env> {
     const appId = this.#storage.get('appId');
     if (recoveryAt === undefined || appId === undefined) return;
     const now = Date.now();
-    if (recoveryAt <= now) {
-      const request: RecoveryRequest = {
-        appId,
-        stalled: now - this.#lastAppliedAt > STALL_MS,
-        appliedUpTo: this.#appliedUpTo,
-        requestedAt: now,
-      };
-      await this.env.FEEDING_QUEUE.send({ kind: 'recover', ...request });
-      this.#storage.set('recoveryAt', now + RECOVERY_CHECK_MS);
-    }
-    await this.#armAlarm(this.#storage.get('recoveryAt')!);
+    if (recoveryAt > now) return this.#armAlarm(recoveryAt);
+    const request: RecoveryRequest = {
+      appId,
+      stalled: now - this.#lastAppliedAt > STALL_MS,
+      appliedUpTo: this.#appliedUpTo,
+      requestedAt: now,
+    };
+    await this.env.FEEDING_QUEUE.send({ kind: 'recover', ...request });
+    this.#storage.set('recoveryAt', now + RECOVERY_CHECK_MS);
+    await this.#armAlarm(now + RECOVERY_CHECK_MS);
   }
 
   // ---------------------------------------------------------------- index lifecycle
