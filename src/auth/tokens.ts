@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, type Permission, type TokenKind } from '../db/schema';
 import { hexEqual, randomToken, sha256Hex } from './crypto';
@@ -35,6 +35,18 @@ export async function revokeToken(db: Db, tenantCode: string, id: string): Promi
   return deleted.length > 0;
 }
 
+/** A tenant's tokens as operators see them: never the secret nor its hash. */
+export async function listTokens(db: Db, tenantCode: string) {
+  return db.query.apiTokens.findMany({
+    where: eq(apiTokens.tenantCode, tenantCode),
+    columns: { id: true, kind: true, permission: true, name: true, createdAt: true, lastUsedAt: true },
+    orderBy: [asc(apiTokens.createdAt), asc(apiTokens.id)],
+  });
+}
+
+/** `lastUsedAt` is written at most once a minute per token, so authenticating stays a read. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 /** The stored token a presented value stands for, or undefined when it is malformed, unknown or revoked. */
 export async function verifyToken(db: Db, presented: string | undefined): Promise<ApiToken | undefined> {
   const match = presented ? TOKEN_PATTERN.exec(presented) : null;
@@ -42,5 +54,10 @@ export async function verifyToken(db: Db, presented: string | undefined): Promis
   const [, id, secret] = match;
   const row = await db.query.apiTokens.findFirst({ where: eq(apiTokens.id, id) });
   if (!row) return undefined;
-  return hexEqual(row.secretHash, await sha256Hex(secret)) ? row : undefined;
+  if (!hexEqual(row.secretHash, await sha256Hex(secret))) return undefined;
+  const now = new Date();
+  if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
+    await db.update(apiTokens).set({ lastUsedAt: now.toISOString() }).where(eq(apiTokens.id, id));
+  }
+  return row;
 }

@@ -58,6 +58,11 @@ export class SearchAppClient {
     return this.stub.reindex(config);
   }
 
+  /** Deletes the app's documents, index and snapshots. */
+  async destroy(): Promise<void> {
+    await this.stub.destroy();
+  }
+
   async stats(): Promise<IndexStats> {
     return this.stub.stats();
   }

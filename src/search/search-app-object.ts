@@ -50,7 +50,7 @@ function ok<T>(value: T): Outcome<T> {
  * The index is loaded lazily: snapshot plus the changes made after it, or a rebuild from the documents.
  */
 export class SearchAppObject extends DurableObject<Env> {
-  readonly #storage: AppStorage;
+  #storage: AppStorage;
   #index?: SearchIndex;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -205,6 +205,14 @@ export class SearchAppObject extends DurableObject<Env> {
       seq: this.#storage.get('seq') ?? 0,
       snapshotSeq: this.#storage.get('snapshotSeq') ?? 0,
     };
+  }
+
+  /** Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app is being deleted. */
+  async destroy(): Promise<void> {
+    this.#index = undefined;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.#storage = new AppStorage(this.ctx.storage.sql);
   }
 
   override async alarm(): Promise<void> {
