@@ -1,7 +1,19 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, type Permission, type TokenKind } from '../db/schema';
-import { hexEqual, randomToken, sha256Hex } from './crypto';
+import { ApiError } from '../errors';
+import { hexEqual, randomToken, sha256Hex, secretsEqual } from './crypto';
+
+/** The request header every token and API key travels in (unless an email configuration names another). */
+export const TOKEN_HEADER = 'X-Service-Token';
+
+/** Who called: the tenant token that was accepted. */
+export interface Principal {
+  tokenId: string;
+  tenantCode: string;
+  kind: TokenKind;
+  permission: Permission;
+}
 
 export type ApiToken = typeof apiTokens.$inferSelect;
 
@@ -60,4 +72,44 @@ export async function verifyToken(db: Db, presented: string | undefined): Promis
     await db.update(apiTokens).set({ lastUsedAt: now.toISOString() }).where(eq(apiTokens.id, id));
   }
   return row;
+}
+
+/** Tenant tokens have a recognisable shape, so an answer can tell a caller which kind it presented without a lookup. */
+const TENANT_TOKEN_PREFIX = 'sst_';
+
+/**
+ * 401 unless `presented` equals the configured secret (root admin token, agent token); compared in constant time.
+ * The message names the secret needed (`needed`), and says so when a tenant token was presented instead.
+ */
+export async function checkSecret(presented: string | undefined, expected: string | undefined, needed: string): Promise<void> {
+  if (!expected || !presented || !(await secretsEqual(presented, expected))) {
+    const tenantToken = presented?.startsWith(TENANT_TOKEN_PREFIX) ? '; a tenant token was presented' : '';
+    throw ApiError.unauthorized(`Missing or invalid token: this endpoint needs ${needed}${tenantToken}`);
+  }
+}
+
+/**
+ * The principal of a tenant token of `kind` presented for `tenantCode`.
+ * 401: missing, unknown or revoked. 403: another tenant's token, the wrong kind, or
+ * READ where WRITE is needed; a token of tenant A never learns whether tenant B exists.
+ */
+export async function authorizeTenantToken(
+  db: Db,
+  presented: string | undefined,
+  tenantCode: string | undefined,
+  kind: TokenKind,
+  permission: Permission,
+): Promise<Principal> {
+  const needed = `a tenant ${kind} token${permission === 'WRITE' ? ' with WRITE permission' : ''}`;
+  const token = await verifyToken(db, presented);
+  if (!token) {
+    const shape = presented && !presented.startsWith(TENANT_TOKEN_PREFIX) ? ` (${TENANT_TOKEN_PREFIX}<id>.<secret>)` : '';
+    throw ApiError.unauthorized(`Missing or invalid token: this endpoint needs ${needed}${shape}`);
+  }
+  if (token.tenantCode !== tenantCode) throw ApiError.forbidden('Token is not valid for this tenant');
+  if (token.kind !== kind) throw ApiError.forbidden(`This endpoint needs ${needed}; a ${token.kind} token was presented`);
+  if (permission === 'WRITE' && token.permission !== 'WRITE') {
+    throw ApiError.forbidden(`This endpoint needs ${needed}; the token has READ permission`);
+  }
+  return { tokenId: token.id, tenantCode: token.tenantCode, kind: token.kind, permission: token.permission };
 }

@@ -48,9 +48,7 @@ describe('reading what was created', () => {
     const app = await feedingApp();
     let res = await call('GET', `/api/v1/data/fullfeed/status/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN });
     expect(res.status).toBe(401);
-    expect((await json(res)).message).toBe(
-      'Missing or invalid token: this endpoint needs a tenant feeding token; a service secret was presented',
-    );
+    expect((await json(res)).message).toBe('Missing or invalid token: this endpoint needs a tenant feeding token (sst_<id>.<secret>)');
     res = await call('GET', `/api/v1/searchapp/schema/${app.tenant}/${app.code}`, { token: app.feed });
     expect(res.status).toBe(403);
     expect((await json(res)).message).toBe('This endpoint needs a tenant admin token; a feeding token was presented');

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { requireSecret } from '../../auth/middleware';
+import { requireSecret } from '../auth';
 import { issueToken, listTokens, revokeToken } from '../../auth/tokens';
 import { listTenants, requireSearchApp, requireTenant, upsertTenant } from '../../db/queries';
 import type { AppEnv } from '../../env';
