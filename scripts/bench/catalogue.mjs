@@ -1,4 +1,4 @@
-// The Debian catalogue of ../shared/data (relative to the repository root): schema and feeding envelopes.
+// The Debian catalogue of ../shared/data (relative to the repository root, or BENCH_DATA_DIR): schema and feeding envelopes.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 export const CATALOGUE_SIZE = 63_436;
 
 export function cataloguePaths(root) {
-  const dataDir = resolve(root, '..', 'shared', 'data');
+  const dataDir = process.env.BENCH_DATA_DIR ? resolve(process.env.BENCH_DATA_DIR) : resolve(root, '..', 'shared', 'data');
   const paths = {
     schema: resolve(dataDir, 'debian-packages.schema.json'),
     documents: resolve(dataDir, 'debian-packages.ndjson.gz'),
