@@ -14,6 +14,7 @@ export default defineConfig({
           EMAIL_SMTP_PORT: inject('emailSmtpPort'),
           EMAIL_HTTP_PORT: inject('emailHttpPort'),
           OPENAI_STAND_IN_PORT: inject('openAiStandInPort'),
+          EMBEDDING_RETRY_BASE_MS: '1',
         },
         // The queues of wrangler.toml with no batch wait: tests await each message instead of a one-second timeout.
         queueConsumers: {
@@ -30,6 +31,7 @@ export default defineConfig({
             modules: true,
             scriptPath: './test/agent/workers-ai-stand-in.js',
             compatibilityDate: '2026-11-01',
+            bindings: { OPENAI_STAND_IN_PORT: inject('openAiStandInPort') },
           },
         ],
       },

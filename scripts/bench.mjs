@@ -6,13 +6,13 @@
 //   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { createSearchApp, timedSearch } from './bench/api.mjs';
 import { readEnvelopes, readSchema } from './bench/catalogue.mjs';
+import { bundleEngine } from './bench/engine-bundle.mjs';
 import { fullFeed } from './bench/feed.mjs';
 import { loadScenarios } from './bench/load.mjs';
 import { keywordRequest } from './bench/queries.mjs';
@@ -52,27 +52,6 @@ async function withServer(options, use) {
     await server.stop();
     running.delete(server);
   }
-}
-
-/** Bundles src/search/engine/index.ts (and the schema parser that fills field defaults) into one .mjs for Node. */
-async function bundleEngine() {
-  const entry = join(root, 'src', 'search', 'engine', 'index.ts');
-  if (!existsSync(entry)) return undefined;
-  const outfile = join(workDir, 'engine.mjs');
-  await build({
-    stdin: {
-      contents:
-        "export { SearchIndex } from './src/search/engine/index.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    outfile,
-    logLevel: 'warning',
-  });
-  return outfile;
 }
 
 function runInProcess(engineBundle) {
@@ -147,7 +126,7 @@ if (only !== 'engine')
   });
 
 if (only !== 'http')
-  results.inProcess = await step('engine in Node, vs Orama 3 and MiniSearch', async () => runInProcess(await bundleEngine()));
+  results.inProcess = await step('engine in Node, vs Orama 3 and MiniSearch', async () => runInProcess(await bundleEngine(root, workDir)));
 
 results.meta.seconds = elapsedMs(started) / 1000;
 const report = renderReport(results);

@@ -1,4 +1,5 @@
 import type { Principal } from './auth/middleware';
+import type { Db } from './db/client';
 import type { SearchAppObject } from './search/search-app-object';
 
 /** Bindings and secrets of the worker, as declared in wrangler.toml and .dev.vars. */
@@ -13,17 +14,21 @@ export interface Env {
   AUTH_TOKEN?: string;
   /** Seconds before the first retry of a failed email delivery, doubled per attempt (default 10; tests use 0). */
   EMAIL_RETRY_BASE_DELAY_SECONDS?: string;
-  /** Workers AI, for `workers-ai:` models; not declared in wrangler.toml (see docs/decisions.md, Agent chat). */
+  /** Workers AI, for `workers-ai:` models and embedders; not declared in wrangler.toml (see docs/decisions.md, Agent chat). */
   AI?: Ai;
   /** Fallback API key and base URL of `openai:` models when an agent configuration has none. */
   OPENAI_API_KEY?: string;
   OPENAI_BASE_URL?: string;
+  /** Milliseconds before the first retry of a failed embedding call while feeding, doubled per retry (default 500; tests use 1). */
+  EMBEDDING_RETRY_BASE_MS?: string;
 }
 
 /** Hono generics shared by every route module. */
 export interface AppEnv {
   Bindings: Env;
   Variables: {
+    /** The D1 database, opened once per request by `withDb`. */
+    db: Db;
     /** Set by the tenant-token middleware once the token is accepted. */
     principal: Principal;
   };

@@ -1,4 +1,5 @@
-// The Debian catalogue of ../shared/data (relative to the repository root, or BENCH_DATA_DIR): schema and feeding envelopes.
+// The Debian catalogue of ../shared/data (relative to the repository root, or CATALOGUE_DIR when set, as a git
+// worktree elsewhere needs): schema and feeding envelopes.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -6,14 +7,14 @@ import { gunzipSync } from 'node:zlib';
 export const CATALOGUE_SIZE = 63_436;
 
 export function cataloguePaths(root) {
-  const dataDir = process.env.BENCH_DATA_DIR ? resolve(process.env.BENCH_DATA_DIR) : resolve(root, '..', 'shared', 'data');
+  const dataDir = process.env.CATALOGUE_DIR ? resolve(process.env.CATALOGUE_DIR) : resolve(root, '..', 'shared', 'data');
   const paths = {
     schema: resolve(dataDir, 'debian-packages.schema.json'),
     documents: resolve(dataDir, 'debian-packages.ndjson.gz'),
   };
   const missing = Object.values(paths).filter((path) => !existsSync(path));
   if (missing.length) {
-    throw new Error(`The benchmark needs the Debian catalogue beside the repository: missing ${missing.join(', ')}`);
+    throw new Error(`The benchmark needs the Debian catalogue beside the repository (or in CATALOGUE_DIR): missing ${missing.join(', ')}`);
   }
   return paths;
 }

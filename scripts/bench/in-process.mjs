@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { cataloguePaths, readSchema } from './catalogue.mjs';
+import { importEngine } from './engine-bundle.mjs';
 import { miniSearchEngine, oramaEngine, ourEngine } from './peers.mjs';
 import { browseRequest, filteredRequest, keywordRequest, suggestRequest } from './queries.mjs';
 import { elapsedMs, MB, now, percentile } from './stats.mjs';
@@ -52,8 +53,7 @@ const results = { engines: [], queries: [] };
 const engines = [];
 
 if (options.engineBundle) {
-  const { SearchIndex, searchAppSchemaInput } = await import(options.engineBundle);
-  const config = { fields: searchAppSchemaInput.parse(readSchema(options.root)).fields, sorts: [] };
+  const { SearchIndex, config } = await importEngine(options.engineBundle, readSchema(options.root));
   const ours = ourEngine(SearchIndex, config);
   const built = build(ours);
 

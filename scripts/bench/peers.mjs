@@ -1,5 +1,6 @@
 // The engines compared in one process: ours (bundled from src/search/engine), Orama 3 with facets, MiniSearch alone.
 // Each adapter answers the four query types of the HTTP load; `undefined` = the peer has no such feature.
+// `ranked({ q, rows })` answers the ids of the first `rows` hits, best first, for the relevance suite.
 import { count, create, insertMultiple, search } from '@orama/orama';
 import MiniSearch from 'minisearch';
 
@@ -20,6 +21,7 @@ export function ourEngine(SearchIndex, config) {
     add: (envelope) => index.add(envelope.header.id, envelope.payload),
     size: () => index.size,
     keyword: (request) => index.search({ page: 1, ...request }),
+    ranked: ({ q, rows }) => index.search({ q, page: 1, rows }).hits.map((hit) => hit.id),
     filtered: (request) => index.search({ page: 1, ...request }),
     browse: (request) => index.search({ page: 1, ...request }),
     suggest: (request) => index.suggest(request),
@@ -80,10 +82,11 @@ export function oramaEngine() {
     if (pending.length) insertMultiple(db, pending.splice(0), 1000);
   };
   // With an empty term Orama lists every document; `properties` there costs it seconds, so it is left out.
+  const textSearch = { properties: ['name', 'description', 'maintainer'], boost: { name: 10, description: 3 }, tolerance: 1 };
   const query = ({ q, page = 1, rows, filters }) =>
     search(db, {
       term: q,
-      ...(q ? { properties: ['name', 'description', 'maintainer'], boost: { name: 10, description: 3 }, tolerance: 1 } : {}),
+      ...(q ? textSearch : {}),
       limit: rows,
       offset: (page - 1) * rows,
       facets: ORAMA_FACETS,
@@ -99,6 +102,7 @@ export function oramaEngine() {
     finish: flush,
     size: () => count(db),
     keyword: query,
+    ranked: async ({ q, rows }) => (await search(db, { term: q, ...textSearch, limit: rows })).hits.map((hit) => hit.id),
     filtered: query,
     browse: query,
     // Orama has no suggest: the closest is a prefix search on the name, which answers documents, not completions.
@@ -117,6 +121,11 @@ export function miniSearchEngine() {
     add: (envelope) => index.add({ id: envelope.header.id, ...pick(envelope.payload, ['name', 'description', 'maintainer']) }),
     size: () => index.documentCount,
     keyword: ({ q, rows }) => index.search(q).slice(0, rows),
+    ranked: ({ q, rows }) =>
+      index
+        .search(q)
+        .slice(0, rows)
+        .map((hit) => hit.id),
     filtered: undefined,
     browse: undefined,
     suggest: ({ q, rows }) => index.autoSuggest(q).slice(0, rows),

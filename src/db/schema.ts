@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { SearchAppField } from '../search/field-schema';
 import type { EmailProviderConfig } from '../email/providers';
 import type { NamedSort } from '../search/engine/types';
+import type { StoredEmbedder } from '../search/embedding/config';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const timestamps = {
@@ -27,7 +28,7 @@ export const searchApps = sqliteTable(
       .references(() => tenants.code, { onDelete: 'cascade' }),
     code: text('code').notNull(),
     name: text('name').notNull(),
-    /** The field schema (SearchAppSchemaField[] with defaults filled in), JSON. */
+    /** The field schema (SearchAppField[] with defaults filled in), JSON. */
     fields: text('fields', { mode: 'json' })
       .$type<SearchAppField[]>()
       .notNull()
@@ -36,6 +37,10 @@ export const searchApps = sqliteTable(
       .$type<NamedSort[]>()
       .notNull()
       .default(sql`'[]'`),
+    /** The model that embeds `semantic: true` fields and queries; its API key is a secret (answered `***`). */
+    embedder: text('embedder', { mode: 'json' }).$type<StoredEmbedder>(),
+    /** The semanticRatio of searches that name none, when the app has an embedder and semantic fields. */
+    defaultSemanticRatio: real('default_semantic_ratio').notNull().default(0.5),
     ...timestamps,
   },
   (t) => [uniqueIndex('search_apps_tenant_code').on(t.tenantCode, t.code)],

@@ -1,9 +1,13 @@
 // vitest globalSetup, runs in Node: an OpenAI-compatible Chat Completions server on 127.0.0.1 that streams SSE,
-// calls tools and fails on demand (see openai-contract.ts). Base URL per test: `http://127.0.0.1:<port>/t/<tag>/v1`;
-// `GET /control/received/<tag>` answers every request received under that tag.
+// calls tools and fails on demand (see openai-contract.ts), and an embeddings endpoint whose vectors carry
+// meaning (test/search/concept-vectors.ts). Base URL per test: `http://127.0.0.1:<port>/t/<tag>/v1`;
+// `GET /control/received/<tag>` answers every chat request received under that tag, `GET /control/embeddings/<tag>`
+// every embeddings request; `POST /control/fail-embeddings/<tag>` with `{ "times", "status" }` makes the next
+// `times` embeddings requests of the tag answer `status`.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestProject } from 'vitest/node';
+import { conceptVector } from '../search/concept-vectors';
 import { echoFragments, FAIL_500, FAIL_MIDSTREAM, HOLD, type ReceivedCompletion } from './openai-contract';
 
 declare module 'vitest' {
@@ -13,6 +17,8 @@ declare module 'vitest' {
 }
 
 const received = new Map<string, ReceivedCompletion[]>();
+const embeddingsReceived = new Map<string, Array<{ authorization?: string; body: any }>>();
+const embeddingFailures = new Map<string, { times: number; status: number }>();
 const holds = new Map<string, { release: () => void; released: Promise<void> }>();
 
 function holdFor(tag: string) {
@@ -105,8 +111,35 @@ async function complete(tag: string, req: IncomingMessage, res: ServerResponse):
   res.end('data: [DONE]\n\n');
 }
 
+async function embed(tag: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJson(req);
+  const list = embeddingsReceived.get(tag) ?? [];
+  list.push({ authorization: req.headers.authorization, body });
+  embeddingsReceived.set(tag, list);
+  const failure = embeddingFailures.get(tag);
+  if (failure && failure.times > 0) {
+    failure.times -= 1;
+    return answer(res, failure.status, { error: { message: `stand-in embedding failure ${failure.status}` } });
+  }
+  const inputs: string[] = typeof body.input === 'string' ? [body.input] : body.input;
+  answer(res, 200, {
+    object: 'list',
+    model: body.model,
+    data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: conceptVector(text, body.dimensions) })),
+    usage: { prompt_tokens: 0, total_tokens: 0 },
+  });
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const embeddings = /^\/t\/([^/]+)\/v1\/embeddings$/.exec(url.pathname);
+  if (req.method === 'POST' && embeddings) return embed(embeddings[1], req, res);
+  const embeddingControl = /^\/control\/(embeddings|fail-embeddings)\/([^/]+)$/.exec(url.pathname);
+  if (embeddingControl?.[1] === 'embeddings') return answer(res, 200, embeddingsReceived.get(embeddingControl[2]) ?? []);
+  if (embeddingControl?.[1] === 'fail-embeddings' && req.method === 'POST') {
+    embeddingFailures.set(embeddingControl[2], await readJson(req));
+    return answer(res, 200, {});
+  }
   const completion = /^\/t\/([^/]+)\/v1\/chat\/completions$/.exec(url.pathname);
   if (req.method === 'POST' && completion) return complete(completion[1], req, res);
   const control = /^\/control\/(received|release)\/([^/]+)$/.exec(url.pathname);

@@ -1,0 +1,70 @@
+// `npm run relevance`: scores the query sets of scripts/relevance/cases.ndjson for ours, MiniSearch 7 and Orama 3
+// on the Debian catalogue (issue 11): hit@1, hit@3, hit@10 and MRR@10 per kind, written to docs/relevance.md.
+// `--url http://127.0.0.1:8787 [--tenant demo] [--app catalog]` scores ours through a running service's HTTP API.
+// The catalogue is read from ../shared/data, or CATALOGUE_DIR (a git worktree elsewhere).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { readEnvelopes, readSchema } from './bench/catalogue.mjs';
+import { bundleEngine, importEngine } from './bench/engine-bundle.mjs';
+import { miniSearchEngine, oramaEngine, ourEngine } from './bench/peers.mjs';
+import { elapsedMs, now } from './bench/stats.mjs';
+import { KINDS, readCases } from './relevance/cases.mjs';
+import { httpEngine } from './relevance/http.mjs';
+import { firstHit, MRR_DEPTH, summarizeByKind } from './relevance/metrics.mjs';
+import { renderReport, renderSummary } from './relevance/report.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: flags } = parseArgs({
+  options: { url: { type: 'string' }, tenant: { type: 'string', default: 'demo' }, app: { type: 'string', default: 'catalog' } },
+});
+const log = (line) => process.stderr.write(`relevance: ${line}\n`);
+
+const workDir = mkdtempSync(join(tmpdir(), 'edge-search-relevance-'));
+process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
+
+async function ours() {
+  if (flags.url) return httpEngine(flags);
+  const bundle = await bundleEngine(root, workDir);
+  if (!bundle) throw new Error('src/search/engine/index.ts is missing: nothing to score');
+  const { SearchIndex, config } = await importEngine(bundle, readSchema(root));
+  return ourEngine(SearchIndex, config);
+}
+
+/** Builds one engine over the catalogue (unless it answers over HTTP), then asks it every case. */
+async function score(makeEngine, envelopes, cases) {
+  const engine = await makeEngine();
+  if (engine.add) {
+    const start = now();
+    for (const envelope of envelopes) engine.add(envelope);
+    engine.finish?.();
+    log(`${engine.name}: built in ${(elapsedMs(start) / 1000).toFixed(1)} s`);
+  }
+  const start = now();
+  const outcomes = [];
+  for (const { kind, query, expected } of cases) {
+    const ranked = await engine.ranked({ q: query, rows: MRR_DEPTH });
+    outcomes.push({ kind, query, expected, ranked, rank: firstHit(ranked, expected) });
+  }
+  log(`${engine.name}: ${cases.length} queries in ${(elapsedMs(start) / 1000).toFixed(1)} s`);
+  return { engine: engine.name, outcomes, summary: summarizeByKind(outcomes, KINDS) };
+}
+
+const started = now();
+const envelopes = readEnvelopes(root);
+const cases = readCases(new Set(envelopes.map((envelope) => envelope.header.id)));
+// One engine at a time, so only one index is in memory at once.
+const runs = [];
+for (const makeEngine of [ours, miniSearchEngine, oramaEngine]) runs.push(await score(makeEngine, envelopes, cases));
+
+const meta = {
+  date: new Date().toISOString().slice(0, 10),
+  node: process.version,
+  documents: envelopes.length,
+  oursVia: flags.url ? `ours through the HTTP API of ${flags.url}, ${flags.tenant}/${flags.app}` : 'ours in process',
+  seconds: elapsedMs(started) / 1000,
+};
+writeFileSync(join(root, 'docs', 'relevance.md'), renderReport({ runs, kinds: KINDS, meta }) + '\n');
+process.stdout.write(renderSummary(runs) + '\n');

@@ -1,0 +1,77 @@
+// docs/relevance.md and the stdout summary from the per-engine outcomes of the relevance run.
+import { CUTOFFS, MRR_DEPTH } from './metrics.mjs';
+
+const percent = (value) => (Number.isFinite(value) ? `${Math.round(value * 100)} %` : 'n/a');
+const decimal = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a');
+const row = (cells) => `| ${cells.join(' | ')} |`;
+
+// hit@3 first: it is the figure issue 11 sets its targets on.
+const METRICS = [
+  ...[3, ...CUTOFFS.filter((k) => k !== 3)].map((k) => ({ title: `hit@${k}`, pick: (summary) => summary.hit[k], format: percent })),
+  { title: `MRR@${MRR_DEPTH}`, pick: (summary) => summary.mrr, format: decimal },
+];
+
+function metricTable(runs, metric) {
+  const groups = Object.keys(runs[0].summary);
+  return [
+    row(['query kind', 'cases', ...runs.map((run) => run.engine)]),
+    row(['---', '---:', ...runs.map(() => '---:')]),
+    ...groups.map((group) => {
+      const label = group === 'overall' ? '**overall**' : group;
+      return row([label, runs[0].summary[group].count, ...runs.map((run) => metric.format(metric.pick(run.summary[group])))]);
+    }),
+  ].join('\n');
+}
+
+const code = (text) => `\`${text.replaceAll('|', '\\|')}\``;
+const ids = (list, most) => list.slice(0, most).map(code).join(', ') + (list.length > most ? ` (+${list.length - most})` : '');
+
+function missTable(misses) {
+  return [
+    row(['query', 'acceptable', 'ours top 3', 'first acceptable at']),
+    row(['---', '---', '---', '---:']),
+    ...misses.map(({ query, expected, ranked, rank }) =>
+      row([code(query), ids(expected, 4), ids(ranked, 3) || '(nothing)', rank || '> 10']),
+    ),
+  ].join('\n');
+}
+
+/** Markdown for docs/relevance.md; `runs` = [{ engine, summary, outcomes }], ours first. */
+export function renderReport({ runs, kinds, meta }) {
+  const ours = runs[0];
+  const missesByKind = kinds
+    .map((kind) => ({ kind, misses: ours.outcomes.filter((outcome) => outcome.kind === kind && !(outcome.rank > 0 && outcome.rank <= 3)) }))
+    .filter(({ misses }) => misses.length);
+  return [
+    '# Relevance',
+    '',
+    `Written by \`npm run relevance\` on ${meta.date} (${meta.oursVia}; Node ${meta.node}, ${meta.seconds.toFixed(0)} s). ` +
+      `${ours.outcomes.length} cases in ${kinds.length} kinds over the ${meta.documents.toLocaleString('en-US')}-package Debian catalogue.`,
+    '',
+    ...METRICS.flatMap((metric) => [`## ${metric.title}`, '', metricTable(runs, metric), '']),
+    '## How measured',
+    '',
+    '- Query sets: `scripts/relevance/cases.ndjson`, written by hand from the catalogue: each case is a query as a user would type it and every package that user would accept (for descriptive and plural queries, every application that does the job; not its plugins, data or library packages). The run refuses to start when an expected id is not in the catalogue.',
+    '- Kinds: `exact` names (with `+`, `.`, digits), `typo1` (one edit, adjacent transpositions included), `typo2` (two edits in a word of 8 letters or more), `prefix` (a name still being typed), `split-join` (a name typed as two words or glued), `plural` and small words, `descriptive` keywords, `natural-language` questions, and a `general` mix of names and topics.',
+    `- Every engine gets the whole catalogue and each query once, asking for ${MRR_DEPTH} rows. hit@k: an acceptable package is among the first k. MRR@${MRR_DEPTH}: the mean of 1/rank of the first acceptable package (0 when none is in the top ${MRR_DEPTH}).`,
+    '- Ours: `src/search/engine` bundled with esbuild, the Debian schema of `../shared/data` (name 10, description 3, maintainer 1, section 1), `SearchIndex.search({ q, page: 1, rows: 10 })`; or, with `--url`, the HTTP search API of a running service.',
+    '- MiniSearch 7: fields name, description, maintainer; `fuzzy: 0.2, prefix: true`, boost name 10, description 3. Orama 3: the same fields and boosts, `tolerance: 1`, prefix matching (its default). Both as in `npm run bench` (`scripts/bench/peers.mjs`).',
+    '',
+    '## Misses of ours at hit@3',
+    '',
+    ...missesByKind.flatMap(({ kind, misses }) => [`### ${kind} (${misses.length})`, '', missTable(misses), '']),
+  ].join('\n');
+}
+
+/** hit@3 and MRR per kind, one column per engine: what the terminal shows. */
+export function renderSummary(runs) {
+  const width = Math.max(...Object.keys(runs[0].summary).map((group) => group.length));
+  const header = ['kind'.padEnd(width), ...runs.map((run) => run.engine.padStart(16))].join('  ');
+  const lines = Object.keys(runs[0].summary).map((group) =>
+    [
+      group.padEnd(width),
+      ...runs.map((run) => `${percent(run.summary[group].hit[3])} / ${decimal(run.summary[group].mrr)}`.padStart(16)),
+    ].join('  '),
+  );
+  return [`hit@3 / MRR@${MRR_DEPTH}`, header, ...lines].join('\n');
+}
