@@ -1,6 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
 import type { Env } from '../env';
+import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswer } from './answers';
 import { AppStorage, type FullFeedCycle } from './app-storage';
 import { displayFields, QueryError, SearchIndex } from './engine';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
@@ -38,6 +39,8 @@ export interface FullFeedStatus {
 
 /** Delay between the last change and the snapshot that covers it. */
 const SNAPSHOT_DELAY_MS = 2_000;
+/** Serialized answers kept for repeated queries of the current index version: about 8 MB of the object's 128 MB. */
+const ANSWER_MEMO_CHARS = 4_000_000;
 
 function ok<T>(value: T): Outcome<T> {
   return { ok: true, value };
@@ -51,6 +54,7 @@ function ok<T>(value: T): Outcome<T> {
 export class SearchAppObject extends DurableObject<Env> {
   readonly #storage: AppStorage;
   #index?: SearchIndex;
+  readonly #answers = new AnswerMemo(ANSWER_MEMO_CHARS);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -106,7 +110,10 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Rebuilds the index from the stored documents with a new configuration (Schedule feeding job). */
   async reindex(config: IndexConfig): Promise<{ documents: number }> {
-    this.#rebuild(config);
+    this.ctx.storage.transactionSync(() => {
+      this.#storage.nextSeq(); // a new index version: answers cached for the old configuration are not reused
+      this.#rebuild(config);
+    });
     return { documents: this.#index!.size };
   }
 
@@ -169,31 +176,29 @@ export class SearchAppObject extends DurableObject<Env> {
   // ---------------------------------------------------------------- search
 
   async search(request: SearchRequest): Promise<Outcome<SearchResult>> {
-    const index = this.#loadIndex();
-    const started = Date.now();
-    try {
-      const found = index?.search(request) ?? { total: 0, hits: [], facets: [] };
-      const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
-      const fields = index?.config.fields ?? [];
-      return ok({
-        total: found.total,
-        time: Date.now() - started,
-        documents: found.hits.map((hit) => ({
-          id: hit.id,
-          position: hit.position,
-          document: displayFields(fields, payloads.get(hit.id) ?? {}),
-        })),
-        facets: found.facets,
-        paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
-      });
-    } catch (error) {
-      if (error instanceof QueryError) return { ok: false, status: 400, message: 'Invalid search request', details: error.details };
-      throw error;
-    }
+    return this.#search(request);
   }
 
   async suggest(request: SuggestRequest): Promise<Outcome<Suggestion[]>> {
-    return ok(this.#loadIndex()?.suggest(request) ?? []);
+    return this.#suggest(request);
+  }
+
+  /**
+   * The version of the live index: the sequence number of its last change (a feeding batch, a full-feed swap
+   * or a re-index). Answers of one version never change, so the edge cache keys them by it.
+   */
+  async indexVersion(): Promise<number> {
+    return this.#version();
+  }
+
+  /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
+  async searchAnswer(request: SearchRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
+    return this.#memoized(searchKey(request), fresh, () => this.#search(request));
+  }
+
+  /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
+  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
+    return this.#memoized(suggestKey(request), fresh, () => this.#suggest(request));
   }
 
   /** Index facts for tests and operations: live size, and what the snapshot covers. */
@@ -209,6 +214,51 @@ export class SearchAppObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const seq = this.#storage.get('seq') ?? 0;
     if (seq > (this.#storage.get('snapshotSeq') ?? 0) && this.#loadIndex()) this.#writeSnapshot();
+  }
+
+  // ---------------------------------------------------------------- answers
+
+  #search(request: SearchRequest): Outcome<SearchResult> {
+    const index = this.#loadIndex();
+    const started = Date.now();
+    try {
+      const found = index?.search(request) ?? { total: 0, hits: [], facets: [] };
+      const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
+      const fields = index?.config.fields ?? [];
+      return ok({
+        total: found.total,
+        time: Date.now() - started,
+        documents: found.hits.map((hit) => ({
+          id: hit.id,
+          position: hit.position,
+          document: displayFields(fields, payloads.get(hit.id) ?? {}),
+        })),
+        facets: navigationFirst(found.facets, fields),
+        paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
+      });
+    } catch (error) {
+      if (error instanceof QueryError) return { ok: false, status: 400, message: 'Invalid search request', details: error.details };
+      throw error;
+    }
+  }
+
+  #suggest(request: SuggestRequest): Outcome<Suggestion[]> {
+    return ok(this.#loadIndex()?.suggest(request) ?? []);
+  }
+
+  #version(): number {
+    return this.#storage.get('seq') ?? 0;
+  }
+
+  #memoized<T>(key: string, fresh: boolean, answer: () => Outcome<T>): Outcome<VersionedAnswer> {
+    const version = this.#version();
+    const known = fresh ? undefined : this.#answers.get(version, key);
+    if (known !== undefined) return ok({ version, json: known });
+    const outcome = answer();
+    if (!outcome.ok) return outcome;
+    const json = JSON.stringify(outcome.value);
+    this.#answers.set(version, key, json);
+    return ok({ version, json });
   }
 
   // ---------------------------------------------------------------- index lifecycle

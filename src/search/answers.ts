@@ -1,0 +1,82 @@
+/**
+ * Search and suggest answers as the public routes send them: serialized once by the Durable Object,
+ * with the index version they answer for, and keyed by a canonical form of the request so the same
+ * question asked with other parameter order, defaults spelled out or other tracking fields is one key.
+ */
+import type { Facet, Filter, SearchAppField, SearchRequest, SuggestRequest } from './engine/types';
+
+/** A serialized answer (`SearchResult` or `Suggestion[]` as JSON) and the index version it was computed on. */
+export interface VersionedAnswer {
+  version: number;
+  json: string;
+}
+
+/** One string per distinct search: defaults filled, filters in id order, nothing that does not change the answer. */
+export function searchKey(request: SearchRequest): string {
+  const filters = Object.entries(request.filters ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([id, filter]) => [id, canonicalFilter(filter)]);
+  return JSON.stringify(['search', request.q ?? '', request.page, request.rows, request.sort ?? '', request.facetLimit ?? 0, filters]);
+}
+
+export function suggestKey(request: SuggestRequest): string {
+  return JSON.stringify(['suggest', request.q ?? '', request.rows]);
+}
+
+function canonicalFilter(filter: Filter): unknown[] {
+  return [
+    filter.filterType,
+    filter.filterDataType ?? '',
+    filter.filterOperator ?? '',
+    filter.values ?? [],
+    filter.minValue ?? null,
+    filter.maxValue ?? null,
+  ];
+}
+
+/** Facets of `navigation: true` fields first (schema order): the browse menu of an empty-query search. */
+export function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
+  const navigation = new Set(fields.filter((field) => field.navigation).map((field) => field.code));
+  const isNavigation = (facet: Facet) => navigation.has(facet.id.split('.')[0]);
+  return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];
+}
+
+/**
+ * Serialized answers of one index version, newest kept, bounded by their total size: a repeated query
+ * costs the Durable Object a Map lookup instead of a search. Asking with another version empties it.
+ */
+export class AnswerMemo {
+  #version = -1;
+  #answers = new Map<string, string>();
+  #chars = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  get(version: number, key: string): string | undefined {
+    if (version !== this.#version) return undefined;
+    const json = this.#answers.get(key);
+    if (json !== undefined) {
+      // Map order is insertion order: re-inserting makes this the most recently used.
+      this.#answers.delete(key);
+      this.#answers.set(key, json);
+    }
+    return json;
+  }
+
+  set(version: number, key: string, json: string): void {
+    if (version !== this.#version) {
+      this.#version = version;
+      this.#answers.clear();
+      this.#chars = 0;
+    }
+    if (json.length > this.maxChars / 4) return;
+    this.#chars += json.length - (this.#answers.get(key)?.length ?? 0);
+    this.#answers.delete(key);
+    this.#answers.set(key, json);
+    for (const [oldest, answer] of this.#answers) {
+      if (this.#chars <= this.maxChars) break;
+      this.#answers.delete(oldest);
+      this.#chars -= answer.length;
+    }
+  }
+}
