@@ -3,7 +3,7 @@
  * with the index version they answer for, and keyed by a canonical form of the request so the same
  * question asked with other parameter order, defaults spelled out or other tracking fields is one key.
  */
-import type { Facet, Filter, SearchAppField, SearchRequest, SuggestRequest } from './engine/types';
+import type { Facet, SearchAppField, SearchRequest, SuggestRequest } from './engine/types';
 
 /** A serialized answer (`SearchResult` or `Suggestion[]` as JSON) and the index version it was computed on. */
 export interface VersionedAnswer {
@@ -11,27 +11,28 @@ export interface VersionedAnswer {
   json: string;
 }
 
-/** One string per distinct search: defaults filled, filters in id order, nothing that does not change the answer. */
+/** Request fields that say who asks, not what: never part of a key. */
+const TRACKING_FIELDS = new Set(['requestId', 'userId', 'sessionId', 'requestOrigin']);
+
+/** Object keys in order at every level, so the same question in any key order is one string. */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** One string per distinct question: keys sorted at every level, tracking fields and undefined values left out. */
+function answerKey(kind: string, request: object): string {
+  const question = Object.entries(request).filter(([name, value]) => value !== undefined && !TRACKING_FIELDS.has(name));
+  return `${kind} ${JSON.stringify(Object.fromEntries(question), sortedKeys)}`;
+}
+
+/** The key of a search (the validated request: defaults filled, so `page=1` and no page are one key). */
 export function searchKey(request: SearchRequest): string {
-  const filters = Object.entries(request.filters ?? {})
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([id, filter]) => [id, canonicalFilter(filter)]);
-  return JSON.stringify(['search', request.q ?? '', request.page, request.rows, request.sort ?? '', request.facetLimit ?? 0, filters]);
+  return answerKey('search', request);
 }
 
 export function suggestKey(request: SuggestRequest): string {
-  return JSON.stringify(['suggest', request.q ?? '', request.rows]);
-}
-
-function canonicalFilter(filter: Filter): unknown[] {
-  return [
-    filter.filterType,
-    filter.filterDataType ?? '',
-    filter.filterOperator ?? '',
-    filter.values ?? [],
-    filter.minValue ?? null,
-    filter.maxValue ?? null,
-  ];
+  return answerKey('suggest', request);
 }
 
 /** Facets of `navigation: true` fields first (schema order): the browse menu of an empty-query search. */

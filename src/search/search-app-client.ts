@@ -6,6 +6,7 @@ import type { Env } from '../env';
 import { ApiError, type ErrorDetail } from '../errors';
 import type { VersionedAnswer } from './answers';
 import type { FullFeedCycle } from './app-storage';
+import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { FeedOperation, FullFeedStatus, IndexStats, OperationResult, SearchAppObject } from './search-app-object';
 
@@ -31,7 +32,7 @@ export class SearchAppClient {
   }
 
   /** One page of results; an invalid query (unknown facet or sort, a value not fitting its facet) is ApiError 400. */
-  async search(request: SearchRequest): Promise<SearchResult> {
+  async search(request: SearchRequest & HighlightRequest): Promise<SearchResult> {
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchResult>.
     return unwrap((await this.stub.search(request)) as Outcome<SearchResult>);
   }
@@ -41,7 +42,7 @@ export class SearchAppClient {
   }
 
   /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
-  async searchAnswer(request: SearchRequest, fresh = false): Promise<VersionedAnswer> {
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<VersionedAnswer> {
     return unwrap(await this.stub.searchAnswer(request, fresh));
   }
 

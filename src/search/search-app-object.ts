@@ -4,6 +4,7 @@ import type { Env } from '../env';
 import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswer } from './answers';
 import { AppStorage, type FullFeedCycle } from './app-storage';
 import { displayFields, QueryError, SearchIndex } from './engine';
+import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { Outcome } from './search-app-client';
 
@@ -175,7 +176,7 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- search
 
-  async search(request: SearchRequest): Promise<Outcome<SearchResult>> {
+  async search(request: SearchRequest & HighlightRequest): Promise<Outcome<SearchResult>> {
     return this.#search(request);
   }
 
@@ -192,7 +193,7 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
-  async searchAnswer(request: SearchRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
     return this.#memoized(searchKey(request), fresh, () => this.#search(request));
   }
 
@@ -218,21 +219,21 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- answers
 
-  #search(request: SearchRequest): Outcome<SearchResult> {
+  #search(request: SearchRequest & HighlightRequest): Outcome<SearchResult> {
     const index = this.#loadIndex();
     const started = Date.now();
     try {
+      const highlighter = index?.highlighter(request);
       const found = index?.search(request) ?? { total: 0, hits: [], facets: [] };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
       return ok({
         total: found.total,
         time: Date.now() - started,
-        documents: found.hits.map((hit) => ({
-          id: hit.id,
-          position: hit.position,
-          document: displayFields(fields, payloads.get(hit.id) ?? {}),
-        })),
+        documents: found.hits.map((hit) => {
+          const document = displayFields(fields, payloads.get(hit.id) ?? {});
+          return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
+        }),
         facets: navigationFirst(found.facets, fields),
         paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
       });

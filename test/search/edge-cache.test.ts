@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { searchAppSchemaInput } from '../src/search/field-schema';
-import { bulk, envelope, feedingApp, settled, type FeedingApp } from './feeding/helpers';
-import { call, expectOk, json, waitFor } from './helpers';
+import { searchAppSchemaInput } from '../../src/search/field-schema';
+import { bulk, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
+import { call, expectOk, json, waitFor } from '../helpers';
 
 const schema = {
   fields: [
@@ -41,6 +41,9 @@ describe('edge cache of public search and suggest', () => {
     expect(again.body.result).toEqual(first.body.result);
 
     expect((await get('q=shoe&f.brand=Trail%20Co')).headers.get('X-Edge-Cache')).toBe('MISS');
+    const marked = await outcome(await get('q=shoe&f.brand=Acme&highlightPreTag=%3Cb%3E'));
+    expect(marked.cache).toBe('MISS');
+    expect(JSON.stringify(marked.body.result)).toContain('<b>');
   });
 
   it('computes a fresh answer for Cache-Control: no-cache and for POST', async () => {
