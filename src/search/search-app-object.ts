@@ -177,11 +177,32 @@ export class SearchAppObject extends DurableObject<Env> {
   // ---------------------------------------------------------------- search
 
   async search(request: SearchRequest & HighlightRequest): Promise<Outcome<SearchResult>> {
-    return this.#search(request);
+    const index = this.#loadIndex();
+    const started = Date.now();
+    try {
+      const highlighter = index?.highlighter(request);
+      const found = index?.search(request) ?? { total: 0, hits: [], facets: [], facetStats: {} };
+      const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
+      const fields = index?.config.fields ?? [];
+      return ok({
+        total: found.total,
+        time: Date.now() - started,
+        documents: found.hits.map((hit) => {
+          const document = displayFields(fields, payloads.get(hit.id) ?? {});
+          return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
+        }),
+        facets: found.facets,
+        facetStats: found.facetStats,
+        paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
+      });
+    } catch (error) {
+      if (error instanceof QueryError) return { ok: false, status: 400, message: 'Invalid search request', details: error.details };
+      throw error;
+    }
   }
 
   async suggest(request: SuggestRequest): Promise<Outcome<Suggestion[]>> {
-    return this.#suggest(request);
+    return ok(this.#loadIndex()?.suggest(request) ?? []);
   }
 
   /**
@@ -194,12 +215,16 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
   async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
-    return this.#memoized(searchKey(request), fresh, () => this.#search(request));
+    return this.#memoized(searchKey(request), fresh, async () => {
+      const outcome = await this.search(request);
+      if (!outcome.ok) return outcome;
+      return ok({ ...outcome.value, facets: navigationFirst(outcome.value.facets, this.#index?.config.fields ?? []) });
+    });
   }
 
   /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
   async suggestAnswer(request: SuggestRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
-    return this.#memoized(suggestKey(request), fresh, () => this.#suggest(request));
+    return this.#memoized(suggestKey(request), fresh, () => this.suggest(request));
   }
 
   /** Index facts for tests and operations: live size, and what the snapshot covers. */
@@ -219,43 +244,16 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- answers
 
-  #search(request: SearchRequest & HighlightRequest): Outcome<SearchResult> {
-    const index = this.#loadIndex();
-    const started = Date.now();
-    try {
-      const highlighter = index?.highlighter(request);
-      const found = index?.search(request) ?? { total: 0, hits: [], facets: [] };
-      const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
-      const fields = index?.config.fields ?? [];
-      return ok({
-        total: found.total,
-        time: Date.now() - started,
-        documents: found.hits.map((hit) => {
-          const document = displayFields(fields, payloads.get(hit.id) ?? {});
-          return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
-        }),
-        facets: navigationFirst(found.facets, fields),
-        paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
-      });
-    } catch (error) {
-      if (error instanceof QueryError) return { ok: false, status: 400, message: 'Invalid search request', details: error.details };
-      throw error;
-    }
-  }
-
-  #suggest(request: SuggestRequest): Outcome<Suggestion[]> {
-    return ok(this.#loadIndex()?.suggest(request) ?? []);
-  }
-
   #version(): number {
     return this.#storage.get('seq') ?? 0;
   }
 
-  #memoized<T>(key: string, fresh: boolean, answer: () => Outcome<T>): Outcome<VersionedAnswer> {
+  /** Nothing else runs between reading the version and computing the answer: the object handles one event at a time. */
+  async #memoized<T>(key: string, fresh: boolean, answer: () => Promise<Outcome<T>>): Promise<Outcome<VersionedAnswer>> {
     const version = this.#version();
     const known = fresh ? undefined : this.#answers.get(version, key);
     if (known !== undefined) return ok({ version, json: known });
-    const outcome = answer();
+    const outcome = await answer();
     if (!outcome.ok) return outcome;
     const json = JSON.stringify(outcome.value);
     this.#answers.set(version, key, json);

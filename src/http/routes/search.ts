@@ -23,7 +23,10 @@ const tracking = { userId: text.optional(), sessionId: text.optional(), requestI
 
 const MAX_LISTED_FIELDS = 50;
 const MAX_SNIPPET_WORDS = 100;
+const MAX_LISTED_FACETS = 200;
 const fieldCode = z.string().max(64);
+/** A field code, or `<code>.<key>` of an attributes facet. */
+const facetId = z.string().max(200);
 /** `field` or `field:words` (Algolia's attributesToSnippet syntax); `*` stands for every displayed string field. */
 const snippetSpec = z
   .string()
@@ -36,7 +39,7 @@ const snippetSpec = z
 const highlightTag = z.string().max(100);
 const highlightTags = { highlightPreTag: highlightTag.optional(), highlightPostTag: highlightTag.optional() };
 /** A comma-separated GET parameter as a list (empty = none). */
-const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
+const commaList = <T extends z.ZodType<unknown, string>>(item: T, max = MAX_LISTED_FIELDS) =>
   z
     .string()
     .transform((list) =>
@@ -45,7 +48,7 @@ const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
         .map((entry) => entry.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(item).max(MAX_LISTED_FIELDS));
+    .pipe(z.array(item).max(max));
 
 const filterSchema = z
   .object({
@@ -72,6 +75,7 @@ const searchBody = z.object({
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
   filters: z.record(z.string(), filterSchema).optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  facets: z.array(facetId).max(MAX_LISTED_FACETS).optional(),
   attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
   attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
   ...highlightTags,
@@ -84,6 +88,7 @@ const searchQuery = z.object({
   rows: integer(1, MAX_ROWS).default(10),
   sort: z.string().optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  facets: commaList(facetId, MAX_LISTED_FACETS).optional(),
   attributesToHighlight: commaList(fieldCode).optional(),
   attributesToSnippet: commaList(snippetSpec).optional(),
   ...highlightTags,
@@ -130,6 +135,7 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
     sort: sort || undefined,
     filters: body.filters,
     facetLimit: body.facetLimit,
+    facets: body.facets,
     attributesToHighlight: body.attributesToHighlight,
     attributesToSnippet: body.attributesToSnippet,
     highlightPreTag: body.highlightPreTag,
