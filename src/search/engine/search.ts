@@ -4,10 +4,10 @@
  * Work is proportional to the matching documents: text matches come from postings, filters and facet
  * counts from per-value document lists and per-document value ids.
  */
-import { queryTokens } from './analysis';
 import { facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
-import { matchTokens, release } from './matching';
+import { matchPlan, release } from './matching';
+import { planQuery } from './query-plan';
 import { feedingOrder, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
 import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, SearchRequest } from './types';
@@ -28,9 +28,14 @@ export interface Candidates {
 
 /** The documents matching the query words, ranked; undefined when the query has no words. */
 export function keywordCandidates(state: IndexState, q: string): Candidates | undefined {
-  const tokens = queryTokens(q);
-  if (!tokens.length) return undefined;
-  const matches = matchTokens(state, tokens);
+  const plan = planQuery(state, q);
+  if (!plan) return undefined;
+  let matches = matchPlan(state, plan);
+  if (!matches.ords.length) {
+    // Nothing matched: fall back to completing every word, with one more typo allowed.
+    release(matches);
+    matches = matchPlan(state, planQuery(state, q, true) ?? plan);
+  }
   return { ords: matches.ords, relevance: relevanceOrder(state, matches), done: () => release(matches) };
 }
 
