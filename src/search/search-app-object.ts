@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
-import type { Env } from '../env';
+import { numberVar, type Env } from '../env';
 import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswer } from './answers';
 import { AppStorage, type FullFeedCycle } from './app-storage';
 import { displayFields, QueryError, SearchIndex } from './engine';
@@ -38,8 +38,8 @@ export interface FullFeedStatus {
   liveDocuments: number;
 }
 
-/** Delay between the last change and the snapshot that covers it. */
-const SNAPSHOT_DELAY_MS = 2_000;
+/** Seconds between the first change after a snapshot and the snapshot that covers it (`SNAPSHOT_DELAY_SECONDS`). */
+const DEFAULT_SNAPSHOT_DELAY_SECONDS = 2;
 /** Serialized answers kept for repeated queries of the current index version: about 8 MB of the object's 128 MB. */
 const ANSWER_MEMO_CHARS = 4_000_000;
 
@@ -82,7 +82,7 @@ export class SearchAppObject extends DurableObject<Env> {
             return { opId: op.opId, state: 'PREPARED' };
           }
           if (this.#storage.lastOp(op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
-          const index = this.#loadIndex(config)!;
+          const index = this.#indexFor(config);
           seq ??= this.#storage.nextSeq();
           if (op.operation === 'update') {
             this.#storage.put(op.documentId, op.payload ?? {}, op.opId, seq);
@@ -111,11 +111,10 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Rebuilds the index from the stored documents with a new configuration (Schedule feeding job). */
   async reindex(config: IndexConfig): Promise<{ documents: number }> {
-    this.ctx.storage.transactionSync(() => {
+    return this.ctx.storage.transactionSync(() => {
       this.#storage.nextSeq(); // a new index version: answers cached for the old configuration are not reused
-      this.#rebuild(config);
+      return { documents: this.#rebuild(config).size };
     });
-    return { documents: this.#index!.size };
   }
 
   // ---------------------------------------------------------------- full feed
@@ -239,7 +238,9 @@ export class SearchAppObject extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     const seq = this.#storage.get('seq') ?? 0;
-    if (seq > (this.#storage.get('snapshotSeq') ?? 0) && this.#loadIndex()) this.#writeSnapshot();
+    if (seq <= (this.#storage.get('snapshotSeq') ?? 0)) return;
+    const index = this.#loadIndex();
+    if (index) this.#writeSnapshot(index);
   }
 
   // ---------------------------------------------------------------- answers
@@ -262,15 +263,11 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- index lifecycle
 
-  /** The in-memory index, loading it on first use; `config` starts an empty app's first index. */
-  #loadIndex(config?: IndexConfig): SearchIndex | undefined {
+  /** The in-memory index, loading it on first use; undefined while the app was never fed. */
+  #loadIndex(): SearchIndex | undefined {
     if (this.#index) return this.#index;
     const stored = this.#storage.get('config');
-    if (!stored) {
-      if (!config) return undefined;
-      this.#storage.set('config', config);
-      return (this.#index = new SearchIndex(config));
-    }
+    if (!stored) return undefined;
     const bytes = this.#storage.readSnapshot();
     if (bytes) {
       try {
@@ -284,25 +281,33 @@ export class SearchAppObject extends DurableObject<Env> {
         console.error(JSON.stringify({ level: 'warn', msg: 'snapshot unusable, rebuilding', error: String(error) }));
       }
     }
-    this.#rebuild(stored);
-    return this.#index;
+    return this.#rebuild(stored);
+  }
+
+  /** The index, or the first, empty one of an app never fed before, built with `config`. */
+  #indexFor(config: IndexConfig): SearchIndex {
+    const loaded = this.#loadIndex();
+    if (loaded) return loaded;
+    this.#storage.set('config', config);
+    return (this.#index = new SearchIndex(config));
   }
 
   /** A fresh index from the stored documents, snapshotted at once so the next cold start is a load. */
-  #rebuild(config: IndexConfig): void {
+  #rebuild(config: IndexConfig): SearchIndex {
     this.#index = undefined; // let the old index go before the new one grows
     const index = new SearchIndex(config);
     for (const doc of this.#storage.liveDocuments()) index.add(doc.id, doc.payload);
     this.#index = index;
-    this.#writeSnapshot();
+    this.#writeSnapshot(index);
+    return index;
   }
 
-  #writeSnapshot(): void {
-    const index = this.#index!;
+  #writeSnapshot(index: SearchIndex): void {
     this.#storage.writeSnapshot(index.serialize(), index.config, this.#storage.get('seq') ?? 0);
   }
 
   async #scheduleSnapshot(): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_DELAY_MS);
+    if ((await this.ctx.storage.getAlarm()) !== null) return;
+    await this.ctx.storage.setAlarm(Date.now() + numberVar(this.env.SNAPSHOT_DELAY_SECONDS, DEFAULT_SNAPSHOT_DELAY_SECONDS) * 1000);
   }
 }
