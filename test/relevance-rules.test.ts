@@ -85,4 +85,22 @@ describe('relevance rules', () => {
     expect(top('xqzvkj')).toEqual([]);
     expect(top('wirsark')[0]).toBe('wireshark');
   });
+  it("finds a synonym's twin, one-way rules only from their input", () => {
+    const withSynonyms = index({ synonyms: [{ synonyms: ['tv', 'television'] }, { input: 'snake', synonyms: ['python3'] }] });
+    expect(top('television', plain)).toEqual(['television-guide']);
+    expect(top('television', withSynonyms)).toEqual(expect.arrayContaining(['television-guide', 'tv-remote', 'tv-tuner']));
+    expect(top('snake', withSynonyms)[0]).toBe('python3');
+    expect(top('python3', withSynonyms)).not.toContain('snake');
+  });
+  it('orders ties by custom ranking, after every other criterion', () => {
+    expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
+    expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
+    expect(top('control', index({ customRanking: [{ field: 'featured', direction: 'desc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
+    expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'desc' }] }))).toEqual(['tv-remote', 'tv-tuner']);
+  });
+  it("takes an app's own stop words instead of the English list", () => {
+    const own = index({ stopWords: ['program'] });
+    expect(top('the gimp', own)[0]).toBe('gimp');
+    expect(top('guide program', own)).toEqual(['television-guide']);
+  });
 });

@@ -69,7 +69,7 @@ export function toQueueEntry(row: OperationRow): QueueEntry {
 }
 
 export function indexConfigOf(app: SearchAppRow): IndexConfig {
-  return { fields: app.fields, sorts: app.sorts };
+  return { fields: app.fields, sorts: app.sorts, ranking: app.ranking };
 }
 
 /**

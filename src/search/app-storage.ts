@@ -1,9 +1,9 @@
 /**
  * The SQLite storage of one search app's Durable Object: its documents (the source of truth of the
  * indexed state), documents staged by an active full feed, the index snapshot in chunks, and metadata.
- * A document change bumps a sequence number; a snapshot records the sequence it covers, so a cold start
- * loads the snapshot and replays only newer changes. Deleted documents stay as tombstones until a
- * snapshot covers them.
+ * Each applied batch of changes takes the next sequence number, stored on every document it changed; a
+ * snapshot records the sequence it covers, so a cold start loads the snapshot and replays only the
+ * documents of newer batches. Deleted documents stay as tombstones until a snapshot covers them.
  */
 import type { DocumentPayload, IndexConfig } from './engine/types';
 
@@ -64,7 +64,7 @@ export class AppStorage {
     return row?.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined;
   }
 
-  /** Payloads of live documents by id, in the order asked. */
+  /** Payloads of the live documents among `ids`, by id (in SQLite's row order, not the order asked). */
   documents(ids: string[]): Map<string, DocumentPayload> {
     const found = new Map<string, DocumentPayload>();
     if (!ids.length) return found;
@@ -101,7 +101,7 @@ export class AppStorage {
     }
   }
 
-  /** Changes newer than a sequence number, oldest first; `payload` undefined = deleted. */
+  /** Documents changed by batches after sequence `seq`, batch by batch (within a batch in SQLite's order); `payload` undefined = deleted. */
   *changesSince(seq: number): Generator<{ id: string; payload?: DocumentPayload }> {
     for (const row of this.sql.exec<{ id: string; payload: string | null }>(
       'SELECT id, payload FROM documents WHERE seq > ? ORDER BY seq',

@@ -25,7 +25,7 @@ interface Header {
 }
 
 function configFingerprint(config: IndexConfig): string {
-  return JSON.stringify({ fields: config.fields, sorts: config.sorts });
+  return JSON.stringify({ fields: config.fields, sorts: config.sorts, ranking: config.ranking });
 }
 
 /** The bytes of an index's live documents. */

@@ -123,7 +123,8 @@ function planRanking({ ranking = {} }: IndexConfig, plan: IndexPlan): RankingPla
   const customRanking: RankingPlan['customRanking'] = [];
   for (const { field: code, direction } of ranking.customRanking ?? []) {
     const field = plan.fields.get(code);
-    if (!field) continue;
+    // Numeric or boolean fields only; others (or a field the schema no longer has) are ignored.
+    if (!field || !(isNumeric(field) || field.dataType === 'boolean')) continue;
     if (isNumeric(field)) plan.numbers.add(field);
     else plan.valueColumns.add(field);
     customRanking.push({ field, direction });
