@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { requireSecret } from '../../auth/middleware';
+import { requireSecret } from '../auth';
 import { issueToken, revokeToken } from '../../auth/tokens';
 import { requireTenant, upsertTenant } from '../../db/queries';
 import type { AppEnv } from '../../env';

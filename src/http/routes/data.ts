@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
-import { requireTenantToken } from '../../auth/middleware';
+import { requireTenantToken } from '../auth';
 import type { AppEnv } from '../../env';
 import { DOCUMENT_TYPES, type DocumentType } from '../../feeding/envelopes';
 import { deleteOne, feedMany, feedOne, requireAnyAccepted } from '../../feeding/feed';
