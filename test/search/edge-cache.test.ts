@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AnswerMemo } from '../../src/search/answers';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
 import { bulk, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
 import { call, expectOk, json, waitFor } from '../helpers';
@@ -101,5 +102,27 @@ describe("the search app's memory of repeated answers", () => {
     const changed = await app.searchApp.searchAnswer(request);
     expect(changed.version).toBeGreaterThan(first.version);
     expect(JSON.parse(changed.json).total).toBe(JSON.parse(first.json).total + 1);
+  });
+});
+
+describe('AnswerMemo', () => {
+  it('keeps the most recently used answers of one version within its size, and forgets them all at the next version', () => {
+    const memo = new AnswerMemo(40);
+    memo.set(1, 'a', 'x'.repeat(10));
+    memo.set(1, 'b', 'y'.repeat(10));
+    memo.set(1, 'c', 'z'.repeat(10));
+    expect(memo.get(1, 'a')).toBe('x'.repeat(10)); // now the most recently used
+    memo.set(1, 'd', 'w'.repeat(10)); // 40 characters: all fit
+    memo.set(1, 'e', 'v'.repeat(10)); // over: the least recently used (b) goes
+    expect(memo.get(1, 'b')).toBeUndefined();
+    expect(memo.get(1, 'a')).toBeDefined();
+    expect(memo.get(1, 'e')).toBeDefined();
+    memo.set(1, 'big', 'q'.repeat(11)); // over a quarter of the size: not kept
+    expect(memo.get(1, 'big')).toBeUndefined();
+
+    expect(memo.get(2, 'a')).toBeUndefined();
+    memo.set(2, 'f', 'u');
+    expect(memo.get(2, 'a')).toBeUndefined();
+    expect(memo.get(2, 'f')).toBe('u');
   });
 });
