@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AnswerMemo } from '../../src/search/answers';
+import { AnswerMemo, searchKey } from '../../src/search/answers';
+import { edgeCacheUrl } from '../../src/search/edge-cache';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
 import { bulk, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
-import { call, expectOk, json, waitFor } from '../helpers';
+import { BASE, call, expectOk, json, waitFor } from '../helpers';
 
 const schema = {
   fields: [
@@ -40,6 +41,15 @@ describe('edge cache of public search and suggest', () => {
     expect(again.cache).toBe('HIT');
     expect(again.body.requestId).toBe('b');
     expect(again.body.result).toEqual(first.body.result);
+
+    // The Cache API holds it under the index version, for every isolate of the data centre.
+    const key = searchKey({ q: 'shoe', page: 1, rows: 10, filters: { brand: { filterType: 'term', values: ['Acme'] } } });
+    const url = edgeCacheUrl(BASE, `${app.tenant}/${app.code}`, await app.searchApp.indexVersion(), key);
+    const stored = await waitFor(
+      () => caches.default.match(url), // the put runs after the answer, in waitUntil
+      (entry) => entry !== undefined,
+    );
+    expect(JSON.parse((await stored?.text()) ?? 'null')).toEqual(first.body.result);
 
     expect((await get('q=shoe&f.brand=Trail%20Co')).headers.get('X-Edge-Cache')).toBe('MISS');
     const marked = await outcome(await get('q=shoe&f.brand=Acme&highlightPreTag=%3Cb%3E'));
