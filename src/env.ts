@@ -1,4 +1,5 @@
 import type { Principal } from './auth/middleware';
+import type { Db } from './db/client';
 import type { SearchAppObject } from './search/search-app-object';
 
 /** Bindings and secrets of the worker, as declared in wrangler.toml and .dev.vars. */
@@ -26,6 +27,8 @@ export interface Env {
 export interface AppEnv {
   Bindings: Env;
   Variables: {
+    /** The D1 database, opened once per request by `withDb`. */
+    db: Db;
     /** Set by the tenant-token middleware once the token is accepted. */
     principal: Principal;
   };

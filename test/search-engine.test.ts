@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import sampleText from './fixtures/debian-sample.ndjson?raw';
 import schema from './fixtures/debian-packages.schema.json';
-import { QueryError, SearchIndex, displayFields } from '../src/search/engine/index';
+import { QueryError, SearchIndex, displayFields, editDistance, tokenize } from '../src/search/engine/index';
 import type { IndexConfig, SearchAppField, SearchRequest } from '../src/search/engine/types';
 import { searchAppSchemaInput } from '../src/search/field-schema';
 
@@ -326,5 +326,15 @@ describe('relevance on the Debian sample', () => {
     expect(suggestions.map((s) => s.count)).toEqual([...suggestions.map((s) => s.count)].sort((a, b) => b - a));
     expect(debian.suggest({ q: 'firefx', rows: 3 }).map((s) => s.value)).toContain('firefox');
     expect(debian.suggest({ q: 'web serv', rows: 3 })[0].value).toBe('web server');
+  });
+});
+
+describe('text analysis shared with highlighting', () => {
+  it('counts a swap of two adjacent letters as one edit, and stops past the limit', () => {
+    expect(editDistance('wireshark', 'wrieshark')).toBe(1);
+    expect(editDistance('gimp', 'gimp')).toBe(0);
+    expect(editDistance('inkscape', 'inkscp')).toBe(2);
+    expect(editDistance('firefox', 'chromium', 2)).toBe(3);
+    expect(tokenize('Crème-Brûlée 2')).toEqual(['creme', 'brulee', '2']);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
-import { searchAppStub } from '../src/search/search-app-object';
+import { SearchAppClient } from '../src/search/search-app-client';
 import { envelope } from './feeding/helpers';
 import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from './helpers';
 
@@ -55,9 +55,9 @@ beforeAll(async () => {
   const feed = await createToken(tenant, 'feeding');
   const entries = products.map(({ id, ...payload }) => envelope(id, payload));
   await expectOk(call('POST', `/api/v1/data/bulk/svc/${tenant}/${code}`, { token: feed.token, body: entries }));
-  const stub = searchAppStub(env, tenant, code);
+  const searchApp = new SearchAppClient(env, tenant, code);
   await waitFor(
-    () => stub.stats(),
+    () => searchApp.stats(),
     (stats) => stats.indexed === products.length,
   );
   base = `/api/v1/search/${tenant}/${code}`;

@@ -1,7 +1,6 @@
 import type { Env } from '../env';
-import type { Outcome, SearchResult } from '../search/engine/types';
-import { logError } from '../errors';
-import { searchAppStub } from '../search/search-app-object';
+import { ApiError, logError } from '../errors';
+import { SearchAppClient } from '../search/search-app-client';
 import type { ToolDefinition } from './providers';
 
 export const SEARCH_TOOL: ToolDefinition = {
@@ -40,12 +39,10 @@ export async function runSearchTool(env: Env, tenantCode: string, searchApp: str
   const args = parseArguments(argumentsJson);
   if (!args) return JSON.stringify({ error: 'arguments must be {"q": string, "rows"?: integer}' });
   try {
-    const stub = searchAppStub(env, tenantCode, searchApp);
-    const outcome = (await stub.search({ q: args.q, page: 1, rows: args.rows })) as Outcome<SearchResult>;
-    if (!outcome.ok) return JSON.stringify({ error: outcome.message });
-    const { total, documents } = outcome.value;
+    const { total, documents } = await new SearchAppClient(env, tenantCode, searchApp).search({ q: args.q, page: 1, rows: args.rows });
     return JSON.stringify({ total, documents: documents.map(({ id, document }) => ({ id, fields: document })) });
   } catch (err) {
+    if (err instanceof ApiError) return JSON.stringify({ error: err.message });
     logError('agent search tool failed', err, { tenantCode, searchApp });
     return JSON.stringify({ error: 'search is unavailable' });
   }

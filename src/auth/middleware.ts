@@ -1,5 +1,4 @@
 import { createMiddleware } from 'hono/factory';
-import { createDb } from '../db/client';
 import type { Permission, TokenKind } from '../db/schema';
 import type { AppEnv } from '../env';
 import { ApiError } from '../errors';
@@ -33,7 +32,7 @@ export function requireSecret(secretName: 'ADMIN_TOKEN' | 'AUTH_TOKEN') {
  */
 export function requireTenantToken(kind: TokenKind, permission: Permission) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const token = await verifyToken(createDb(c.env.DB), c.req.header(TOKEN_HEADER));
+    const token = await verifyToken(c.var.db, c.req.header(TOKEN_HEADER));
     if (!token) throw ApiError.unauthorized();
     const tenant = c.req.param('tenant');
     if (token.tenantCode !== tenant) throw ApiError.forbidden('Token is not valid for this tenant');

@@ -10,6 +10,16 @@ export async function findTenant(db: Db, code: string): Promise<Tenant | undefin
   return db.query.tenants.findFirst({ where: eq(tenants.code, code) });
 }
 
+/** Creates a tenant (named after its code unless a name is given) or renames it. */
+export async function upsertTenant(db: Db, code: string, name?: string): Promise<Tenant> {
+  const [row] = await db
+    .insert(tenants)
+    .values({ code, name: name ?? code })
+    .onConflictDoUpdate({ target: tenants.code, set: { ...(name ? { name } : {}), updatedAt: new Date().toISOString() } })
+    .returning();
+  return row;
+}
+
 export async function requireTenant(db: Db, code: string): Promise<Tenant> {
   const tenant = await findTenant(db, code);
   if (!tenant) throw ApiError.notFound(`Tenant '${code}' not found`);

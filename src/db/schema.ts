@@ -28,7 +28,7 @@ export const searchApps = sqliteTable(
       .references(() => tenants.code, { onDelete: 'cascade' }),
     code: text('code').notNull(),
     name: text('name').notNull(),
-    /** The field schema (SearchAppSchemaField[] with defaults filled in), JSON. */
+    /** The field schema (SearchAppField[] with defaults filled in), JSON. */
     fields: text('fields', { mode: 'json' })
       .$type<SearchAppField[]>()
       .notNull()

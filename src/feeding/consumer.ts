@@ -9,7 +9,7 @@ import { createDb, type Db } from '../db/client';
 import { feedingJobs, searchApps, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { logError } from '../errors';
-import { searchAppStub } from '../search/search-app-object';
+import { SearchAppClient } from '../search/search-app-client';
 import type { SearchAppRow } from '../db/queries';
 import { describeDetails, payloadSchema, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';
@@ -81,7 +81,7 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
   );
   for (const [opId, reason] of misfits) await setStates(db, [opId], 'ERROR', reason);
 
-  const results = runnable.length ? await searchAppStub(env, app.tenantCode, app.code).apply(runnable, indexConfigOf(app)) : [];
+  const results = runnable.length ? await new SearchAppClient(env, app.tenantCode, app.code).apply(runnable, indexConfigOf(app)) : [];
   const byState = new Map<FeedingState, number[]>();
   for (const result of results) {
     const ids = byState.get(result.state);
@@ -104,10 +104,10 @@ async function finishCyclesOf(env: Env, db: Db, app: SearchAppRow, message: Oper
 async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<void> {
   const app = await findApp(db, message.appId);
   if (!app) return;
-  const stub = searchAppStub(env, app.tenantCode, app.code);
-  const { documents } = await stub.stats();
+  const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
+  const { documents } = await searchApp.stats();
   await db.update(feedingJobs).set({ state: 'STARTED', total: documents }).where(eq(feedingJobs.id, message.jobId));
-  const result = await stub.reindex(indexConfigOf(app));
+  const result = await searchApp.reindex(indexConfigOf(app));
   await db
     .update(feedingJobs)
     .set({ state: 'FINISHED', processed: result.documents, total: result.documents, finishedAt: now() })

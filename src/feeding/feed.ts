@@ -1,9 +1,11 @@
-/** Feeding many documents at once (bulk and upload): validate each entry, queue the valid ones in chunks. */
+/** Feeding documents: one at a time, or many at once (bulk and upload: validate each entry, queue the valid ones in chunks). */
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
 import type { Env } from '../env';
+import { ApiError } from '../errors';
+import { SearchAppClient } from '../search/search-app-client';
 import { describeDetails, payloadSchema, validateEntry, type DocumentOperation, type DocumentType } from './envelopes';
-import { acceptOperations } from './operations';
+import { acceptOperations, type QueueEntry } from './operations';
 
 /** Entries queued per D1 insert and queue send. */
 const CHUNK = 500;
@@ -23,6 +25,45 @@ export interface BulkFeedingResponse {
   documents: BulkDocumentResult[];
 }
 
+/**
+ * Queues an update of one document: the entry must validate and be an update of `documentId` (a reporting
+ * record without `id` takes the path's); anything else is ApiError 400 and nothing is queued.
+ */
+export async function feedOne(
+  env: Env,
+  db: Db,
+  app: SearchAppRow,
+  type: DocumentType,
+  documentId: string,
+  body: Record<string, unknown>,
+): Promise<QueueEntry> {
+  const entry = type === 'reporting' && body.id === undefined ? { ...body, id: documentId } : body;
+  const result = validateEntry(type, entry, payloadSchema(app.fields));
+  if (!result.ok) throw ApiError.badRequest('Invalid document', result.details);
+  if (result.value.operation !== 'update') {
+    throw ApiError.badRequest('Invalid document', [
+      { path: 'header.action', message: "use DELETE to delete; this call takes action 'update'" },
+    ]);
+  }
+  if (result.value.documentId !== documentId) {
+    throw ApiError.badRequest('Invalid document', [
+      { path: type === 'svc' ? 'header.id' : 'id', message: `must equal the path documentId '${documentId}'` },
+    ]);
+  }
+  const [queued] = await acceptOperations(env, db, app, type, [result.value]);
+  return queued;
+}
+
+/** Queues the delete of one document; 404 when there is nothing to delete (neither live nor staged by the active cycle). */
+export async function deleteOne(env: Env, db: Db, app: SearchAppRow, type: DocumentType, documentId: string): Promise<QueueEntry> {
+  if (!(await new SearchAppClient(env, app.tenantCode, app.code).hasDocument(documentId))) {
+    throw ApiError.notFound(`Document '${documentId}' not found`);
+  }
+  const [queued] = await acceptOperations(env, db, app, type, [{ documentId, operation: 'delete' }]);
+  return queued;
+}
+
+/** Validates every entry and queues the valid ones; each entry's outcome is answered in its position. */
 export async function feedMany(
   env: Env,
   db: Db,

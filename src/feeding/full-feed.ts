@@ -7,15 +7,15 @@
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
 import type { Env } from '../env';
-import { searchAppStub } from '../search/search-app-object';
+import { SearchAppClient } from '../search/search-app-client';
 import { indexConfigOf, pendingInCycle, settleCycle } from './operations';
 
 export async function finishCycleIfDrained(env: Env, db: Db, app: SearchAppRow, cycleId: number): Promise<boolean> {
-  const stub = searchAppStub(env, app.tenantCode, app.code);
-  const cycle = await stub.activeCycle();
+  const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
+  const cycle = await searchApp.activeCycle();
   if (cycle?.id !== cycleId || cycle.state !== 'ENDING') return false;
   if ((await pendingInCycle(db, app.id, cycleId)) > 0) return false;
-  if (!(await stub.finishFullFeed(cycleId, indexConfigOf(app)))) return false;
+  if (!(await searchApp.finishFullFeed(cycleId, indexConfigOf(app)))) return false;
   await settleCycle(db, app.id, cycleId, ['PREPARED'], 'FINISHED');
   return true;
 }

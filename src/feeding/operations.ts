@@ -10,7 +10,8 @@ import { feedingOperations, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
 import type { IndexConfig } from '../search/engine/types';
-import { searchAppStub, type FeedOperation } from '../search/search-app-object';
+import { SearchAppClient } from '../search/search-app-client';
+import type { FeedOperation } from '../search/search-app-object';
 import type { DocumentOperation, DocumentType } from './envelopes';
 
 export type OperationsMessage = { kind: 'operations'; appId: number; operations: FeedOperation[] };
@@ -67,7 +68,7 @@ export async function acceptOperations(
   operations: DocumentOperation[],
 ): Promise<QueueEntry[]> {
   if (!operations.length) return [];
-  const cycle = await searchAppStub(env, app.tenantCode, app.code).activeCycle();
+  const cycle = await new SearchAppClient(env, app.tenantCode, app.code).activeCycle();
   const cycleId = cycle?.state === 'ACTIVE' ? cycle.id : null;
   const rows = await db.all<{ id: number; created_at: string }>(sql`
     INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id)

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { errorResponse, onError } from './errors';
+import { withDb } from './middleware';
 import { adminRoutes } from './routes/admin';
 import { agentAdminRoutes, chatRoutes } from './routes/chat';
 import { emailAdminRoutes, emailSendRoutes } from './routes/email';
@@ -15,6 +16,7 @@ export function createApp() {
   app.onError(onError);
   app.notFound((c) => errorResponse(404, `No route for ${c.req.method} ${c.req.path}`));
 
+  app.use('*', withDb);
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.route('/api/v1/admin/email', emailAdminRoutes);
   app.route('/api/v1/admin/agents', agentAdminRoutes);

@@ -3,7 +3,8 @@ import type { FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { AppStorage, type FullFeedCycle } from './app-storage';
 import { displayFields, QueryError, SearchIndex } from './engine';
-import type { DocumentPayload, IndexConfig, Outcome, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type { Outcome } from './search-app-client';
 
 /** A document operation as the feeding consumer hands it to the search app. */
 export interface FeedOperation {
@@ -18,6 +19,14 @@ export interface FeedOperation {
 export interface OperationResult {
   opId: number;
   state: Extract<FeedingState, 'PREPARED' | 'FINISHED' | 'IGNORED' | 'CANCELED'>;
+}
+
+/** Index facts for tests and operations: live size, and the sequence numbers of the last batch and of the snapshot. */
+export interface IndexStats {
+  documents: number;
+  indexed: number;
+  seq: number;
+  snapshotSeq: number;
 }
 
 export interface FullFeedStatus {
@@ -188,7 +197,7 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** Index facts for tests and operations: live size, and what the snapshot covers. */
-  async stats(): Promise<{ documents: number; indexed: number; seq: number; snapshotSeq: number }> {
+  async stats(): Promise<IndexStats> {
     return {
       documents: this.#storage.liveCount(),
       indexed: this.#loadIndex()?.size ?? 0,
@@ -247,8 +256,4 @@ export class SearchAppObject extends DurableObject<Env> {
   async #scheduleSnapshot(): Promise<void> {
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_DELAY_MS);
   }
-}
-
-export function searchAppStub(env: Env, tenantCode: string, code: string) {
-  return env.SEARCH_APP.get(env.SEARCH_APP.idFromName(`${tenantCode}/${code}`));
 }

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { call, createTenantWithApp, createToken, json, uniqueCode } from '../helpers';
-import { allSettled, bulk, debianEnvelopes, envelope, feedingApp, getDocument, search, settled } from './helpers';
+import { allSettled, bulk, debianEnvelopes, envelope, feedingApp, getDocument, settled } from './helpers';
 
 const vim = debianEnvelopes.find((e) => e.header.id === 'vim')!;
 
@@ -164,8 +164,8 @@ describe('bulk', () => {
     }
     const states = await allSettled(app, ids);
     expect([...states.values()].every((s) => s === 'FINISHED')).toBe(true);
-    expect(await app.stub.stats()).toMatchObject({ documents: debianEnvelopes.length, indexed: debianEnvelopes.length });
-    expect((await search(app, { q: 'nginx', page: 1, rows: 3 })).documents[0].id).toBe('nginx');
+    expect(await app.searchApp.stats()).toMatchObject({ documents: debianEnvelopes.length, indexed: debianEnvelopes.length });
+    expect((await app.searchApp.search({ q: 'nginx', page: 1, rows: 3 })).documents[0].id).toBe('nginx');
   });
 });
 

@@ -90,12 +90,12 @@ describe('full feed state table', () => {
     expect((await fullFeed(app, 'start')).status).toBe(200);
     const next = debianEnvelopes.slice(200, 700);
     await feedAndSettle(app, next.slice(0, 250));
-    await evictDurableObject(app.stub);
+    await evictDurableObject(app.searchApp.stub);
     // Same live results after the eviction, from the persisted snapshot and documents.
     expect(await searchIds(app, 'library')).toEqual(liveResults);
     expect(await status(app)).toMatchObject({ active: true, stagedDocuments: 250 });
     await feedAndSettle(app, next.slice(250));
-    await evictDurableObject(app.stub);
+    await evictDurableObject(app.searchApp.stub);
     expect((await fullFeed(app, 'end')).status).toBe(200);
     await swapped(app);
 
@@ -103,7 +103,7 @@ describe('full feed state table', () => {
     expect(ids.size).toBe(next.length);
     expect(next.every((e) => ids.has(e.header.id))).toBe(true);
     expect(ids.has(debianEnvelopes[0].header.id)).toBe(false);
-    await evictDurableObject(app.stub);
+    await evictDurableObject(app.searchApp.stub);
     expect(new Set(await searchIds(app, '', 1000))).toEqual(ids);
   });
 });

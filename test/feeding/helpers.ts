@@ -1,8 +1,7 @@
 import { env } from 'cloudflare:workers';
 import debianSchema from '../fixtures/debian-packages.schema.json';
 import sample from '../fixtures/debian-sample.ndjson?raw';
-import type { Outcome, SearchRequest, SearchResult } from '../../src/search/engine/types';
-import { searchAppStub } from '../../src/search/search-app-object';
+import { SearchAppClient } from '../../src/search/search-app-client';
 import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from '../helpers';
 
 export { debianSchema };
@@ -19,7 +18,7 @@ export interface FeedingApp {
   feed: string;
   admin: string;
   /** The search app's Durable Object. */
-  stub: ReturnType<typeof searchAppStub>;
+  searchApp: SearchAppClient;
 }
 
 /** A tenant with a search app on the Debian schema (or another), and its tokens. */
@@ -28,7 +27,7 @@ export async function feedingApp(schema: unknown = debianSchema): Promise<Feedin
   const admin = (await createToken(tenant, 'admin')).token;
   const feed = (await createToken(tenant, 'feeding')).token;
   await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin, body: schema }));
-  return { tenant, code, feed, admin, stub: searchAppStub(env, tenant, code) };
+  return { tenant, code, feed, admin, searchApp: new SearchAppClient(env, tenant, code) };
 }
 
 export function envelope(id: string, payload: Record<string, unknown>) {
@@ -77,12 +76,5 @@ export async function getDocument(app: FeedingApp, id: string) {
 
 /** Ids of every document the index finds for a query, in rank order. */
 export async function searchIds(app: FeedingApp, q = '', rows = 100): Promise<string[]> {
-  return (await search(app, { q, page: 1, rows })).documents.map((d) => d.id);
-}
-
-/** A search straight on the search app's Durable Object. */
-export async function search(app: FeedingApp, request: SearchRequest): Promise<SearchResult> {
-  const outcome = (await app.stub.search(request)) as Outcome<SearchResult>;
-  if (!outcome.ok) throw new Error(outcome.message);
-  return outcome.value;
+  return (await app.searchApp.search({ q, page: 1, rows })).documents.map((d) => d.id);
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import type { FeedingMessage } from '../../src/feeding/operations';
 import { call, json, waitFor } from '../helpers';
-import { allSettled, bulk, debianEnvelopes, debianSchema, envelope, feedingApp, search, searchIds, settled } from './helpers';
+import { allSettled, bulk, debianEnvelopes, debianSchema, envelope, feedingApp, searchIds, settled } from './helpers';
 
 function multipart(content: string, name = 'file', boundary = 'XyZboundary42') {
   const body = `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nignored\r\n--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="feed.json"\r\nContent-Type: application/json\r\n\r\n${content}\r\n--${boundary}--\r\n`;
@@ -26,7 +26,7 @@ describe('upload', () => {
       app,
       body.documents.map((d: { id: number }) => d.id),
     );
-    expect((await app.stub.stats()).documents).toBe(120);
+    expect((await app.searchApp.stats()).documents).toBe(120);
   });
 
   it('feeds NDJSON, reporting a broken line as ERROR and keeping the others', async () => {
@@ -67,7 +67,7 @@ describe('schedule feeding job', () => {
     const schema = structuredClone(debianSchema) as { fields: Array<Record<string, unknown>> };
     schema.fields.find((f) => f.code === 'maintainer')!.facet = true;
     await call('PUT', `/api/v1/searchapp/schema/${app.tenant}/${app.code}`, { token: app.admin, body: schema });
-    expect((await search(app, { page: 1, rows: 1 })).facets.map((f) => f.id)).not.toContain('maintainer');
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).facets.map((f) => f.id)).not.toContain('maintainer');
 
     const res = await call('PUT', `/api/v1/job/${app.tenant}/${app.code}/feeding/_schedule`, { token: app.feed, body: {} });
     expect(res.status).toBe(200);
@@ -78,7 +78,7 @@ describe('schedule feeding job', () => {
       (current) => current.state === 'FINISHED',
     );
     expect(job).toMatchObject({ jobId, processed: 200, total: 200 });
-    expect((await search(app, { page: 1, rows: 1 })).facets.map((f) => f.id)).toContain('maintainer');
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).facets.map((f) => f.id)).toContain('maintainer');
   });
 
   it('answers 404 for an unknown search app or job, 401 without a token', async () => {
@@ -147,15 +147,15 @@ describe('the index survives', () => {
     );
     const queries = ['library', 'python', 'editor', ''];
     const before = await Promise.all(queries.map((q) => searchIds(app, q)));
-    await evictDurableObject(app.stub);
+    await evictDurableObject(app.searchApp.stub);
     expect(await Promise.all(queries.map((q) => searchIds(app, q)))).toEqual(before);
 
     // A change after the last snapshot is replayed on the next load.
     const res = await bulk(app, [envelope('zzz-new', { name: 'zzz-new', description: 'a python library' })]);
     await settled(app, (await json(res)).documents[0].id);
-    await evictDurableObject(app.stub);
+    await evictDurableObject(app.searchApp.stub);
     expect(await searchIds(app, 'zzz')).toEqual(['zzz-new']);
-    const stats = await app.stub.stats();
+    const stats = await app.searchApp.stats();
     expect(stats.documents).toBe(401);
     expect(stats.indexed).toBe(401);
   });

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { chatOnce, chatStream, prepareChat } from '../../agent/chat';
 import { agentConfigInput, agentView, putAgent, requireAgent } from '../../agent/config';
 import { requireSecret } from '../../auth/middleware';
-import { createDb } from '../../db/client';
 import type { AppEnv } from '../../env';
 import { validate } from '../validate';
 import { codeParam } from '../../validation';
@@ -15,11 +14,11 @@ export const agentAdminRoutes = new Hono<AppEnv>()
   .use('*', requireSecret('ADMIN_TOKEN'))
   .put('/:tenant/:code', validate('param', agentPath), validate('json', agentConfigInput), async (c) => {
     const { tenant, code } = c.req.valid('param');
-    return c.json(await putAgent(createDb(c.env.DB), tenant, code, c.req.valid('json')), 200);
+    return c.json(await putAgent(c.var.db, tenant, code, c.req.valid('json')), 200);
   })
   .get('/:tenant/:code', validate('param', agentPath), async (c) => {
     const { tenant, code } = c.req.valid('param');
-    return c.json(agentView(await requireAgent(createDb(c.env.DB), tenant, code)), 200);
+    return c.json(agentView(await requireAgent(c.var.db, tenant, code)), 200);
   });
 
 /** Chat and streaming chat, authenticated by the agent token (`AUTH_TOKEN`). */

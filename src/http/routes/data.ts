@@ -1,17 +1,15 @@
 import { Hono, type Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import { requireTenantToken } from '../../auth/middleware';
-import { createDb } from '../../db/client';
-import { requireSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
-import { DOCUMENT_TYPES, payloadSchema, validateEntry, type DocumentType } from '../../feeding/envelopes';
-import { feedMany } from '../../feeding/feed';
+import { DOCUMENT_TYPES, type DocumentType } from '../../feeding/envelopes';
+import { deleteOne, feedMany, feedOne } from '../../feeding/feed';
 import { cancelCycle, finishCycleIfDrained } from '../../feeding/full-feed';
-import { acceptOperations, findQueueEntry, pendingInCycle } from '../../feeding/operations';
+import { findQueueEntry, pendingInCycle } from '../../feeding/operations';
 import { feedEntries, multipartFileText } from '../../feeding/upload';
-import { searchAppStub } from '../../search/search-app-object';
 import { ApiError } from '../../errors';
-import { unwrap } from '../outcome';
+import { withSearchApp } from '../middleware';
 import { validate } from '../validate';
 
 /** Request size limits (see README, Feeding limits). */
@@ -23,25 +21,22 @@ const write = requireTenantToken('feeding', 'WRITE');
 const read = requireTenantToken('feeding', 'READ');
 const anyObject = z.record(z.string(), z.unknown());
 
-function documentType(c: Context<AppEnv>): DocumentType {
+/** The `:type` path parameter as `c.var.documentType`, or 400. */
+const documentType = createMiddleware<{ Variables: { documentType: DocumentType } }>(async (c, next) => {
   const type = c.req.param('type');
-  if (!DOCUMENT_TYPES.includes(type as DocumentType)) {
+  const known = DOCUMENT_TYPES.find((name) => name === type);
+  if (!known) {
     throw ApiError.badRequest(`Unsupported document type '${type}'`, [
       { path: 'type', message: `expected one of ${DOCUMENT_TYPES.join(', ')}` },
     ]);
   }
-  return type as DocumentType;
-}
+  c.set('documentType', known);
+  await next();
+});
 
 function limitBody(c: Context<AppEnv>, max: number): void {
   const length = Number(c.req.header('Content-Length') ?? 0);
   if (length > max) throw new ApiError(413, `Request body is ${length} bytes; at most ${max}`);
-}
-
-async function context(c: Context<AppEnv>) {
-  const db = createDb(c.env.DB);
-  const app = await requireSearchApp(db, c.req.param('tenant')!, c.req.param('code')!);
-  return { db, app, stub: searchAppStub(c.env, app.tenantCode, app.code) };
 }
 
 /** Feeding: documents, bulk, upload, full-feed cycles and queue entries (feeding token). */
@@ -54,28 +49,22 @@ export const dataRoutes = new Hono<AppEnv>()
       await next();
     },
     validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES)),
-    async (c) => {
-      const type = documentType(c);
-      const { db, app } = await context(c);
-      return c.json(await feedMany(c.env, db, app, type, c.req.valid('json')), 200);
-    },
+    documentType,
+    withSearchApp,
+    async (c) => c.json(await feedMany(c.env, c.var.db, c.var.app, c.var.documentType, c.req.valid('json')), 200),
   )
-  .post('/upload/:type/:tenant/:code', write, async (c) => {
-    const type = documentType(c);
-    const { db, app } = await context(c);
+  .post('/upload/:type/:tenant/:code', write, documentType, withSearchApp, async (c) => {
     if (!c.req.raw.body) throw ApiError.badRequest('The upload has no body', [{ path: 'file', message: 'required' }]);
     const text = multipartFileText(c.req.raw.body, c.req.header('Content-Type') ?? '');
-    return c.json(await feedMany(c.env, db, app, type, feedEntries(text)), 200);
+    return c.json(await feedMany(c.env, c.var.db, c.var.app, c.var.documentType, feedEntries(text)), 200);
   })
-  .post('/fullfeed/start/:tenant/:code', write, validate('json', anyObject), async (c) => {
-    const { stub } = await context(c);
-    const cycle = unwrap(await stub.startFullFeed());
+  .post('/fullfeed/start/:tenant/:code', write, validate('json', anyObject), withSearchApp, async (c) => {
+    const cycle = await c.var.searchApp.startFullFeed();
     return c.json({ message: 'Full feed started', cycleId: cycle.id, state: cycle.state, startedAt: cycle.startedAt }, 200);
   })
-  .post('/fullfeed/end/:tenant/:code', write, validate('json', anyObject), async (c) => {
-    const { db, app, stub } = await context(c);
-    const cycle = unwrap(await stub.requestFullFeedEnd());
-    const swapped = await finishCycleIfDrained(c.env, db, app, cycle.id);
+  .post('/fullfeed/end/:tenant/:code', write, validate('json', anyObject), withSearchApp, async (c) => {
+    const cycle = await c.var.searchApp.requestFullFeedEnd();
+    const swapped = await finishCycleIfDrained(c.env, c.var.db, c.var.app, cycle.id);
     return c.json(
       swapped
         ? { message: 'Full feed finished; the index was swapped', cycleId: cycle.id, state: 'FINISHED' }
@@ -83,15 +72,13 @@ export const dataRoutes = new Hono<AppEnv>()
       200,
     );
   })
-  .post('/fullfeed/cancel/:tenant/:code', write, async (c) => {
-    const { db, app, stub } = await context(c);
-    const cycle = unwrap(await stub.cancelFullFeed());
-    await cancelCycle(db, app, cycle.id);
+  .post('/fullfeed/cancel/:tenant/:code', write, withSearchApp, async (c) => {
+    const cycle = await c.var.searchApp.cancelFullFeed();
+    await cancelCycle(c.var.db, c.var.app, cycle.id);
     return c.json({ message: 'Full feed cancelled; the live index is unchanged', cycleId: cycle.id, state: 'CANCELED' }, 200);
   })
-  .get('/fullfeed/status/:tenant/:code', read, async (c) => {
-    const { db, app, stub } = await context(c);
-    const status = await stub.fullFeedStatus();
+  .get('/fullfeed/status/:tenant/:code', read, withSearchApp, async (c) => {
+    const status = await c.var.searchApp.fullFeedStatus();
     return c.json(
       {
         active: status.active,
@@ -100,18 +87,23 @@ export const dataRoutes = new Hono<AppEnv>()
         startedAt: status.cycle?.startedAt ?? null,
         endRequestedAt: status.cycle?.endRequestedAt ?? null,
         stagedDocuments: status.stagedDocuments,
-        pendingOperations: status.cycle ? await pendingInCycle(db, app.id, status.cycle.id) : 0,
+        pendingOperations: status.cycle ? await pendingInCycle(c.var.db, c.var.app.id, status.cycle.id) : 0,
         liveDocuments: status.liveDocuments,
       },
       200,
     );
   })
-  .get('/queue/:tenant/:code/:id', read, validate('param', z.object({ id: z.coerce.number().int().positive() }).loose()), async (c) => {
-    const { db, app } = await context(c);
-    const entry = await findQueueEntry(db, app.id, c.req.valid('param').id);
-    if (!entry) throw ApiError.notFound('Feeding queue entry not found');
-    return c.json(entry, 200);
-  })
+  .get(
+    '/queue/:tenant/:code/:id',
+    read,
+    validate('param', z.object({ id: z.coerce.number().int().positive() }).loose()),
+    withSearchApp,
+    async (c) => {
+      const entry = await findQueueEntry(c.var.db, c.var.app.id, c.req.valid('param').id);
+      if (!entry) throw ApiError.notFound('Feeding queue entry not found');
+      return c.json(entry, 200);
+    },
+  )
   .post(
     '/:type/:tenant/:code/:documentId',
     write,
@@ -120,40 +112,19 @@ export const dataRoutes = new Hono<AppEnv>()
       await next();
     },
     validate('json', anyObject),
+    documentType,
+    withSearchApp,
     async (c) => {
-      const type = documentType(c);
-      const { db, app } = await context(c);
-      const documentId = c.req.param('documentId');
-      const body = c.req.valid('json');
-      const entry = type === 'reporting' && body.id === undefined ? { ...body, id: documentId } : body;
-      const result = validateEntry(type, entry, payloadSchema(app.fields));
-      if (!result.ok) throw ApiError.badRequest('Invalid document', result.details);
-      if (result.value.operation !== 'update') {
-        throw ApiError.badRequest('Invalid document', [
-          { path: 'header.action', message: "use DELETE to delete; this call takes action 'update'" },
-        ]);
-      }
-      if (result.value.documentId !== documentId) {
-        throw ApiError.badRequest('Invalid document', [
-          { path: type === 'svc' ? 'header.id' : 'id', message: `must equal the path documentId '${documentId}'` },
-        ]);
-      }
-      const [entry0] = await acceptOperations(c.env, db, app, type, [result.value]);
-      return c.json(entry0, 200);
+      const { db, app, documentType } = c.var;
+      return c.json(await feedOne(c.env, db, app, documentType, c.req.param('documentId'), c.req.valid('json')), 200);
     },
   )
-  .delete('/:type/:tenant/:code/:documentId', write, async (c) => {
-    const type = documentType(c);
-    const { db, app, stub } = await context(c);
+  .delete('/:type/:tenant/:code/:documentId', write, documentType, withSearchApp, async (c) =>
+    c.json(await deleteOne(c.env, c.var.db, c.var.app, c.var.documentType, c.req.param('documentId')), 200),
+  )
+  .get('/:tenant/:code/:documentId', read, withSearchApp, async (c) => {
     const documentId = c.req.param('documentId');
-    if (!(await stub.hasDocument(documentId))) throw ApiError.notFound(`Document '${documentId}' not found`);
-    const [entry] = await acceptOperations(c.env, db, app, type, [{ documentId, operation: 'delete' }]);
-    return c.json(entry, 200);
-  })
-  .get('/:tenant/:code/:documentId', read, async (c) => {
-    const { stub } = await context(c);
-    const documentId = c.req.param('documentId');
-    const payload = await stub.document(documentId);
+    const payload = await c.var.searchApp.document(documentId);
     if (!payload) throw ApiError.notFound(`Document '${documentId}' not found`);
-    return c.json([{ id: documentId, ...(payload as Record<string, unknown>) }], 200);
+    return c.json([{ id: documentId, ...payload }], 200);
   });

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { requireSecret } from '../../auth/middleware';
-import { createDb } from '../../db/client';
 import type { AppEnv } from '../../env';
 import { emailConfigInput, emailConfigView, putEmailConfig, requireEmailConfig } from '../../email/configs';
 import { listDeliveries } from '../../email/deliveries';
@@ -17,15 +16,15 @@ export const emailAdminRoutes = new Hono<AppEnv>()
   .use('*', requireSecret('ADMIN_TOKEN'))
   .put('/:tenant/:code', validate('param', configPath), validate('json', emailConfigInput), async (c) => {
     const { tenant, code } = c.req.valid('param');
-    return c.json(await putEmailConfig(createDb(c.env.DB), tenant, code, c.req.valid('json')), 200);
+    return c.json(await putEmailConfig(c.var.db, tenant, code, c.req.valid('json')), 200);
   })
   .get('/:tenant/:code', validate('param', configPath), async (c) => {
     const { tenant, code } = c.req.valid('param');
-    return c.json(emailConfigView(await requireEmailConfig(createDb(c.env.DB), tenant, code)), 200);
+    return c.json(emailConfigView(await requireEmailConfig(c.var.db, tenant, code)), 200);
   })
   .get('/:tenant/:code/deliveries', validate('param', configPath), validate('query', deliveriesQuery), async (c) => {
     const { tenant, code } = c.req.valid('param');
-    const db = createDb(c.env.DB);
+    const db = c.var.db;
     const config = await requireEmailConfig(db, tenant, code);
     return c.json({ deliveries: await listDeliveries(db, config.id, c.req.valid('query').limit) }, 200);
   });

@@ -1,13 +1,10 @@
-import { and, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { requireTenantToken } from '../../auth/middleware';
-import { createDb } from '../../db/client';
-import { requireSearchApp } from '../../db/queries';
-import { feedingJobs } from '../../db/schema';
 import type { AppEnv } from '../../env';
-import type { ReindexMessage } from '../../feeding/operations';
 import { ApiError } from '../../errors';
+import { findJob, scheduleReindex } from '../../feeding/jobs';
+import { withSearchApp } from '../middleware';
 import { validate } from '../validate';
 
 /** Schedule feeding job: re-index the stored documents with the current schema, and read its progress. */
@@ -16,22 +13,11 @@ export const jobRoutes = new Hono<AppEnv>()
     '/:tenant/:code/feeding/_schedule',
     requireTenantToken('feeding', 'WRITE'),
     validate('json', z.record(z.string(), z.unknown())),
-    async (c) => {
-      const db = createDb(c.env.DB);
-      const app = await requireSearchApp(db, c.req.param('tenant'), c.req.param('code'));
-      const jobId = crypto.randomUUID();
-      await db.insert(feedingJobs).values({ id: jobId, appId: app.id });
-      await c.env.FEEDING_QUEUE.send({ kind: 'reindex', appId: app.id, jobId } satisfies ReindexMessage);
-      return c.json({ jobId, state: 'CREATED' }, 200);
-    },
+    withSearchApp,
+    async (c) => c.json({ jobId: await scheduleReindex(c.env, c.var.db, c.var.app), state: 'CREATED' }, 200),
   )
-  .get('/:tenant/:code/:jobId', requireTenantToken('feeding', 'READ'), async (c) => {
-    const db = createDb(c.env.DB);
-    const app = await requireSearchApp(db, c.req.param('tenant'), c.req.param('code'));
-    const job = await db.query.feedingJobs.findFirst({
-      where: and(eq(feedingJobs.appId, app.id), eq(feedingJobs.id, c.req.param('jobId'))),
-    });
+  .get('/:tenant/:code/:jobId', requireTenantToken('feeding', 'READ'), withSearchApp, async (c) => {
+    const job = await findJob(c.var.db, c.var.app, c.req.param('jobId'));
     if (!job) throw ApiError.notFound('Job not found');
-    const { appId: _, ...view } = job;
-    return c.json({ jobId: view.id, ...view }, 200);
+    return c.json(job, 200);
   });

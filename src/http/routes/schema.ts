@@ -1,11 +1,8 @@
-import { and, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { requireTenantToken } from '../../auth/middleware';
-import { createDb } from '../../db/client';
-import { requireSearchApp } from '../../db/queries';
-import { searchApps } from '../../db/schema';
 import type { AppEnv } from '../../env';
 import { searchAppSchemaInput } from '../../search/field-schema';
+import { updateSearchAppSchema } from '../../search/search-apps';
 import { validate } from '../validate';
 
 /** Update schema: replaces the field schema of a search app; a feeding job must follow to re-index. */
@@ -14,14 +11,8 @@ export const schemaRoutes = new Hono<AppEnv>().put(
   requireTenantToken('admin', 'WRITE'),
   validate('json', searchAppSchemaInput),
   async (c) => {
-    const { tenant, code } = c.req.param();
     const schema = c.req.valid('json');
-    const db = createDb(c.env.DB);
-    await requireSearchApp(db, tenant, code);
-    await db
-      .update(searchApps)
-      .set({ fields: schema.fields, updatedAt: new Date().toISOString() })
-      .where(and(eq(searchApps.tenantCode, tenant), eq(searchApps.code, code)));
+    await updateSearchAppSchema(c.var.db, c.req.param('tenant'), c.req.param('code'), schema);
     return c.json(schema, 200);
   },
 );

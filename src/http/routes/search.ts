@@ -1,17 +1,13 @@
+/** Search and suggest: public (no token), answered by the search app's Durable Object. */
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { z } from 'zod';
-import { createDb } from '../../db/client';
 import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
-import type { Facet, Filter, Outcome, SearchAppField, SearchRequest, SearchResult } from '../../search/engine/types';
-import { searchAppStub } from '../../search/search-app-object';
 import { ApiError } from '../../errors';
-import { unwrap } from '../outcome';
-import { parseJsonBody, parseOrThrow } from '../../validation';
-import { codeParam } from '../../validation';
-
-/** Search and suggest: public (no token), answered by the search app's Durable Object. */
+import type { Facet, Filter, SearchAppField, SearchRequest } from '../../search/engine/types';
+import { SearchAppClient } from '../../search/search-app-client';
+import { codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 
 const MAX_ROWS = 100;
 const MAX_FACET_LIMIT = 1000;
@@ -99,11 +95,12 @@ function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestI
   };
 }
 
-async function searchApp(c: Context<AppEnv>) {
+/** The path's search app (row remembered briefly per isolate) and its Durable Object; 400 for malformed codes, 404 when unknown. */
+async function findSearchApp(c: Context<AppEnv>) {
   const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
   const code = parseOrThrow(codeParam, c.req.param('code'), 'path parameters');
-  const row = await cachedSearchApp(createDb(c.env.DB), tenant, code);
-  return { row, stub: searchAppStub(c.env, tenant, code) };
+  const row = await cachedSearchApp(c.var.db, tenant, code);
+  return { row, searchApp: new SearchAppClient(c.env, tenant, code) };
 }
 
 /** Facets of `navigation: true` fields first (schema order): the browse menu of an empty-query search. */
@@ -115,18 +112,17 @@ function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
 
 async function answerSearch(c: Context<AppEnv>, request: SearchRequest & { requestId?: string }) {
   const started = Date.now();
-  const { row, stub } = await searchApp(c);
+  const { row, searchApp } = await findSearchApp(c);
   const { requestId, ...search } = request;
-  // RPC typing cannot express `document: Record<string, unknown>`; the shape is the DO's declared Outcome.
-  const result = unwrap((await stub.search(search)) as Outcome<SearchResult>);
+  const result = await searchApp.search(search);
   result.facets = navigationFirst(result.facets, row.fields);
   return c.json({ statusCode: 200, requestId: requestId ?? crypto.randomUUID(), time: Date.now() - started, result });
 }
 
 async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>) {
   const started = Date.now();
-  const { stub } = await searchApp(c);
-  const suggestions = unwrap(await stub.suggest({ q: input.q, rows: input.rows }));
+  const { searchApp } = await findSearchApp(c);
+  const suggestions = await searchApp.suggest({ q: input.q, rows: input.rows });
   return c.json({ statusCode: 200, requestId: input.requestId ?? crypto.randomUUID(), time: Date.now() - started, suggestions });
 }
 

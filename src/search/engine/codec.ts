@@ -4,8 +4,9 @@
  * Loaded postings stay two flat arrays over the buffer (see TextIndex).
  */
 import { NumberColumn, ValueColumn } from './columns';
-import type { SearchIndex } from './index';
+import { capacity, createState, isAlive, type IndexState } from './state';
 import { TextIndex } from './text-index';
+import type { IndexConfig } from './types';
 
 const MAGIC = 0x53495831; // "SIX1"
 
@@ -23,17 +24,18 @@ interface Header {
   sections: Array<{ kind: Kind; length: number }>;
 }
 
-export function configFingerprint(index: SearchIndex): string {
-  return JSON.stringify({ fields: index.config.fields, sorts: index.config.sorts });
+function configFingerprint(config: IndexConfig): string {
+  return JSON.stringify({ fields: config.fields, sorts: config.sorts });
 }
 
-export function encodeIndex(index: SearchIndex): Uint8Array {
-  const remap = new Int32Array(index.capacity).fill(-1);
+/** The bytes of an index's live documents. */
+export function encodeIndex(state: IndexState): Uint8Array {
+  const remap = new Int32Array(capacity(state)).fill(-1);
   const ids: string[] = [];
-  for (let ord = 0; ord < index.capacity; ord++) {
-    if (!index.isAlive(ord)) continue;
+  for (let ord = 0; ord < capacity(state); ord++) {
+    if (!isAlive(state, ord)) continue;
     remap[ord] = ids.length;
-    ids.push(index.ids[ord]);
+    ids.push(state.ids[ord]);
   }
   const n = ids.length;
   const sections: Array<Int32Array | Uint16Array | Float64Array> = [];
@@ -42,9 +44,9 @@ export function encodeIndex(index: SearchIndex): Uint8Array {
   const terms: string[] = [];
   const offsets: number[] = [0];
   const entries: number[] = [];
-  index.text.terms.forEach((term, termId) => {
+  state.text.terms.forEach((term, termId) => {
     const before = entries.length;
-    for (const { data, from, to } of index.text.runs(termId)) {
+    for (const { data, from, to } of state.text.runs(termId)) {
       for (let p = from; p < to; p += 2) {
         const ord = remap[data[p] >>> 5];
         if (ord >= 0) entries.push((ord << 5) | (data[p] & 31), data[p + 1]);
@@ -56,7 +58,7 @@ export function encodeIndex(index: SearchIndex): Uint8Array {
     }
   });
   sections.push(Int32Array.from(offsets), Int32Array.from(entries));
-  for (const lengths of index.text.lengths) sections.push(reorder(new Uint16Array(n), lengths, remap));
+  for (const lengths of state.text.lengths) sections.push(reorder(new Uint16Array(n), lengths, remap));
 
   const encodeColumn = (column: ValueColumn) => {
     const used = new Int32Array(column.values.length).fill(-1);
@@ -70,7 +72,7 @@ export function encodeIndex(index: SearchIndex): Uint8Array {
       }
       return used[id];
     };
-    for (let ord = 0; ord < index.capacity; ord++) {
+    for (let ord = 0; ord < capacity(state); ord++) {
       const to = remap[ord];
       if (to < 0) continue;
       const firstId = column.firstId(ord);
@@ -81,17 +83,17 @@ export function encodeIndex(index: SearchIndex): Uint8Array {
     sections.push(first, Int32Array.from(extra));
     return values;
   };
-  const facets = [...index.facets].map(([id, column]) => ({ id, values: encodeColumn(column) }));
-  const values = [...index.values].map(([code, column]) => ({ code, values: encodeColumn(column) }));
-  const numbers = [...index.numbers.keys()];
-  for (const column of index.numbers.values()) {
+  const facets = [...state.facets].map(([id, column]) => ({ id, values: encodeColumn(column) }));
+  const values = [...state.values].map(([code, column]) => ({ code, values: encodeColumn(column) }));
+  const numbers = [...state.numbers.keys()];
+  for (const column of state.numbers.values()) {
     const data = new Float64Array(n);
-    for (let ord = 0; ord < index.capacity; ord++) if (remap[ord] >= 0) data[remap[ord]] = column.get(ord);
+    for (let ord = 0; ord < capacity(state); ord++) if (remap[ord] >= 0) data[remap[ord]] = column.get(ord);
     sections.push(data);
   }
 
   const header: Header = {
-    fingerprint: configFingerprint(index),
+    fingerprint: configFingerprint(state.config),
     ids,
     terms,
     facets,
@@ -115,13 +117,14 @@ export function encodeIndex(index: SearchIndex): Uint8Array {
   return bytes;
 }
 
-/** Fills a fresh index (built with the same config) from encoded bytes. */
-export function decodeIndex(index: SearchIndex, bytes: Uint8Array): SearchIndex {
+/** The index state encoded in `bytes`, which must have been encoded with the same configuration. */
+export function decodeIndex(config: IndexConfig, bytes: Uint8Array): IndexState {
+  const state = createState(config);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new Error('not an encoded search index');
   const headerLength = view.getUint32(4, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Header;
-  if (header.fingerprint !== configFingerprint(index)) throw new Error('index was encoded with another configuration');
+  if (header.fingerprint !== configFingerprint(config)) throw new Error('index was encoded with another configuration');
 
   // Copy once into an aligned buffer so sections can be typed-array views.
   const body: Uint8Array<ArrayBuffer> = new Uint8Array(bytes.subarray(align(8 + headerLength)));
@@ -135,18 +138,18 @@ export function decodeIndex(index: SearchIndex, bytes: Uint8Array): SearchIndex 
   };
 
   const n = header.ids.length;
-  index.ids = header.ids;
-  index.ordOf = new Map(header.ids.map((id, ord) => [id, ord]));
-  index.alive = new Uint8Array(Math.max(n, 1024));
-  index.alive.fill(1, 0, n);
-  index.liveCount = n;
+  state.ids = header.ids;
+  state.ordOf = new Map(header.ids.map((id, ord) => [id, ord]));
+  state.alive = new Uint8Array(Math.max(n, 1024));
+  state.alive.fill(1, 0, n);
+  state.liveCount = n;
 
   const offsets = take() as Int32Array;
   const entries = take() as Int32Array;
-  const lengths = index.plan.text.map(() => take() as Uint16Array);
+  const lengths = state.plan.text.map(() => take() as Uint16Array);
   const totalLength = lengths.map((l) => l.reduce((sum, v) => sum + v, 0));
   const documentsWithField = lengths.map((l) => l.reduce((count, v) => count + (v ? 1 : 0), 0));
-  index.text = new TextIndex(lengths.length, {
+  state.text = new TextIndex(lengths.length, {
     terms: header.terms,
     postings: { offsets, entries },
     lengths,
@@ -170,16 +173,16 @@ export function decodeIndex(index: SearchIndex, bytes: Uint8Array): SearchIndex 
     }
     return column;
   };
-  index.facets = new Map(header.facets.map(({ id, values }) => [id, decodeColumn(values)]));
-  index.values = new Map(header.values.map(({ code, values }) => [code, decodeColumn(values)]));
-  index.numbers = new Map(
+  state.facets = new Map(header.facets.map(({ id, values }) => [id, decodeColumn(values)]));
+  state.values = new Map(header.values.map(({ code, values }) => [code, decodeColumn(values)]));
+  state.numbers = new Map(
     header.numbers.map((code) => {
       const column = new NumberColumn();
       column.data = take() as Float64Array;
       return [code, column];
     }),
   );
-  return index;
+  return state;
 }
 
 function reorder(target: Uint16Array, source: Uint16Array, remap: Int32Array): Uint16Array {

@@ -67,8 +67,9 @@ export class ValueColumn {
   ranks(): Uint32Array {
     if (!this.sortRanks) {
       const order = this.values.map((_, i) => i).sort((a, b) => compareStrings(this.values[a], this.values[b]));
-      this.sortRanks = new Uint32Array(this.values.length);
-      order.forEach((id, rank) => (this.sortRanks![id] = rank));
+      const ranks = new Uint32Array(this.values.length);
+      order.forEach((id, rank) => (ranks[id] = rank));
+      this.sortRanks = ranks;
     }
     return this.sortRanks;
   }

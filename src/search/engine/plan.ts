@@ -7,7 +7,7 @@ import type { IndexConfig, SearchAppField } from './types';
 export const MAX_TEXT_FIELDS = 32;
 
 export interface TextField {
-  code: string;
+  field: SearchAppField;
   /** Position in postings entries (`ord << 5 | slot`). */
   slot: number;
   weight: number;
@@ -16,14 +16,14 @@ export interface TextField {
 }
 
 export interface ExactField {
-  code: string;
+  field: SearchAppField;
   weight: number;
   /** `phrase`: the query phrase must stand contiguously in the value; `value`: the query must equal the value. */
   match: 'phrase' | 'value';
 }
 
 export interface SortSpec {
-  field: string;
+  field: SearchAppField;
   direction: 'asc' | 'desc';
 }
 
@@ -34,9 +34,9 @@ export interface IndexPlan {
   /** Fields with `facet: true`: a facet per field, or per key for `attributes`. */
   facets: SearchAppField[];
   /** Fields kept as a number column: numeric types that facet, sort or are searched exactly. */
-  numbers: Set<string>;
+  numbers: Set<SearchAppField>;
   /** Non-numeric fields kept as a value column for sorting or exact matching. */
-  valueColumns: Set<string>;
+  valueColumns: Set<SearchAppField>;
   /** Sort identifier -> what it sorts by. */
   sorts: Map<string, SortSpec>;
   suggestSlots: Set<number>;
@@ -67,7 +67,7 @@ export function planIndex(config: IndexConfig): IndexPlan {
     if ((analyzed || field.suggest) && TOKENIZED.has(field.dataType) && plan.text.length < MAX_TEXT_FIELDS) {
       const slot = plan.text.length;
       plan.text.push({
-        code: field.code,
+        field,
         slot,
         // A suggest-only field (search mode off) is indexed for suggestions but never scores.
         weight: analyzed ? field.weight : 0,
@@ -79,21 +79,21 @@ export function planIndex(config: IndexConfig): IndexPlan {
     if (searched && !analyzed) {
       // exact mode, or a raw / scalar field searched as a whole value (a suggest slot above only serves suggestions)
       const phraseMatch = field.dataType === 'string' || field.dataType === 'categories' || field.dataType === 'attributes';
-      plan.exact.push({ code: field.code, weight: field.weight, match: phraseMatch ? 'phrase' : 'value' });
+      plan.exact.push({ field, weight: field.weight, match: phraseMatch ? 'phrase' : 'value' });
     }
-    if (isNumeric(field) && (field.facet || field.sort || searched)) plan.numbers.add(field.code);
-    if (!isNumeric(field) && (field.sort || (searched && !analyzed))) plan.valueColumns.add(field.code);
+    if (isNumeric(field) && (field.facet || field.sort || searched)) plan.numbers.add(field);
+    if (!isNumeric(field) && (field.sort || (searched && !analyzed))) plan.valueColumns.add(field);
     if (field.sort) {
-      plan.sorts.set(`${field.code}_asc`, { field: field.code, direction: 'asc' });
-      plan.sorts.set(`${field.code}_desc`, { field: field.code, direction: 'desc' });
+      plan.sorts.set(`${field.code}_asc`, { field, direction: 'asc' });
+      plan.sorts.set(`${field.code}_desc`, { field, direction: 'desc' });
     }
   }
   for (const sort of config.sorts) {
     const field = plan.fields.get(sort.field);
     if (!field) continue;
-    plan.sorts.set(sort.id, { field: sort.field, direction: sort.direction });
-    if (isNumeric(field)) plan.numbers.add(field.code);
-    else plan.valueColumns.add(field.code);
+    plan.sorts.set(sort.id, { field, direction: sort.direction });
+    if (isNumeric(field)) plan.numbers.add(field);
+    else plan.valueColumns.add(field);
   }
   return plan;
 }

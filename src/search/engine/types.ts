@@ -113,7 +113,7 @@ export interface EngineSearchResult {
 /**
  * The in-memory index of one search app, implemented by `SearchIndex` in `./index.ts`
  * (`new SearchIndex(config)`, `SearchIndex.load(config, bytes)`).
- * `search` and `suggest` throw `QueryError` (with `details`) for an invalid query.
+ * `search` throws `QueryError` (with `details`) for an invalid query; `suggest` never throws.
  */
 export interface SearchEngine {
   readonly config: IndexConfig;

@@ -1,0 +1,140 @@
+/**
+ * Filters: a request's filters compiled against the facet columns (every problem reported at once), then
+ * applied to candidates, keeping for each candidate which `or` filters it passes (for disjunctive facets).
+ */
+import { isNumeric } from './plan';
+import { QueryError } from './query-error';
+import type { IndexState } from './state';
+import type { Filter, QueryProblem, SearchAppField } from './types';
+
+export interface CompiledFilter {
+  facetId: string;
+  /** An `or` filter is left out of its own facet's counts (disjunctive faceting). */
+  disjunctive: boolean;
+  accepts(ord: number): boolean;
+}
+
+/**
+ * Candidates that pass every `and`/`not`/range filter (`shared`), with the `or` filters each one passes as
+ * bits (`passes`), so each facet can leave out its own `or` filter cheaply (disjunctive faceting).
+ */
+export interface Filtered {
+  shared: number[];
+  passes: number[];
+  disjunctive: CompiledFilter[];
+}
+
+/** The request's filters as predicates over ordinals; throws `QueryError` naming every invalid one. */
+export function compileFilters(state: IndexState, filters: Record<string, Filter>): CompiledFilter[] {
+  const problems: QueryProblem[] = [];
+  const compiled: CompiledFilter[] = [];
+  for (const [facetId, filter] of Object.entries(filters)) {
+    const path = `filters.${facetId}`;
+    const field = facetField(state, facetId);
+    if (!field) {
+      problems.push({ path, message: `unknown facet '${facetId}'` });
+      continue;
+    }
+    const operator = filter.filterOperator ?? 'or';
+    if (filter.filterType === 'range' || filter.filterType === 'slider') {
+      const column = state.numbers.get(field.code);
+      if (!column || !isNumeric(field)) {
+        problems.push({ path: `${path}.filterType`, message: `${filter.filterType} filters need a long, double or date field` });
+        continue;
+      }
+      const min = bound(field.dataType, filter.minValue, `${path}.minValue`, problems);
+      const max = bound(field.dataType, filter.maxValue, `${path}.maxValue`, problems);
+      const inside = (ord: number) => {
+        const v = column.get(ord);
+        return !Number.isNaN(v) && (min === undefined || v >= min) && (max === undefined || v <= max);
+      };
+      compiled.push({ facetId, disjunctive: false, accepts: operator === 'not' ? (ord) => !inside(ord) : inside });
+      continue;
+    }
+    if (filter.filterType === 'tree' && field.dataType !== 'categories') {
+      problems.push({ path: `${path}.filterType`, message: `tree filters need a categories field` });
+      continue;
+    }
+    const values = filter.values ?? [];
+    if (!values.length) {
+      problems.push({ path: `${path}.values`, message: 'term and tree filters need at least one value' });
+      continue;
+    }
+    const column = state.facets.get(facetId);
+    const keys = values.map((value, i) => termKey(field.dataType, value, `${path}.values.${i}`, problems));
+    const ids = keys.map((key) => (key === undefined ? undefined : column?.idOf.get(key)));
+    const has = (ord: number, id: number | undefined) => id !== undefined && column !== undefined && column.has(ord, id);
+    const accepts =
+      operator === 'and'
+        ? (ord: number) => ids.every((id) => has(ord, id))
+        : operator === 'not'
+          ? (ord: number) => !ids.some((id) => has(ord, id))
+          : (ord: number) => ids.some((id) => has(ord, id));
+    compiled.push({ facetId, disjunctive: operator === 'or', accepts });
+  }
+  if (problems.length) throw new QueryError(problems);
+  return compiled;
+}
+
+/** The candidates passing every filter, and the per-candidate bits facet counting needs. */
+export function applyFilters(candidates: number[], filters: CompiledFilter[]): { filtered: Filtered; passing: number[] } {
+  const disjunctive = filters.filter((f) => f.disjunctive).slice(0, 31);
+  const conjunctive = filters.filter((f) => !disjunctive.includes(f));
+  const all = (1 << disjunctive.length) - 1;
+  const shared: number[] = [];
+  const passes: number[] = [];
+  const passing: number[] = [];
+  for (const ord of candidates) {
+    if (!conjunctive.every((f) => f.accepts(ord))) continue;
+    let bits = 0;
+    for (let j = 0; j < disjunctive.length; j++) if (disjunctive[j].accepts(ord)) bits |= 1 << j;
+    shared.push(ord);
+    passes.push(bits);
+    if (bits === all) passing.push(ord);
+  }
+  return { filtered: { shared, passes, disjunctive }, passing };
+}
+
+/** The faceted field a facet id names: a field code, or `<code>.<key>` of an attributes field. */
+function facetField(state: IndexState, facetId: string): SearchAppField | undefined {
+  const direct = state.plan.fields.get(facetId);
+  if (direct?.facet && direct.dataType !== 'attributes') return direct;
+  const dot = facetId.indexOf('.');
+  const parent = dot > 0 ? state.plan.fields.get(facetId.slice(0, dot)) : undefined;
+  return parent?.facet && parent.dataType === 'attributes' ? parent : undefined;
+}
+
+function bound(dataType: string, value: number | string | undefined, path: string, problems: QueryProblem[]): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const number = dataType === 'date' && typeof value === 'string' ? Date.parse(value) : Number(value);
+  if (Number.isNaN(number)) {
+    problems.push({ path, message: dataType === 'date' ? 'expected an ISO 8601 date' : 'expected a number' });
+    return undefined;
+  }
+  return number;
+}
+
+/** The facet value a filter value stands for, checked against the field's type. */
+function termKey(dataType: string, value: string, path: string, problems: QueryProblem[]): string | undefined {
+  if (dataType === 'long' || dataType === 'double') {
+    const number = Number(value);
+    if (value.trim() === '' || Number.isNaN(number)) return void problems.push({ path, message: 'expected a number' });
+    return String(number);
+  }
+  if (dataType === 'date') {
+    const time = Date.parse(value);
+    if (Number.isNaN(time)) return void problems.push({ path, message: 'expected an ISO 8601 date' });
+    return new Date(time).toISOString();
+  }
+  if (dataType === 'boolean') {
+    if (value !== 'true' && value !== 'false') return void problems.push({ path, message: 'expected true or false' });
+    return value;
+  }
+  if (dataType === 'categories')
+    return value
+      .split('/')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .join('/');
+  return value;
+}

@@ -1,0 +1,87 @@
+/**
+ * The state of one index, owned by `SearchIndex` and passed explicitly to the functions that read or
+ * change it (documents, codec, query). Per-index query caches live here too, so they go with the state
+ * when compaction replaces it.
+ */
+import { NumberColumn, ValueColumn } from './columns';
+import type { FacetCache } from './facets';
+import type { ExpansionCache, Scratch } from './matching';
+import { planIndex, type IndexPlan } from './plan';
+import { TextIndex } from './text-index';
+import type { IndexConfig } from './types';
+
+export interface IndexState {
+  readonly config: IndexConfig;
+  readonly plan: IndexPlan;
+  /** Ordinal -> document id; a removed document leaves a dead ordinal until compaction. */
+  ids: string[];
+  ordOf: Map<string, number>;
+  /** 1 where the ordinal is a live document. */
+  alive: Uint8Array;
+  liveCount: number;
+  /** Bumped by every change, so per-version caches know when they are stale. */
+  version: number;
+  text: TextIndex;
+  /** Facet id -> values; attribute facets (`<code>.<key>`) appear as keys are seen. */
+  facets: Map<string, ValueColumn>;
+  /** Exact-match and string sort columns by field code, holding phrases (`phrase()` of the value). */
+  values: Map<string, ValueColumn>;
+  numbers: Map<string, NumberColumn>;
+  readonly caches: QueryCaches;
+}
+
+/** Reusable query memory and answers that depend only on the index version. */
+export interface QueryCaches {
+  scratch?: Scratch;
+  expansions?: ExpansionCache;
+  browseFacets?: FacetCache;
+}
+
+/** An empty index state for a configuration. */
+export function createState(config: IndexConfig): IndexState {
+  const plan = planIndex(config);
+  const state: IndexState = {
+    config,
+    plan,
+    ids: [],
+    ordOf: new Map(),
+    alive: new Uint8Array(1024),
+    liveCount: 0,
+    version: 0,
+    text: new TextIndex(plan.text.length),
+    facets: new Map(),
+    values: new Map(),
+    numbers: new Map(),
+    caches: {},
+  };
+  for (const field of plan.facets) if (field.dataType !== 'attributes') state.facets.set(field.code, new ValueColumn());
+  for (const field of plan.valueColumns) state.values.set(field.code, new ValueColumn());
+  for (const field of plan.numbers) state.numbers.set(field.code, new NumberColumn());
+  return state;
+}
+
+/** Ordinals handed out so far, dead ones included. */
+export function capacity(state: IndexState): number {
+  return state.ids.length;
+}
+
+export function isAlive(state: IndexState, ord: number): boolean {
+  return state.alive[ord] === 1;
+}
+
+/** Every live ordinal, in feeding order. */
+export function liveOrds(state: IndexState): number[] {
+  const ords: number[] = [];
+  for (let ord = 0; ord < state.ids.length; ord++) if (state.alive[ord] === 1) ords.push(ord);
+  return ords;
+}
+
+export function markAlive(state: IndexState, ord: number): void {
+  if (ord >= state.alive.length) {
+    const grown = new Uint8Array(Math.max(ord + 1, state.alive.length * 2));
+    grown.set(state.alive);
+    state.alive = grown;
+  }
+  state.alive[ord] = 1;
+  state.liveCount += 1;
+}

@@ -1,0 +1,90 @@
+/**
+ * The one typed client of a search app's Durable Object: every caller (routes, feeding, agent, tests) talks
+ * to the object through it, so answers are typed once and failed outcomes become the one error type once.
+ */
+import type { Env } from '../env';
+import { ApiError, type ErrorDetail } from '../errors';
+import type { FullFeedCycle } from './app-storage';
+import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type { FeedOperation, FullFeedStatus, IndexStats, OperationResult, SearchAppObject } from './search-app-object';
+
+/**
+ * What the Durable Object answers for a call that can fail on the caller's input. Error classes do not
+ * survive RPC (they arrive as plain `Error`), so the problem travels as data and the client throws it.
+ */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; status: 400 | 404 | 409; message: string; details?: ErrorDetail[] };
+
+/** The value of an outcome, or its problem thrown as ApiError. */
+function unwrap<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw new ApiError(outcome.status, outcome.message, outcome.details);
+}
+
+/** Typed calls to one search app's Durable Object (named `<tenant>/<code>`). */
+export class SearchAppClient {
+  /** The raw stub, for tests that evict the object or run its alarm. */
+  readonly stub: DurableObjectStub<SearchAppObject>;
+
+  constructor(env: Env, tenantCode: string, code: string) {
+    this.stub = env.SEARCH_APP.get(env.SEARCH_APP.idFromName(`${tenantCode}/${code}`));
+  }
+
+  /** One page of results; an invalid query (unknown facet or sort, a value not fitting its facet) is ApiError 400. */
+  async search(request: SearchRequest): Promise<SearchResult> {
+    // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchResult>.
+    return unwrap((await this.stub.search(request)) as Outcome<SearchResult>);
+  }
+
+  async suggest(request: SuggestRequest): Promise<Suggestion[]> {
+    return unwrap(await this.stub.suggest(request));
+  }
+
+  /** The live document, or null. */
+  async document(id: string): Promise<DocumentPayload | null> {
+    return (await this.stub.document(id)) as DocumentPayload | null;
+  }
+
+  /** Whether a delete of this document has something to delete (live, or staged by the active cycle). */
+  async hasDocument(id: string): Promise<boolean> {
+    return this.stub.hasDocument(id);
+  }
+
+  async apply(operations: FeedOperation[], config: IndexConfig): Promise<OperationResult[]> {
+    return this.stub.apply(operations, config);
+  }
+
+  async reindex(config: IndexConfig): Promise<{ documents: number }> {
+    return this.stub.reindex(config);
+  }
+
+  async stats(): Promise<IndexStats> {
+    return this.stub.stats();
+  }
+
+  /** Starts a full-feed cycle; 409 while one is in progress. */
+  async startFullFeed(): Promise<FullFeedCycle> {
+    return unwrap(await this.stub.startFullFeed());
+  }
+
+  /** Marks the active cycle as ending; 404 without one. */
+  async requestFullFeedEnd(): Promise<FullFeedCycle> {
+    return unwrap(await this.stub.requestFullFeedEnd());
+  }
+
+  /** Discards the active cycle's staged documents; 404 without one. */
+  async cancelFullFeed(): Promise<FullFeedCycle> {
+    return unwrap(await this.stub.cancelFullFeed());
+  }
+
+  async activeCycle(): Promise<FullFeedCycle | null> {
+    return this.stub.activeCycle();
+  }
+
+  async finishFullFeed(cycleId: number, config: IndexConfig): Promise<boolean> {
+    return this.stub.finishFullFeed(cycleId, config);
+  }
+
+  async fullFeedStatus(): Promise<FullFeedStatus> {
+    return this.stub.fullFeedStatus();
+  }
+}
