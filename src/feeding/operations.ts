@@ -9,9 +9,9 @@ import type { SearchAppRow } from '../db/queries';
 import { feedingOperations, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
-import type { IndexConfig } from '../search/engine/types';
+import { activeEmbedder } from '../search/embedding/config';
 import { SearchAppClient } from '../search/search-app-client';
-import type { FeedOperation } from '../search/search-app-object';
+import type { AppIndexConfig, FeedOperation } from '../search/search-app-object';
 import type { DocumentOperation, DocumentType } from './envelopes';
 
 export type OperationsMessage = { kind: 'operations'; appId: number; operations: FeedOperation[] };
@@ -52,8 +52,10 @@ export function toQueueEntry(row: OperationRow): QueueEntry {
   return entry;
 }
 
-export function indexConfigOf(app: SearchAppRow): IndexConfig {
-  return { fields: app.fields, sorts: app.sorts };
+/** What the app's indexes are built with: its schema, named sorts and, with semantic fields, its embedder. */
+export function indexConfigOf(app: SearchAppRow): AppIndexConfig {
+  const embedder = activeEmbedder(app)?.fingerprint;
+  return { fields: app.fields, sorts: app.sorts, ...(embedder ? { embedder } : {}) };
 }
 
 /**

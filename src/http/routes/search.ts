@@ -6,6 +6,7 @@ import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../errors';
 import type { Facet, Filter, SearchAppField, SearchRequest } from '../../search/engine/types';
+import { searchWithEmbedder, type RequestedRatio } from '../../search/hybrid-search';
 import { SearchAppClient } from '../../search/search-app-client';
 import { codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 
@@ -36,8 +37,11 @@ const filterSchema = z
       ctx.addIssue({ code: 'custom', path: ['values'], message: `a ${filter.filterType} filter needs values` });
   });
 
+const semanticRatio = z.number().min(0).max(1);
+
 const searchBody = z.object({
   q: text.optional(),
+  hybrid: z.object({ semanticRatio: semanticRatio.optional() }).strict().optional(),
   page: integer(1, 1_000_000).default(1),
   rows: integer(1, MAX_ROWS).default(10),
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
@@ -52,6 +56,7 @@ const searchQuery = z.object({
   rows: integer(1, MAX_ROWS).default(10),
   sort: z.string().optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  semanticRatio: z.coerce.number().pipe(semanticRatio).optional(),
   ...tracking,
 });
 
@@ -60,7 +65,10 @@ const suggestInput = z.object({ q: text.optional(), rows: integer(1, MAX_ROWS).d
 const RANGE = /^(.*?)\.\.(.*)$/;
 
 /** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
-function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: string } {
+/** A search request as the routes read it: the engine's request, the caller's request id and the semanticRatio asked for. */
+type SearchInput = SearchRequest & { requestId?: string; semantic: RequestedRatio };
+
+function fromQueryString(c: Context<AppEnv>): SearchInput {
   const all = c.req.queries();
   const singles: Record<string, string> = {};
   const filters: Record<string, Filter> = {};
@@ -78,11 +86,11 @@ function fromQueryString(c: Context<AppEnv>): SearchRequest & { requestId?: stri
     } else
       throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
-  const query = parseOrThrow(searchQuery, singles, 'query parameters');
-  return { ...query, filters };
+  const { semanticRatio, ...query } = parseOrThrow(searchQuery, singles, 'query parameters');
+  return { ...query, filters, semantic: { ratio: semanticRatio, path: 'semanticRatio' } };
 }
 
-function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestId?: string } {
+function fromBody(body: z.output<typeof searchBody>): SearchInput {
   const sort = typeof body.sort === 'string' ? body.sort : body.sort?.sort;
   return {
     q: body.q,
@@ -92,6 +100,7 @@ function fromBody(body: z.output<typeof searchBody>): SearchRequest & { requestI
     filters: body.filters,
     facetLimit: body.facetLimit,
     requestId: body.requestId,
+    semantic: { ratio: body.hybrid?.semanticRatio, path: 'hybrid.semanticRatio' },
   };
 }
 
@@ -110,11 +119,11 @@ function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
   return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];
 }
 
-async function answerSearch(c: Context<AppEnv>, request: SearchRequest & { requestId?: string }) {
+async function answerSearch(c: Context<AppEnv>, request: SearchInput) {
   const started = Date.now();
-  const { row, searchApp } = await findSearchApp(c);
-  const { requestId, ...search } = request;
-  const result = await searchApp.search(search);
+  const { row } = await findSearchApp(c);
+  const { requestId, semantic, ...search } = request;
+  const result = await searchWithEmbedder(c.env, row, search, semantic);
   result.facets = navigationFirst(result.facets, row.fields);
   return c.json({ statusCode: 200, requestId: requestId ?? crypto.randomUUID(), time: Date.now() - started, result });
 }

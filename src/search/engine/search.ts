@@ -7,8 +7,9 @@
 import { queryTokens } from './analysis';
 import { countFacets, facetsOfEverything } from './facets';
 import { applyFilters, compileFilters } from './filters';
+import { hybridCandidates, type HybridQuery } from './hybrid';
 import { matchTokens, release } from './matching';
-import { feedingOrder, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
+import { feedingOrder, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
 import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, Facet, SearchRequest } from './types';
 
@@ -22,6 +23,8 @@ export interface Candidates {
   ords: number[];
   /** Relevance order, best first; absent for a search without a query (feeding order). */
   relevance?: Compare;
+  /** How well a keyword candidate matched, 0 to 1: the share of query words it matched × its BM25 score relative to the best. */
+  keywordScore?: (ord: number) => number;
   /** Frees per-query memory once the search is answered. */
   done(): void;
 }
@@ -31,13 +34,26 @@ export function keywordCandidates(state: IndexState, q: string): Candidates | un
   const tokens = queryTokens(q);
   if (!tokens.length) return undefined;
   const matches = matchTokens(state, tokens);
-  return { ords: matches.ords, relevance: relevanceOrder(state, matches), done: () => release(matches) };
+  let best = 0;
+  for (const ord of matches.ords) best = Math.max(best, matches.score[ord]);
+  return {
+    ords: matches.ords,
+    relevance: relevanceOrder(state, matches),
+    keywordScore: (ord) => (popcount(matches.terms[ord]) / tokens.length) * (best > 0 ? matches.score[ord] / best : 1),
+    done: () => release(matches),
+  };
 }
 
-export function runSearch(state: IndexState, request: SearchRequest): EngineSearchResult {
+/** A search; with `hybrid` (and a ratio above 0), keyword and vector rankings fused (see `hybridCandidates`). */
+export function runSearch(state: IndexState, request: SearchRequest, hybrid?: HybridQuery): EngineSearchResult {
   const sort = resolveSort(state, request.sort);
   const filters = compileFilters(state, request.filters ?? {});
-  const candidates = keywordCandidates(state, request.q ?? '') ?? { ords: liveOrds(state), done: () => {} };
+  const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
+  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '');
+  const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
+    ords: liveOrds(state),
+    done: () => {},
+  };
   try {
     const limit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
     let passing = candidates.ords;

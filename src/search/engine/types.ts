@@ -81,6 +81,11 @@ export interface SearchResult {
   documents: ResultDocument[];
   facets: Facet[];
   paging: Paging;
+  /**
+   * Present when the search was hybrid: the semanticRatio applied, and `fallback`, the reason, when vector
+   * ranking could not take part (keyword results only, ratio 0).
+   */
+  semantic?: { ratio: number; fallback?: string };
 }
 
 export interface SuggestRequest {

@@ -47,11 +47,11 @@ export class VectorIndex {
   readonly words: number;
   ids: string[] = [];
   ordOf = new Map<string, number>();
-  alive = new Uint8Array(0);
+  alive: Uint8Array = new Uint8Array(0);
   liveCount = 0;
-  codes = new Int8Array(0);
-  scales = new Float32Array(0);
-  bits = new Uint32Array(0);
+  codes: Int8Array = new Int8Array(0);
+  scales: Float32Array = new Float32Array(0);
+  bits: Uint32Array = new Uint32Array(0);
   /** Per-query Hamming distances, reused across queries. */
   private distance = new Uint16Array(0);
 
