@@ -35,5 +35,54 @@ export async function parseJsonBody<T extends ZodType>(read: () => Promise<unkno
   } catch {
     throw ApiError.badRequest('Malformed JSON in request body');
   }
-  return parseOrThrow(schema, body);
+  return parseOrThrow(withoutReservedKeys(schema), body);
+}
+
+/**
+ * Object keys that reach JavaScript's prototype machinery. Wherever user input names a key (JSON bodies,
+ * filter ids, payload and attribute keys, variable names, field codes) these are refused with 400, so no
+ * map keyed by user input ever holds one (zod would otherwise drop `__proto__` silently).
+ */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+const reservedMessage = (key: string) => `'${key}' is a reserved name`;
+
+/** Paths of every reserved key in a parsed JSON value, at any depth (each path ends with the key). */
+export function reservedKeyPaths(value: unknown, path: PropertyKey[] = [], found: PropertyKey[][] = []): PropertyKey[][] {
+  if (Array.isArray(value)) value.forEach((item, i) => reservedKeyPaths(item, [...path, i], found));
+  else if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      if (RESERVED_KEYS.has(key)) found.push([...path, key]);
+      else reservedKeyPaths((value as Record<string, unknown>)[key], [...path, key], found);
+    }
+  }
+  return found;
+}
+
+/** The reserved keys of a parsed JSON value as error details under `prefix`. */
+export function reservedKeyDetails(value: unknown, prefix = ''): ErrorDetail[] {
+  return issuesToDetails(
+    reservedKeyPaths(value).map((path) => ({ path, message: reservedMessage(String(path.at(-1))) })),
+    prefix,
+  );
+}
+
+/** `schema` preceded by the reserved-key check: input with such a key fails with one issue per key. */
+export function withoutReservedKeys<T extends ZodType>(schema: T) {
+  return z
+    .unknown()
+    .superRefine((value, ctx) => {
+      for (const path of reservedKeyPaths(value)) ctx.addIssue({ code: 'custom', path, message: reservedMessage(String(path.at(-1))) });
+    })
+    .pipe(schema);
+}
+
+/** A user-chosen name (field code, variable name) that is not one of the reserved keys. */
+export function notReserved<T extends z.ZodString>(name: T) {
+  return name.refine((value) => !RESERVED_KEYS.has(value), { error: (issue) => reservedMessage(String(issue.input)) });
+}
+
+/** ApiError 400 when `name` (a query parameter naming a key, such as `f.__proto__`) holds a reserved key. */
+export function assertNotReserved(key: string, path: string, where = 'query parameters'): void {
+  if (RESERVED_KEYS.has(key)) throw ApiError.badRequest(`Invalid ${where}`, [{ path, message: reservedMessage(key) }]);
 }

@@ -212,6 +212,62 @@ describe('search over HTTP', () => {
   });
 });
 
+describe('highlighting over HTTP', () => {
+  const doc = (body: SearchBody, id: string) => body.result.documents.find((d: { id: string }) => d.id === id);
+
+  it('marks the searched display fields by default, prefix matches included; none without query words', async () => {
+    const body = await same('q=red%20run', { q: 'red run' });
+    expect(doc(body, 'p1')).toMatchObject({
+      highlight: { title: '<mark>Red</mark> <mark>run</mark>ning shoe', brand: 'Acme Sports' },
+    });
+    expect(doc(body, 'p1')).not.toHaveProperty('snippet');
+    const browse = await same('rows=1', { rows: 1 });
+    expect(browse.result.documents[0]).not.toHaveProperty('highlight');
+  });
+
+  it('takes the fields, snippet word counts and tags from the request, escaping the rest', async () => {
+    const body = await same(
+      'q=hiking&attributesToHighlight=title&attributesToSnippet=title:2,brand&highlightPreTag=%3Cem%3E&highlightPostTag=%3C/em%3E',
+      {
+        q: 'hiking',
+        attributesToHighlight: ['title'],
+        attributesToSnippet: ['title:2', 'brand'],
+        highlightPreTag: '<em>',
+        highlightPostTag: '</em>',
+      },
+    );
+    expect(doc(body, 'p3')).toMatchObject({
+      highlight: { title: 'Red <em>hiking</em> boot' },
+      snippet: { title: '…<em>hiking</em> boot', brand: 'Trail Co' },
+    });
+    expect(doc(body, 'p3').highlight).not.toHaveProperty('brand');
+    const none = await same('q=hiking&attributesToHighlight=', { q: 'hiking', attributesToHighlight: [] });
+    expect(doc(none, 'p3')).not.toHaveProperty('highlight');
+    const all = await same('attributesToHighlight=*&rows=1&sort=price_asc', { attributesToHighlight: ['*'], rows: 1, sort: 'price_asc' });
+    expect(all.result.documents[0].highlight).toEqual({ title: 'Running socks', brand: 'Acme Sports' });
+  });
+
+  it('answers 400 for fields that are not displayed strings and for bad snippet sizes', async () => {
+    const cases: Array<[string, string]> = [
+      ['attributesToHighlight=secret', 'attributesToHighlight.0'],
+      ['attributesToHighlight=title,nope', 'attributesToHighlight.1'],
+      ['attributesToHighlight=price', 'attributesToHighlight.0'],
+      ['attributesToSnippet=title:0', 'attributesToSnippet.0'],
+      ['attributesToSnippet=title:x', 'attributesToSnippet.0'],
+      ['attributesToSnippet=nope', 'attributesToSnippet'],
+    ];
+    for (const [query, path] of cases) {
+      const res = await get(`q=red&${query}`);
+      expect(res.status, query).toBe(400);
+      expect(
+        (await json(res)).details.map((d: { path: string }) => d.path),
+        query,
+      ).toContain(path);
+    }
+    expect((await post({ attributesToHighlight: 'title' })).status).toBe(400);
+  });
+});
+
 describe('suggest over HTTP', () => {
   it('completes typo- and prefix-tolerantly, ranked by document count; GET and POST agree', async () => {
     const suggestBase = base.replace('/api/v1/search/', '/api/v1/search/suggest/');

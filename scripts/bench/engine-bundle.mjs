@@ -14,7 +14,7 @@ export async function bundleEngine(root, outDir) {
   await build({
     stdin: {
       contents:
-        "export { SearchIndex } from './src/search/engine/index.ts'; export { VectorIndex } from './src/search/engine/vectors.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
+        "export { SearchIndex, displayFields } from './src/search/engine/index.ts'; export { VectorIndex } from './src/search/engine/vectors.ts'; export { Highlighter } from './src/search/engine/highlight.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
       resolveDir: root,
       loader: 'ts',
     },
@@ -27,8 +27,8 @@ export async function bundleEngine(root, outDir) {
   return outfile;
 }
 
-/** The bundle's SearchIndex and the index config of a search-app schema (field defaults filled as the service does). */
+/** The bundle's exports and the index config of a search-app schema (field defaults filled as the service does). */
 export async function importEngine(bundle, schema) {
-  const { SearchIndex, searchAppSchemaInput } = await import(bundle);
-  return { SearchIndex, config: { fields: searchAppSchemaInput.parse(schema).fields, sorts: [] } };
+  const { searchAppSchemaInput, ...engine } = await import(bundle);
+  return { ...engine, config: { fields: searchAppSchemaInput.parse(schema).fields, sorts: [] } };
 }

@@ -53,7 +53,7 @@ const results = { engines: [], queries: [] };
 const engines = [];
 
 if (options.engineBundle) {
-  const { SearchIndex, config } = await importEngine(options.engineBundle, readSchema(options.root));
+  const { SearchIndex, Highlighter, displayFields, config } = await importEngine(options.engineBundle, readSchema(options.root));
   const ours = ourEngine(SearchIndex, config);
   const built = build(ours);
 
@@ -87,9 +87,40 @@ if (options.engineBundle) {
   };
   results.engines.push(built);
   engines.push(ours);
+  results.highlight = measureHighlight(loaded, Highlighter, displayFields);
   log(
     `ours: serialize ${serializeMs.toFixed(0)} ms, ${(bytes.byteLength / MB).toFixed(1)} MB, load ${loadMs.toFixed(0)} ms, heap +${loadedMemory.heapMB.toFixed(1)} MB, array buffers +${loadedMemory.buffersMB.toFixed(1)} MB`,
   );
+}
+
+/**
+ * What highlighting and snippets (issue 13) add to a search answer: the searched display fields marked and a
+ * 10-word snippet of the description, for the 10 hits of each keyword query, as the Durable Object does it.
+ */
+function measureHighlight(index, Highlighter, displayFields) {
+  const lineOf = new Map(lines.map((line, i) => [JSON.parse(line).header.id, i]));
+  const pages = Array.from({ length: 50 }, (_, i) => {
+    const request = keywordRequest(i);
+    const documents = index
+      .search({ page: 1, ...request })
+      .hits.map((hit) => displayFields(index.config.fields, JSON.parse(lines[lineOf.get(hit.id)]).payload));
+    return { q: request.q, documents };
+  });
+  const snippets = { attributesToSnippet: [{ field: 'description', words: 10 }] };
+  const run = ({ q, documents }) => {
+    const highlighter = new Highlighter(index.plan, q, snippets);
+    for (const document of documents) highlighter.apply(document);
+  };
+  for (let i = 0; i < 500; i++) run(pages[i % pages.length]);
+  const ms = [];
+  for (let i = 0; i < options.iterations; i++) {
+    const start = now();
+    run(pages[i % pages.length]);
+    ms.push(elapsedMs(start));
+  }
+  const figures = { hits: 10, count: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99) };
+  log(`highlight + snippet of 10 hits: p50 ${figures.p50.toFixed(3)} ms, p99 ${figures.p99.toFixed(3)} ms`);
+  return figures;
 }
 
 for (const engine of [oramaEngine(), miniSearchEngine()]) {

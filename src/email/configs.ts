@@ -8,14 +8,15 @@ import { emailConfigs, type EmailVariables, type StoredEmailSecurity } from '../
 import { ApiError } from '../errors';
 import { emailProviderSchema, redactProvider } from './providers';
 import { templateErrors } from './templates';
+import { notReserved } from '../validation';
 
 export type EmailConfigRow = typeof emailConfigs.$inferSelect;
 
 export const MASKED = '[masked]';
 
-export const variableName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a variable name is 1 to 64 letters, digits and _, not starting with a digit');
+export const variableName = notReserved(
+  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a variable name is 1 to 64 letters, digits and _, not starting with a digit'),
+);
 
 export const variableSchema = z
   .object({ value: z.string().max(10_000), type: z.enum(['standard', 'masked']).default('standard') })

@@ -5,7 +5,7 @@ import { emailDeliveries } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
 import { parseJsonBody } from '../validation';
-import { MASKED, missingForSend, requireEmailConfig, variablesSchema } from './configs';
+import { findEmailConfig, MASKED, missingForSend, variablesSchema } from './configs';
 import { updateDelivery, type EmailJob } from './deliveries';
 
 export const sendRequestSchema = z
@@ -28,20 +28,20 @@ export interface SendRequest {
 
 /**
  * Checks the caller and the request, logs the delivery as `queued` and puts the job on the email queue.
- * Order: unknown configuration 404, no security configuration 409, wrong key 401, incomplete 409, invalid body 400.
+ * Order: wrong key 401 (also for an unknown configuration or one without a key, so strangers cannot tell
+ * which configurations exist), incomplete 409, invalid body 400.
  */
 export async function queueEmail(env: Env, request: SendRequest): Promise<void> {
   const db = createDb(env.DB);
-  const config = await requireEmailConfig(db, request.tenantCode, request.configCode);
-  const missing = missingForSend(config);
-  const notReady = () => ApiError.conflict(`Email configuration is not ready to send; missing: ${missing.join(', ')}`);
-  if (!config.security) throw notReady();
-
-  const presented = request.header(config.security.header);
-  if (!presented || !hexEqual(await sha256Hex(presented), config.security.keyHash)) {
-    throw ApiError.unauthorized(`Missing or invalid API key in ${config.security.header}`);
+  const config = await findEmailConfig(db, request.tenantCode, request.configCode);
+  const presented = config?.security ? request.header(config.security.header) : undefined;
+  // Hashed whatever the configuration, so an unknown one costs the same work as a wrong key.
+  const presentedHash = await sha256Hex(presented ?? '');
+  if (!config?.security || !presented || !hexEqual(presentedHash, config.security.keyHash)) {
+    throw ApiError.unauthorized('Missing or invalid API key');
   }
-  if (missing.length) throw notReady();
+  const missing = missingForSend(config);
+  if (missing.length) throw ApiError.conflict(`Email configuration is not ready to send; missing: ${missing.join(', ')}`);
 
   const body = await parseJsonBody(request.body, sendRequestSchema);
 

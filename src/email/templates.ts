@@ -16,7 +16,9 @@ export interface RenderedEmail {
 const unescaped = { escape: (value: unknown) => String(value) };
 
 /** `{{name}}` is HTML-escaped in the html body (Mustache's default) and left as is in the subject and text body. */
-export function renderEmail(templates: EmailTemplates, variables: Record<string, string>): RenderedEmail {
+export function renderEmail(templates: EmailTemplates, values: Record<string, string>): RenderedEmail {
+  // Without a prototype, `{{constructor}}` renders empty instead of Object's source text.
+  const variables: Record<string, string> = Object.assign(Object.create(null), values);
   return {
     subject: Mustache.render(templates.subject, variables, {}, unescaped),
     ...(templates.html !== null ? { html: Mustache.render(templates.html, variables) } : {}),

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { ErrorDetail } from '../errors';
-import { issuesToDetails } from '../validation';
+import { issuesToDetails, reservedKeyDetails } from '../validation';
 import type { DocumentPayload } from '../search/engine/types';
 import type { FieldDataType, SearchAppField } from '../search/field-schema';
 
@@ -55,6 +55,8 @@ export type PayloadSchema = ReturnType<typeof payloadSchema>;
 
 /** Validates one fed entry of either format type into a document operation. */
 export function validateEntry(type: DocumentType, entry: unknown, schema: PayloadSchema, prefix = ''): Validated {
+  const reserved = reservedKeyDetails(entry, prefix);
+  if (reserved.length) return { ok: false, documentId: idOf(entry), details: reserved };
   let operation: DocumentOperation;
   if (type === 'svc') {
     const envelope = svcEnvelope.safeParse(entry);

@@ -7,6 +7,13 @@ import { ApiError } from '../errors';
 
 const encoder = new TextEncoder();
 
+/** Most characters an unfinished upload entry may buffer (a document is at most 100 KB): a file without line breaks cannot fill memory. */
+export const MAX_UPLOAD_ENTRY_CHARS = 1 << 20;
+
+function tooLong(): ApiError {
+  return ApiError.badRequest('Invalid file', [{ path: 'file', message: `an entry is longer than ${MAX_UPLOAD_ENTRY_CHARS} characters` }]);
+}
+
 function indexOf(haystack: Uint8Array, needle: Uint8Array, from = 0): number {
   const first = needle[0];
   outer: for (let i = haystack.indexOf(first, from); i !== -1 && i <= haystack.length - needle.length; i = haystack.indexOf(first, i + 1)) {
@@ -117,6 +124,7 @@ export async function* feedEntries(chunks: AsyncIterable<string>): AsyncGenerato
       const lines = (current + chunk.slice(start)).split('\n');
       current = lines.pop()!;
       for (const line of lines) if (line.trim()) yield parse(line);
+      if (current.length > MAX_UPLOAD_ENTRY_CHARS) throw tooLong();
       continue;
     }
     // JSON array: split top-level elements by tracking strings and nesting.
@@ -150,6 +158,7 @@ export async function* feedEntries(chunks: AsyncIterable<string>): AsyncGenerato
       }
     }
     if (!closed) current += chunk.slice(from);
+    if (current.length > MAX_UPLOAD_ENTRY_CHARS) throw tooLong();
   }
   if (format === 'ndjson' && current.trim()) yield parse(current);
   if (format === 'array' && !closed) throw ApiError.badRequest('Invalid file', [{ path: 'file', message: 'the JSON array is not closed' }]);

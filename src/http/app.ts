@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
+import { limitBodies } from './body-limit';
 import { errorResponse, onError } from './errors';
 import { withDb } from './middleware';
 import { adminRoutes } from './routes/admin';
@@ -16,6 +17,7 @@ export function createApp() {
   app.onError(onError);
   app.notFound((c) => errorResponse(404, `No route for ${c.req.method} ${c.req.path}`));
 
+  app.use('*', limitBodies);
   app.use('*', withDb);
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.route('/api/v1/admin/email', emailAdminRoutes);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notReserved } from '../validation';
 
 export const FIELD_DATA_TYPES = ['string', 'long', 'double', 'boolean', 'date', 'categories', 'attributes', 'raw'] as const;
 export const SEARCH_MODES = ['balanced', 'fuzzy', 'exact', 'custom', 'off'] as const;
@@ -14,9 +15,9 @@ const flag = z.boolean().default(false);
 
 const fieldInput = z
   .object({
-    code: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'a field code is 1 to 64 letters, digits, _ or - and starts with a letter or _'),
+    code: notReserved(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, 'a field code is 1 to 64 letters, digits, _ or - and starts with a letter or _'),
+    ),
     dataType: z.enum(FIELD_DATA_TYPES),
     searchMode: z.enum(SEARCH_MODES).optional(),
     weight: z.number().int().min(0).max(1000).default(1),
@@ -53,7 +54,7 @@ export const searchAppSchemaInput = z
   .superRefine(
     (schema, ctx) => {
       // Runs on the raw input too (see `when`), so duplicates are reported beside other invalid fields.
-      const fields: unknown = (schema as { fields?: unknown }).fields;
+      const fields: unknown = (schema as { fields?: unknown } | null)?.fields;
       if (!Array.isArray(fields)) return;
       const seen = new Set<unknown>();
       fields.forEach((field: { code?: unknown } | null, i) => {

@@ -5,6 +5,7 @@
 import type { Env } from '../env';
 import { ApiError, type ErrorDetail } from '../errors';
 import type { FullFeedCycle, HashedVector } from './app-storage';
+import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type {
   AppIndexConfig,
@@ -39,7 +40,7 @@ export class SearchAppClient {
   }
 
   /** One page of results; an invalid query (unknown facet or sort, a value not fitting its facet) is ApiError 400. */
-  async search(request: SearchRequest, semantic?: SemanticSearch): Promise<SearchResult> {
+  async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<SearchResult> {
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchResult>.
     return unwrap((await this.stub.search(request, semantic)) as Outcome<SearchResult>);
   }

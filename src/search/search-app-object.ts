@@ -4,6 +4,7 @@ import type { Env } from '../env';
 import { AppStorage, type FullFeedCycle, type HashedVector } from './app-storage';
 import { embeddingText, contentHash } from './embedding/text';
 import { displayFields, QueryError, SearchIndex, VectorIndex } from './engine';
+import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { Outcome } from './search-app-client';
 
@@ -262,10 +263,11 @@ export class SearchAppObject extends DurableObject<Env> {
    * One page of results; with `semantic`, keyword and vector rankings fused. Without vectors of the query's
    * embedder (none fed yet, or the embedder changed and no re-index ran) it answers keyword results, flagged.
    */
-  async search(request: SearchRequest, semantic?: SemanticSearch): Promise<Outcome<SearchResult>> {
+  async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<Outcome<SearchResult>> {
     const index = this.#loadIndex();
     const started = Date.now();
     try {
+      const highlighter = index?.highlighter(request);
       const vectors = semantic && this.#space === semantic.embedder ? this.#vectors : undefined;
       const hybrid = semantic && vectors ? { vectors, vector: semantic.vector, ratio: semantic.ratio } : undefined;
       const found = index?.search(request, hybrid) ?? { total: 0, hits: [], facets: [] };
@@ -274,11 +276,10 @@ export class SearchAppObject extends DurableObject<Env> {
       return ok({
         total: found.total,
         time: Date.now() - started,
-        documents: found.hits.map((hit) => ({
-          id: hit.id,
-          position: hit.position,
-          document: displayFields(fields, payloads.get(hit.id) ?? {}),
-        })),
+        documents: found.hits.map((hit) => {
+          const document = displayFields(fields, payloads.get(hit.id) ?? {});
+          return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
+        }),
         facets: found.facets,
         paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
         ...(semantic ? { semantic: hybrid ? { ratio: hybrid.ratio } : { ratio: 0, fallback: NO_VECTORS } } : {}),

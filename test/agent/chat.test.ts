@@ -40,8 +40,8 @@ function chat(tenant: string, code: string, body: unknown, token: string | undef
   return call('POST', `/api/v1/agent/chat/${tenant}/${code}`, { token, body });
 }
 
-function chatStreaming(tenant: string, code: string, body: unknown) {
-  return call('POST', `/api/v1/agent/chat/streaming/${tenant}/${code}`, { token: AGENT_TOKEN, body });
+function chatStreaming(tenant: string, code: string, body: unknown, headers: Record<string, string> = {}) {
+  return call('POST', `/api/v1/agent/chat/streaming/${tenant}/${code}`, { token: AGENT_TOKEN, body, headers });
 }
 
 async function received(tag: string): Promise<ReceivedCompletion[]> {
@@ -361,9 +361,11 @@ describe('chat: streaming endpoint', () => {
     ]);
   });
 
-  it('writes delta lines as the provider sends them, not at the end', async () => {
+  it('writes delta lines as the provider sends them, not at the end, also to a client accepting compression', async () => {
     const { tenant, code, tag } = await createAgent();
-    const res = await chatStreaming(tenant, code, { text: `${HOLD} please` });
+    const res = await chatStreaming(tenant, code, { text: `${HOLD} please` }, { 'Accept-Encoding': 'gzip, deflate, br' });
+    // `identity` is what stops wrangler dev and Cloudflare from gzipping (and so buffering) the stream.
+    expect(res.headers.get('Content-Encoding')).toBe('identity');
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = '';
     while (!text.includes('\n')) {

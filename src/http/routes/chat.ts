@@ -32,5 +32,10 @@ export const chatRoutes = new Hono<AppEnv>()
     const chat = await prepareChat(c.env, c.req.param('tenant'), c.req.param('code'), () => c.req.json());
     const { body, done } = chatStream(chat);
     c.executionCtx.waitUntil(done);
-    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+    // `identity` keeps wrangler dev and Cloudflare from compressing the stream, which buffers the
+    // delta lines until the end for clients that accept gzip (workers-sdk #6577, hono #3449).
+    return new Response(body, {
+      status: 200,
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Encoding': 'identity' },
+    });
   });

@@ -1,4 +1,4 @@
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
 import { requireTenantToken } from '../../auth/middleware';
@@ -12,9 +12,7 @@ import { ApiError } from '../../errors';
 import { withSearchApp } from '../middleware';
 import { validate } from '../validate';
 
-/** Request size limits (see README, Feeding limits). */
-export const MAX_SINGLE_BODY_BYTES = 1 << 20;
-export const MAX_BULK_BODY_BYTES = 32 << 20;
+/** Entries of one bulk request (body sizes: ../body-limit.ts). */
 export const MAX_BULK_ENTRIES = 10_000;
 
 const write = requireTenantToken('feeding', 'WRITE');
@@ -34,21 +32,12 @@ const documentType = createMiddleware<{ Variables: { documentType: DocumentType 
   await next();
 });
 
-function limitBody(c: Context<AppEnv>, max: number): void {
-  const length = Number(c.req.header('Content-Length') ?? 0);
-  if (length > max) throw new ApiError(413, `Request body is ${length} bytes; at most ${max}`);
-}
-
 /** Feeding: documents, bulk, upload, full-feed cycles and queue entries (feeding token). */
 export const dataRoutes = new Hono<AppEnv>()
   .post(
     '/bulk/:type/:tenant/:code',
     write,
-    async (c, next) => {
-      limitBody(c, MAX_BULK_BODY_BYTES);
-      await next();
-    },
-    validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES)),
+    validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES), { entriesCheckedLater: true }),
     documentType,
     withSearchApp,
     async (c) => c.json(await feedMany(c.env, c.var.db, c.var.app, c.var.documentType, c.req.valid('json')), 200),
@@ -104,21 +93,10 @@ export const dataRoutes = new Hono<AppEnv>()
       return c.json(entry, 200);
     },
   )
-  .post(
-    '/:type/:tenant/:code/:documentId',
-    write,
-    async (c, next) => {
-      limitBody(c, MAX_SINGLE_BODY_BYTES);
-      await next();
-    },
-    validate('json', anyObject),
-    documentType,
-    withSearchApp,
-    async (c) => {
-      const { db, app, documentType } = c.var;
-      return c.json(await feedOne(c.env, db, app, documentType, c.req.param('documentId'), c.req.valid('json')), 200);
-    },
-  )
+  .post('/:type/:tenant/:code/:documentId', write, validate('json', anyObject), documentType, withSearchApp, async (c) => {
+    const { db, app, documentType } = c.var;
+    return c.json(await feedOne(c.env, db, app, documentType, c.req.param('documentId'), c.req.valid('json')), 200);
+  })
   .delete('/:type/:tenant/:code/:documentId', write, documentType, withSearchApp, async (c) =>
     c.json(await deleteOne(c.env, c.var.db, c.var.app, c.var.documentType, c.req.param('documentId')), 200),
   )

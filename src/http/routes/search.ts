@@ -4,11 +4,12 @@ import { cors } from 'hono/cors';
 import { z } from 'zod';
 import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
+import { DEFAULT_SNIPPET_WORDS, type HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
 import type { Facet, Filter, SearchAppField, SearchRequest } from '../../search/engine/types';
 import { searchWithEmbedder, type RequestedRatio } from '../../search/hybrid-search';
 import { SearchAppClient } from '../../search/search-app-client';
-import { codeParam, parseJsonBody, parseOrThrow } from '../../validation';
+import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 
 const MAX_ROWS = 100;
 const MAX_FACET_LIMIT = 1000;
@@ -18,6 +19,32 @@ const GET_CACHE_CONTROL = 'public, max-age=5';
 const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const text = z.string().max(1000);
 const tracking = { userId: text.optional(), sessionId: text.optional(), requestId: text.optional(), requestOrigin: text.optional() };
+
+const MAX_LISTED_FIELDS = 50;
+const MAX_SNIPPET_WORDS = 100;
+const fieldCode = z.string().max(64);
+/** `field` or `field:words` (Algolia's attributesToSnippet syntax); `*` stands for every displayed string field. */
+const snippetSpec = z
+  .string()
+  .regex(/^[^:,]{1,64}(:\d{1,3})?$/, 'expected a field code, optionally followed by :words')
+  .transform((spec) => {
+    const [field, words] = spec.split(':');
+    return { field, words: words === undefined ? DEFAULT_SNIPPET_WORDS : Number(words) };
+  })
+  .refine((spec) => spec.words >= 1 && spec.words <= MAX_SNIPPET_WORDS, `a snippet is 1 to ${MAX_SNIPPET_WORDS} words`);
+const highlightTag = z.string().max(100);
+const highlightTags = { highlightPreTag: highlightTag.optional(), highlightPostTag: highlightTag.optional() };
+/** A comma-separated GET parameter as a list (empty = none). */
+const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((list) =>
+      list
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(item).max(MAX_LISTED_FIELDS));
 
 const filterSchema = z
   .object({
@@ -47,6 +74,9 @@ const searchBody = z.object({
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
   filters: z.record(z.string(), filterSchema).optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
+  attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
+  ...highlightTags,
   ...tracking,
 });
 
@@ -57,6 +87,9 @@ const searchQuery = z.object({
   sort: z.string().optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
   semanticRatio: z.coerce.number().pipe(semanticRatio).optional(),
+  attributesToHighlight: commaList(fieldCode).optional(),
+  attributesToSnippet: commaList(snippetSpec).optional(),
+  ...highlightTags,
   ...tracking,
 });
 
@@ -65,32 +98,34 @@ const suggestInput = z.object({ q: text.optional(), rows: integer(1, MAX_ROWS).d
 const RANGE = /^(.*?)\.\.(.*)$/;
 
 /** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
-/** A search request as the routes read it: the engine's request, the caller's request id and the semanticRatio asked for. */
-type SearchInput = SearchRequest & { requestId?: string; semantic: RequestedRatio };
+/** A search request as the routes read it: the engine's request, highlighting, the caller's request id and the semanticRatio asked for. */
+type SearchCall = SearchRequest & HighlightRequest & { requestId?: string; semantic: RequestedRatio };
 
-function fromQueryString(c: Context<AppEnv>): SearchInput {
+function fromQueryString(c: Context<AppEnv>): SearchCall {
   const all = c.req.queries();
-  const singles: Record<string, string> = {};
-  const filters: Record<string, Filter> = {};
+  const singles: Record<string, string> = Object.create(null);
+  const filters = new Map<string, Filter>();
   for (const [name, values] of Object.entries(all)) {
     if (!name.startsWith('f.')) {
       singles[name] = values[0];
       continue;
     }
     const id = name.slice(2);
+    for (const key of id.split('.')) assertNotReserved(key, name);
     const ranges = values.map((value) => RANGE.exec(value)).filter((match) => match !== null);
-    if (ranges.length === 0) filters[id] = { filterType: 'term', values };
+    if (ranges.length === 0) filters.set(id, { filterType: 'term', values });
     else if (ranges.length === 1 && values.length === 1) {
       const [, min, max] = ranges[0];
-      filters[id] = { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max };
+      filters.set(id, { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max });
     } else
       throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
   const { semanticRatio, ...query } = parseOrThrow(searchQuery, singles, 'query parameters');
-  return { ...query, filters, semantic: { ratio: semanticRatio, path: 'semanticRatio' } };
+  // A plain object for the Durable Object call (RPC cannot clone prototype-less objects); its keys are checked above.
+  return { ...query, filters: Object.fromEntries(filters), semantic: { ratio: semanticRatio, path: 'semanticRatio' } };
 }
 
-function fromBody(body: z.output<typeof searchBody>): SearchInput {
+function fromBody(body: z.output<typeof searchBody>): SearchCall {
   const sort = typeof body.sort === 'string' ? body.sort : body.sort?.sort;
   return {
     q: body.q,
@@ -99,6 +134,10 @@ function fromBody(body: z.output<typeof searchBody>): SearchInput {
     sort: sort || undefined,
     filters: body.filters,
     facetLimit: body.facetLimit,
+    attributesToHighlight: body.attributesToHighlight,
+    attributesToSnippet: body.attributesToSnippet,
+    highlightPreTag: body.highlightPreTag,
+    highlightPostTag: body.highlightPostTag,
     requestId: body.requestId,
     semantic: { ratio: body.hybrid?.semanticRatio, path: 'hybrid.semanticRatio' },
   };
@@ -119,7 +158,7 @@ function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
   return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];
 }
 
-async function answerSearch(c: Context<AppEnv>, request: SearchInput) {
+async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
   const started = Date.now();
   const { row } = await findSearchApp(c);
   const { requestId, semantic, ...search } = request;

@@ -9,6 +9,7 @@
 import { decodeIndex, encodeIndex } from './codec';
 import { addDocument, removeDocument } from './documents';
 import type { HybridQuery } from './hybrid';
+import { Highlighter, type HighlightRequest } from './highlight';
 import { runSearch } from './search';
 import { createState, type IndexState } from './state';
 import { runSuggest } from './suggest';
@@ -99,6 +100,20 @@ export class SearchIndex implements SearchEngine {
    */
   search(request: SearchRequest, hybrid?: HybridQuery): EngineSearchResult {
     return runSearch(this.#state, request, hybrid);
+  }
+
+  /**
+   * The highlighting `request` asks for, to apply to each returned document's display fields; throws
+   * `QueryError` for a field that is not a displayed string field.
+   *
+   * @example
+   * ```ts
+   * index.highlighter({ q: 'edi', attributesToSnippet: [{ field: 'description', words: 8 }] }).apply(document);
+   * // { highlight: { name: 'vim' }, snippet: { description: 'Vi IMproved, a text <mark>edi</mark>tor' } }
+   * ```
+   */
+  highlighter(request: { q?: string } & HighlightRequest): Highlighter {
+    return new Highlighter(this.#state.plan, request.q, request);
   }
 
   /**

@@ -72,6 +72,10 @@ export interface ResultDocument {
   position: number;
   /** Only the fields with `display: true`. */
   document: Record<string, unknown>;
+  /** The requested display string fields with the query's words marked (see `engine/highlight.ts`). */
+  highlight?: Record<string, string | string[]>;
+  /** The requested display string fields cut around the best match, marked. */
+  snippet?: Record<string, string | string[]>;
 }
 
 export interface SearchResult {

@@ -60,9 +60,8 @@ export function fieldText(field: SearchAppField, value: unknown): string {
 
 /** The payload projected onto the fields with `display: true`. */
 export function displayFields(fields: SearchAppField[], payload: DocumentPayload): Record<string, unknown> {
-  const shown: Record<string, unknown> = {};
-  for (const field of fields) {
-    if (field.display && payload[field.code] !== undefined) shown[field.code] = payload[field.code];
-  }
-  return shown;
+  // Built from entries, so even a field code like `__proto__` would be an own key; RPC clones only plain objects.
+  return Object.fromEntries(
+    fields.filter((field) => field.display && payload[field.code] !== undefined).map((f) => [f.code, payload[f.code]]),
+  );
 }

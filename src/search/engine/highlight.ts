@@ -1,0 +1,257 @@
+/**
+ * Highlighting and snippets of a document's display strings. The query's words are matched again against
+ * the words of each text (exact, a prefix of the last query word, a typo within the engine's thresholds)
+ * with the engine's own tokenizer, so this works on any returned document, however the matcher found it.
+ */
+import { editDistance, fuzzyDistance, queryTokens, tokenize } from './analysis';
+import type { IndexPlan } from './plan';
+import { QueryError } from './query-error';
+import type { QueryProblem, SearchAppField } from './types';
+
+/** How a field's words may match a query word; mirrors the field's search mode. */
+export interface MatchRules {
+  /** The last query word matches words it begins. */
+  prefix: boolean;
+  /** Query words match words within `fuzzyDistance` edits. */
+  typos: boolean;
+}
+
+/** The markup around matched words; everything else is HTML-escaped. */
+export interface HighlightTags {
+  pre: string;
+  post: string;
+}
+
+export const DEFAULT_TAGS: HighlightTags = { pre: '<mark>', post: '</mark>' };
+export const ELLIPSIS = '…';
+export const DEFAULT_SNIPPET_WORDS = 10;
+const ALL_FIELDS = '*';
+
+/** What a search request may ask of highlighting (Algolia's names). */
+export interface HighlightRequest {
+  /** Field codes, `*` for every displayed string field. Default: the searched ones, when the query has words. */
+  attributesToHighlight?: string[];
+  /** Fields cut to a window of `words` words around the best match. Default: none. */
+  attributesToSnippet?: Array<{ field: string; words: number }>;
+  highlightPreTag?: string;
+  highlightPostTag?: string;
+}
+
+/** A displayed string value with marks: a string, or an array for an array value. */
+export type Marked = string | string[];
+
+export interface DocumentHighlights {
+  highlight?: Record<string, Marked>;
+  snippet?: Record<string, Marked>;
+}
+
+/**
+ * Highlighting for one search request, checked against the schema once and applied to each returned
+ * document (`SearchIndex.highlighter`). Throws `QueryError` for a field that is not a displayed string field.
+ */
+export class Highlighter {
+  readonly #query: QueryWords;
+  readonly #tags: HighlightTags;
+  readonly #highlighted: Array<{ code: string; rules: MatchRules }>;
+  readonly #snippets: Array<{ code: string; rules: MatchRules; words: number }>;
+
+  constructor(plan: IndexPlan, q: string | undefined, request: HighlightRequest) {
+    this.#query = new QueryWords(q ?? '');
+    this.#tags = { pre: request.highlightPreTag ?? DEFAULT_TAGS.pre, post: request.highlightPostTag ?? DEFAULT_TAGS.post };
+    const problems: QueryProblem[] = [];
+    const displayed = [...plan.fields.values()].filter(isDisplayedText);
+    const rules = (code: string) => matchRules(plan, code);
+    const check = (code: string, path: string) => {
+      const field = plan.fields.get(code);
+      if (field && isDisplayedText(field)) return true;
+      problems.push({ path, message: field ? `'${code}' is not a displayed string field` : `unknown field '${code}'` });
+      return false;
+    };
+    const highlightCodes =
+      request.attributesToHighlight === undefined
+        ? this.#query.isEmpty
+          ? []
+          : displayed.filter((field) => field.searchMode !== 'off').map((field) => field.code)
+        : request.attributesToHighlight.includes(ALL_FIELDS)
+          ? displayed.map((field) => field.code)
+          : request.attributesToHighlight.filter((code, i) => check(code, `attributesToHighlight.${i}`));
+    this.#highlighted = highlightCodes.map((code) => ({ code, rules: rules(code) }));
+    this.#snippets = (request.attributesToSnippet ?? []).flatMap(({ field, words }) =>
+      field === ALL_FIELDS
+        ? displayed.map((f) => ({ code: f.code, rules: rules(f.code), words }))
+        : check(field, 'attributesToSnippet')
+          ? [{ code: field, rules: rules(field), words }]
+          : [],
+    );
+    if (problems.length) throw new QueryError(problems);
+  }
+
+  get isEmpty(): boolean {
+    return this.#highlighted.length === 0 && this.#snippets.length === 0;
+  }
+
+  /** Marked copies of the document's requested string fields (fields it lacks are left out). */
+  apply(document: Record<string, unknown>): DocumentHighlights {
+    const result: DocumentHighlights = {};
+    for (const { code, rules } of this.#highlighted) {
+      const marked = mapStrings(document[code], (text) => highlight(text, this.#query, rules, this.#tags));
+      if (marked !== undefined) (result.highlight ??= {})[code] = marked;
+    }
+    for (const { code, rules, words } of this.#snippets) {
+      const marked = mapStrings(document[code], (text) => snippet(text, this.#query, rules, words, this.#tags));
+      if (marked !== undefined) (result.snippet ??= {})[code] = marked;
+    }
+    return result;
+  }
+}
+
+function isDisplayedText(field: SearchAppField): boolean {
+  return field.display && field.dataType === 'string';
+}
+
+/** A field's matching as the engine does it: prefix and typos where its text slot has them, exact words elsewhere. */
+function matchRules(plan: IndexPlan, code: string): MatchRules {
+  const slot = plan.text.find((text) => text.field.code === code && text.weight > 0);
+  return { prefix: slot?.prefix ?? false, typos: slot?.fuzzy ?? false };
+}
+
+function mapStrings(value: unknown, mark: (text: string) => string): Marked | undefined {
+  if (typeof value === 'string') return mark(value);
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value.map(mark);
+  return undefined;
+}
+
+/** Words of a raw text with their offsets: letters, digits and combining marks (which tokenize drops). */
+const RAW_WORD = /[\p{L}\p{N}\p{M}]+/gu;
+const PLAIN_WORD = /^[a-z0-9]+$/;
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const UNSAFE = /[&<>"']/g;
+
+export function escapeHtml(text: string): string {
+  return text.replace(UNSAFE, (c) => ESCAPES[c]);
+}
+
+interface Word {
+  start: number;
+  end: number;
+  /** Index of the query word it matches, or -1. */
+  term: number;
+  /** Characters to mark from `start` (a prefix match marks only the typed part when it can). */
+  marked: number;
+}
+
+/** The words of a query, compiled once per request and matched against every highlighted text. */
+export class QueryWords {
+  readonly terms: string[];
+  readonly #distances: number[];
+
+  constructor(q: string) {
+    this.terms = [...new Set(queryTokens(q))];
+    this.#distances = this.terms.map(fuzzyDistance);
+  }
+
+  get isEmpty(): boolean {
+    return this.terms.length === 0;
+  }
+
+  /** The query word a normalized text word matches (exact first, then prefix, then typo), and how many characters match. */
+  match(word: string, rules: MatchRules): { term: number; length: number } | undefined {
+    const terms = this.terms;
+    for (let i = 0; i < terms.length; i++) if (word === terms[i]) return { term: i, length: word.length };
+    const last = terms.length - 1;
+    if (rules.prefix && last >= 0 && word.startsWith(terms[last])) return { term: last, length: terms[last].length };
+    if (rules.typos)
+      for (let i = 0; i < terms.length; i++) {
+        const max = this.#distances[i];
+        if (max && Math.abs(word.length - terms[i].length) <= max && editDistance(word, terms[i], max) <= max)
+          return { term: i, length: word.length };
+      }
+    return undefined;
+  }
+
+  /** Every word of `text` with the query word it matches. */
+  words(text: string, rules: MatchRules): Word[] {
+    const words: Word[] = [];
+    for (const found of text.matchAll(RAW_WORD)) {
+      const raw = found[0];
+      const start = found.index;
+      const lower = raw.toLowerCase();
+      // Plain ASCII words need no Unicode normalization, and their normalized length is their raw length.
+      const plain = PLAIN_WORD.test(lower);
+      let term = -1;
+      let marked = 0;
+      for (const token of plain ? [lower] : tokenize(raw)) {
+        const hit = this.match(token, rules);
+        if (hit) {
+          term = hit.term;
+          marked = plain ? hit.length : raw.length;
+          break;
+        }
+      }
+      words.push({ start, end: start + raw.length, term, marked });
+    }
+    return words;
+  }
+}
+
+/** The text HTML-escaped with matched words wrapped in the tags. */
+export function highlight(text: string, query: QueryWords, rules: MatchRules, tags: HighlightTags = DEFAULT_TAGS): string {
+  if (query.isEmpty) return escapeHtml(text);
+  return render(text, query.words(text, rules), 0, text.length, tags);
+}
+
+/**
+ * A window of `size` words around the best match (the one holding the most different query words),
+ * highlighted, with `…` where the text was cut. Without a match, the first `size` words.
+ */
+export function snippet(text: string, query: QueryWords, rules: MatchRules, size: number, tags: HighlightTags = DEFAULT_TAGS): string {
+  const words = query.isEmpty ? wordsOnly(text) : query.words(text, rules);
+  if (words.length <= size) return render(text, words, 0, text.length, tags);
+  const first = bestWindow(words, size, query.terms.length);
+  const last = first + size - 1;
+  const from = first === 0 ? 0 : words[first].start;
+  const to = last === words.length - 1 ? text.length : words[last].end;
+  return (first > 0 ? ELLIPSIS : '') + render(text, words, from, to, tags) + (to < text.length ? ELLIPSIS : '');
+}
+
+function wordsOnly(text: string): Word[] {
+  return [...text.matchAll(RAW_WORD)].map((m) => ({ start: m.index, end: m.index + m[0].length, term: -1, marked: 0 }));
+}
+
+/** The first word of the `size`-word window with the most distinct matched query words (earliest on ties). */
+function bestWindow(words: Word[], size: number, termCount: number): number {
+  const inWindow = new Uint16Array(termCount);
+  let distinct = 0;
+  let best = 0;
+  let bestDistinct = 0;
+  for (let i = 0; i < words.length; i++) {
+    const entering = words[i].term;
+    if (entering >= 0 && inWindow[entering]++ === 0) distinct++;
+    const leaving = i - size >= 0 ? words[i - size].term : -1;
+    if (leaving >= 0 && --inWindow[leaving] === 0) distinct--;
+    if (distinct > bestDistinct) {
+      bestDistinct = distinct;
+      best = Math.max(0, i - size + 1);
+    }
+  }
+  if (bestDistinct === 0) return 0;
+  // Center the chosen window's matches, so they read with context on both sides.
+  let firstMatch = best;
+  while (words[firstMatch].term < 0) firstMatch++;
+  let lastMatch = Math.min(best + size - 1, words.length - 1);
+  while (words[lastMatch].term < 0) lastMatch--;
+  const slack = size - (lastMatch - firstMatch + 1);
+  return Math.min(Math.max(0, firstMatch - Math.floor(slack / 2)), words.length - size);
+}
+
+function render(text: string, words: Word[], from: number, to: number, tags: HighlightTags): string {
+  let out = '';
+  let at = from;
+  for (const word of words) {
+    if (word.term < 0 || word.start < from || word.end > to) continue;
+    const markEnd = word.start + word.marked;
+    out += escapeHtml(text.slice(at, word.start)) + tags.pre + escapeHtml(text.slice(word.start, markEnd)) + tags.post;
+    at = markEnd;
+  }
+  return out + escapeHtml(text.slice(at, to));
+}

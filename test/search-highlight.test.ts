@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { highlight, QueryWords, snippet, type MatchRules } from '../src/search/engine/highlight';
+
+const fuzzy: MatchRules = { prefix: true, typos: true };
+const balanced: MatchRules = { prefix: true, typos: false };
+const exactOnly: MatchRules = { prefix: false, typos: false };
+
+describe('highlight', () => {
+  it('marks exact words case- and accent-insensitively, keeping the original text', () => {
+    expect(highlight('Vim: Vi IMproved, the vim editor', new QueryWords('vim'), fuzzy)).toBe(
+      '<mark>Vim</mark>: Vi IMproved, the <mark>vim</mark> editor',
+    );
+    expect(highlight('Éditeur de texte', new QueryWords('editeur'), exactOnly)).toBe('<mark>Éditeur</mark> de texte');
+  });
+
+  it('marks the typed part of a prefix of the last query word only', () => {
+    expect(highlight('text editor for editing', new QueryWords('text edi'), balanced)).toBe(
+      '<mark>text</mark> <mark>edi</mark>tor for <mark>edi</mark>ting',
+    );
+    // `tex` is not the last word: no prefix match.
+    expect(highlight('text editor', new QueryWords('tex editor'), balanced)).toBe('text <mark>editor</mark>');
+    expect(highlight('text editor', new QueryWords('edi'), exactOnly)).toBe('text editor');
+  });
+
+  it('marks typo matches within the engine thresholds, transpositions included, only where typos are allowed', () => {
+    expect(highlight('a web browser', new QueryWords('browsre'), fuzzy)).toBe('a web <mark>browser</mark>');
+    expect(highlight('the firefox browser', new QueryWords('firefxo'), fuzzy)).toBe('the <mark>firefox</mark> browser');
+    expect(highlight('a web browser', new QueryWords('browsre'), balanced)).toBe('a web browser');
+    // Three-letter words allow no typo; four to seven letters one; eight and more two.
+    expect(highlight('vim and vum', new QueryWords('vix'), fuzzy)).toBe('vim and vum');
+    expect(highlight('kernel', new QueryWords('kernal'), fuzzy)).toBe('<mark>kernel</mark>');
+    expect(highlight('kernel', new QueryWords('kirnal'), fuzzy)).toBe('kernel');
+    expect(highlight('developer', new QueryWords('devloper2'), fuzzy)).toBe('<mark>developer</mark>');
+  });
+
+  it('escapes HTML around and inside marks and takes custom tags', () => {
+    const tags = { pre: '<em class="hit">', post: '</em>' };
+    expect(highlight('<b>vim</b> & "emacs"', new QueryWords('vim emacs'), fuzzy, tags)).toBe(
+      '&lt;b&gt;<em class="hit">vim</em>&lt;/b&gt; &amp; &quot;<em class="hit">emacs</em>&quot;',
+    );
+    expect(highlight('<script>', new QueryWords(''), fuzzy)).toBe('&lt;script&gt;');
+  });
+
+  it('marks a whole word when its normalized form differs in length from the raw one', () => {
+    expect(highlight('ﬁle manager', new QueryWords('fi'), balanced)).toBe('<mark>ﬁle</mark> manager');
+  });
+});
+
+describe('snippet', () => {
+  const text =
+    'This package provides a collection of tools for the manipulation of images, among them a fast converter ' +
+    'from many raster formats to vector graphics, and a viewer for the terminal.';
+
+  it('cuts a window of words around the best match with ellipses', () => {
+    expect(snippet(text, new QueryWords('raster vector'), fuzzy, 8)).toBe(
+      '…from many <mark>raster</mark> formats to <mark>vector</mark> graphics, and…',
+    );
+  });
+
+  it('prefers the window with the most different query words', () => {
+    expect(snippet(text, new QueryWords('viewer terminal tools'), fuzzy, 6)).toBe(
+      '…and a <mark>viewer</mark> for the <mark>terminal</mark>.',
+    );
+  });
+
+  it('starts at the beginning without a match, and keeps a short text whole', () => {
+    expect(snippet(text, new QueryWords('zzzz'), fuzzy, 4)).toBe('This package provides a…');
+    expect(snippet(text, new QueryWords(''), fuzzy, 3)).toBe('This package provides…');
+    expect(snippet('tiny <text>', new QueryWords('tiny'), fuzzy, 5)).toBe('<mark>tiny</mark> &lt;text&gt;');
+  });
+});
