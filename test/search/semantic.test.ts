@@ -88,7 +88,10 @@ describe('semantic and hybrid search', () => {
     // Without semanticRatio the app's default (0.5) applies; the answer keeps the keyword answer's shape.
     const byDefault = await json(await search(app, `q=${SHARE}&rows=3`));
     expect(byDefault.result).toEqual({ ...hybrid.result, time: expect.any(Number) });
-    expect(Object.keys(byDefault.result.documents[0])).toEqual(['id', 'position', 'document']);
+    expect(Object.keys(byDefault.result.documents[0])).toEqual(['id', 'position', 'document', 'highlight']);
+    // Highlighting marks the query words found in keyword candidates of a hybrid answer.
+    const rsync = byDefault.result.documents.find((d: { id: string }) => d.id === 'rsync');
+    expect(rsync.highlight.description).toMatch(/<mark>files<\/mark>/);
 
     expect(await ids(app, `q=automobile&semanticRatio=1&rows=1`)).toEqual(['autorepair']);
     expect((await ids(app, `q=car&semanticRatio=1&rows=2`)).sort()).toEqual(['autorepair', 'supertuxkart']);
