@@ -68,6 +68,11 @@ export function errorBody(status: number, message: string, details?: ErrorDetail
   return body;
 }
 
+/** Details as one line (`path: message; …`), for the `error` of a queue entry or bulk result and for logs. */
+export function describeDetails(details: ErrorDetail[]): string {
+  return details.map((d) => `${d.path}: ${d.message}`).join('; ');
+}
+
 /** One structured JSON log line per failure. */
 export function logError(msg: string, err: unknown, fields: Record<string, unknown> = {}): void {
   const error = err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : { message: String(err) };

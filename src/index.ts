@@ -12,8 +12,8 @@ const app = createApp();
 const consumers: Record<string, (batch: MessageBatch, env: Env, ctx: ExecutionContext) => Promise<void>> = {
   email: consumeEmail,
   'email-dlq': consumeEmailDeadLetters,
-  feeding: consumeFeeding as (batch: MessageBatch, env: Env) => Promise<void>,
-  'feeding-dlq': consumeFeedingDeadLetters as (batch: MessageBatch, env: Env) => Promise<void>,
+  feeding: consumeFeeding,
+  'feeding-dlq': consumeFeedingDeadLetters,
 };
 
 export default {

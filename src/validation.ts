@@ -1,6 +1,6 @@
 /** Zod helpers shared by every capability: parse or throw the one error, with details naming each field. */
 import { z, type ZodType } from 'zod';
-import { ApiError, type ErrorDetail } from './errors';
+import { ApiError, describeDetails, logError, type ErrorDetail } from './errors';
 
 type Issue = { path: PropertyKey[]; message: string };
 
@@ -85,4 +85,16 @@ export function notReserved<T extends z.ZodString>(name: T) {
 /** ApiError 400 when `name` (a query parameter naming a key, such as `f.__proto__`) holds a reserved key. */
 export function assertNotReserved(key: string, path: string, where = 'query parameters'): void {
   if (RESERVED_KEYS.has(key)) throw ApiError.badRequest(`Invalid ${where}`, [{ path, message: reservedMessage(key) }]);
+}
+
+/**
+ * The body of a queue message parsed by its queue's schema. A body that does not parse can never be processed,
+ * so it is logged and acknowledged (retrying cannot fix it) and undefined is answered.
+ */
+export function messageBody<T extends ZodType>(schema: T, message: Message<unknown>): z.output<T> | undefined {
+  const result = schema.safeParse(message.body);
+  if (result.success) return result.data;
+  logError('unreadable queue message', new Error(describeDetails(issuesToDetails(result.error.issues))), { messageId: message.id });
+  message.ack();
+  return undefined;
 }

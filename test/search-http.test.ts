@@ -212,6 +212,22 @@ describe('search over HTTP', () => {
   });
 });
 
+describe('facet selection and stats over HTTP', () => {
+  it('computes only the listed facets, none for an empty list, and answers numeric stats', async () => {
+    const body = await same('q=running&facets=brand,price', { q: 'running', facets: ['brand', 'price'] });
+    expect(body.result.facets.map((f: { id: string }) => f.id)).toEqual(['brand', 'price']);
+    expect(body.result.facetStats).toEqual({ price: { min: 10, max: 80, avg: 140 / 3, sum: 140 } });
+    const none = await same('q=running&facets=', { q: 'running', facets: [] });
+    expect(none.result).toMatchObject({ facets: [], facetStats: {}, total: 3 });
+    const all = await same('', {});
+    expect(all.result.facets.length).toBeGreaterThan(2);
+    expect(Object.keys(all.result.facetStats).sort()).toEqual(['price', 'released']);
+    const bad = await get('facets=brand,colour');
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).details).toEqual([{ path: 'facets.1', message: "unknown facet 'colour'" }]);
+  });
+});
+
 describe('highlighting over HTTP', () => {
   const doc = (body: SearchBody, id: string) => body.result.documents.find((d: { id: string }) => d.id === id);
 

@@ -196,6 +196,7 @@ export const chatTurns = sqliteTable(
 // ---------------------------------------------------------------- feeding
 
 export type FeedingState = 'CREATED' | 'PREPARED' | 'STARTED' | 'FINISHED' | 'ERROR' | 'IGNORED' | 'CANCELED';
+/** States a feeding queue entry never leaves. */
 export const TERMINAL_FEEDING_STATES: readonly FeedingState[] = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
 
 /** Feeding queue entries: one per accepted document operation. */

@@ -3,8 +3,9 @@ import { createDb, type Db } from '../db/client';
 import { emailConfigs } from '../db/schema';
 import type { Env } from '../env';
 import { logError } from '../errors';
+import { messageBody } from '../validation';
 import { missingForSend } from './configs';
-import { findDelivery, updateDelivery, type EmailJob } from './deliveries';
+import { emailJob, findDelivery, updateDelivery, type EmailJob } from './deliveries';
 import { createProvider, DeliveryError } from './providers';
 import { renderEmail } from './templates';
 
@@ -54,11 +55,13 @@ async function deliver(db: Db, job: EmailJob, attempts: number): Promise<boolean
 export async function consumeEmail(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
   await Promise.all(
-    (batch.messages as readonly Message<EmailJob>[]).map(async (message) => {
+    batch.messages.map(async (message) => {
+      const job = messageBody(emailJob, message);
+      if (!job) return;
       try {
-        if (await deliver(db, message.body, message.attempts)) return message.ack();
+        if (await deliver(db, job, message.attempts)) return message.ack();
       } catch (error) {
-        logError('email delivery crashed', error, { deliveryId: message.body.deliveryId });
+        logError('email delivery crashed', error, { deliveryId: job.deliveryId });
       }
       message.retry({ delaySeconds: retryDelaySeconds(env, message.attempts) });
     }),
@@ -68,8 +71,10 @@ export async function consumeEmail(batch: MessageBatch, env: Env): Promise<void>
 /** Consumer of `email-dlq`: jobs that used up their retries are logged as failed. */
 export async function consumeEmailDeadLetters(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
-  for (const message of batch.messages as readonly Message<EmailJob>[]) {
-    const delivery = await findDelivery(db, message.body.deliveryId);
+  for (const message of batch.messages) {
+    const job = messageBody(emailJob, message);
+    if (!job) continue;
+    const delivery = await findDelivery(db, job.deliveryId);
     if (delivery && delivery.status !== 'sent' && delivery.status !== 'failed') {
       const error = `gave up after ${delivery.attempts} attempts${delivery.error ? `: ${delivery.error}` : ''}`;
       await updateDelivery(db, delivery.id, { status: 'failed', error });

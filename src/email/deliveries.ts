@@ -1,16 +1,21 @@
 import { desc, eq } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db } from '../db/client';
 import { emailDeliveries, type EmailDeliveryStatus } from '../db/schema';
 
 export type EmailDelivery = typeof emailDeliveries.$inferSelect;
 
-/** The queue message of one delivery. The only place masked variable values exist in clear. */
-export interface EmailJob {
-  deliveryId: string;
-  configId: number;
-  target: string;
-  variables: Record<string, string>;
-}
+/**
+ * The body of an `email` (and `email-dlq`) queue message: one delivery, the only place masked variable values
+ * exist in clear. The consumer parses every body with it, so a job queued by an older deploy is read by the new code.
+ */
+export const emailJob = z.object({
+  deliveryId: z.string(),
+  configId: z.number().int(),
+  target: z.string(),
+  variables: z.record(z.string(), z.string()),
+});
+export type EmailJob = z.output<typeof emailJob>;
 
 export async function findDelivery(db: Db, id: string): Promise<EmailDelivery | undefined> {
   return db.query.emailDeliveries.findFirst({ where: eq(emailDeliveries.id, id) });

@@ -8,36 +8,40 @@ import { eq, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
 import { feedingJobs, searchApps, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
-import { logError } from '../errors';
+import { describeDetails, logError } from '../errors';
+import { messageBody } from '../validation';
 import { SearchAppClient } from '../search/search-app-client';
 import type { SearchAppRow } from '../db/queries';
 import { EmbeddingError } from '../search/embedding/providers';
 import { embedMissingVectors, embedOperations } from './embeddings';
-import { describeDetails, payloadSchema, validateEntry } from './envelopes';
+import { payloadSchema, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';
-import { indexConfigOf, setStates, type FeedingMessage, type OperationsMessage, type ReindexMessage } from './operations';
+import { feedingMessage, indexConfigOf, setStates, type OperationsMessage, type ReindexMessage } from './operations';
 
 const RETRY_BASE_SECONDS = 2;
 
-export async function consumeFeeding(batch: MessageBatch<FeedingMessage>, env: Env): Promise<void> {
+export async function consumeFeeding(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
   for (const message of batch.messages) {
+    const body = messageBody(feedingMessage, message);
+    if (!body) continue;
     try {
-      if (message.body.kind === 'reindex') await runReindex(env, db, message.body);
-      else await applyOperations(env, db, message.body);
+      if (body.kind === 'reindex') await runReindex(env, db, body);
+      else await applyOperations(env, db, body);
       message.ack();
     } catch (error) {
-      logError('feeding message failed', error, { attempts: message.attempts, kind: message.body.kind });
+      logError('feeding message failed', error, { attempts: message.attempts, kind: body.kind });
       message.retry({ delaySeconds: Math.min(RETRY_BASE_SECONDS ** message.attempts, 300) });
     }
   }
 }
 
 /** Dead-letter consumer: the operations or job of a message that exhausted its retries end in ERROR. */
-export async function consumeFeedingDeadLetters(batch: MessageBatch<FeedingMessage>, env: Env): Promise<void> {
+export async function consumeFeedingDeadLetters(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
   for (const message of batch.messages) {
-    const body = message.body;
+    const body = messageBody(feedingMessage, message);
+    if (!body) continue;
     const reason = `processing failed after ${message.attempts} deliveries`;
     if (body.kind === 'reindex') {
       await db.update(feedingJobs).set({ state: 'ERROR', error: reason, finishedAt: now() }).where(eq(feedingJobs.id, body.jobId));

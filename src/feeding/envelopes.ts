@@ -91,11 +91,6 @@ export function validateEntry(type: DocumentType, entry: unknown, schema: Payloa
   return { ok: true, value: operation };
 }
 
-/** Details as one line, for the `error` of a queue entry or bulk result. */
-export function describeDetails(details: ErrorDetail[]): string {
-  return details.map((d) => `${d.path}: ${d.message}`).join('; ');
-}
-
 function withoutNulls(payload: DocumentPayload): DocumentPayload {
   return Object.fromEntries(Object.entries(payload).filter(([, v]) => v !== null && v !== undefined));
 }

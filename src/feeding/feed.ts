@@ -2,9 +2,9 @@
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
 import type { Env } from '../env';
-import { ApiError } from '../errors';
+import { ApiError, describeDetails } from '../errors';
 import { SearchAppClient } from '../search/search-app-client';
-import { describeDetails, payloadSchema, validateEntry, type DocumentOperation, type DocumentType } from './envelopes';
+import { payloadSchema, validateEntry, type DocumentOperation, type DocumentType } from './envelopes';
 import { acceptOperations, type QueueEntry } from './operations';
 
 /** Entries queued per D1 insert and queue send. */

@@ -4,9 +4,10 @@
  * travels only in the message, which stays under the 128 KB queue limit.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
-import { feedingOperations, type FeedingState } from '../db/schema';
+import { feedingOperations, TERMINAL_FEEDING_STATES, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
 import { activeEmbedder } from '../search/embedding/config';
@@ -14,9 +15,24 @@ import { SearchAppClient } from '../search/search-app-client';
 import type { AppIndexConfig, FeedOperation } from '../search/search-app-object';
 import type { DocumentOperation, DocumentType } from './envelopes';
 
-export type OperationsMessage = { kind: 'operations'; appId: number; operations: FeedOperation[] };
-export type ReindexMessage = { kind: 'reindex'; appId: number; jobId: string };
-export type FeedingMessage = OperationsMessage | ReindexMessage;
+const feedOperation: z.ZodType<FeedOperation> = z.object({
+  opId: z.number().int(),
+  documentId: z.string(),
+  operation: z.enum(['update', 'delete']),
+  payload: z.record(z.string(), z.unknown()).optional(),
+  cycleId: z.number().int().nullable().optional(),
+});
+const operationsMessage = z.object({ kind: z.literal('operations'), appId: z.number().int(), operations: z.array(feedOperation) });
+const reindexMessage = z.object({ kind: z.literal('reindex'), appId: z.number().int(), jobId: z.string() });
+
+/**
+ * The bodies of the feeding queue (and its dead-letter queue). The consumer parses every body with it:
+ * a message queued by an older deploy is read by the new code, so fields are only ever added as optional.
+ */
+export const feedingMessage = z.discriminatedUnion('kind', [operationsMessage, reindexMessage]);
+export type OperationsMessage = z.output<typeof operationsMessage>;
+export type ReindexMessage = z.output<typeof reindexMessage>;
+export type FeedingMessage = z.output<typeof feedingMessage>;
 
 /** Room left for the message envelope under the 128 KB queue message limit. */
 const MAX_MESSAGE_BYTES = 110_000;
@@ -137,13 +153,13 @@ async function sendOperations(env: Env, appId: number, operations: FeedOperation
 /** Moves entries to a state; terminal states get `finished_at`. Entries already terminal are left alone. */
 export async function setStates(db: Db, ids: number[], state: FeedingState, error?: string): Promise<void> {
   if (!ids.length) return;
-  const terminal = state === 'FINISHED' || state === 'ERROR' || state === 'IGNORED' || state === 'CANCELED';
+  const terminal = TERMINAL_FEEDING_STATES.includes(state);
   await db.run(sql`
     UPDATE feeding_operations
     SET state = ${state}, error = ${error ?? null},
         finished_at = ${terminal ? sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` : null}
     WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
-      AND state NOT IN ('FINISHED', 'ERROR', 'IGNORED', 'CANCELED')`);
+      AND state NOT IN (SELECT value FROM json_each(${JSON.stringify(TERMINAL_FEEDING_STATES)}))`);
 }
 
 export async function findQueueEntry(db: Db, appId: number, id: number): Promise<QueueEntry | undefined> {

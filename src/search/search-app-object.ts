@@ -270,7 +270,7 @@ export class SearchAppObject extends DurableObject<Env> {
       const highlighter = index?.highlighter(request);
       const vectors = semantic && this.#space === semantic.embedder ? this.#vectors : undefined;
       const hybrid = semantic && vectors ? { vectors, vector: semantic.vector, ratio: semantic.ratio } : undefined;
-      const found = index?.search(request, hybrid) ?? { total: 0, hits: [], facets: [] };
+      const found = index?.search(request, hybrid) ?? { total: 0, hits: [], facets: [], facetStats: {} };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
       return ok({
@@ -281,6 +281,7 @@ export class SearchAppObject extends DurableObject<Env> {
           return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
         }),
         facets: found.facets,
+        facetStats: found.facetStats,
         paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
         ...(semantic ? { semantic: hybrid ? { ratio: hybrid.ratio } : { ratio: 0, fallback: NO_VECTORS } } : {}),
       });

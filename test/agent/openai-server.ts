@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { conceptVector } from '../search/concept-vectors';
-import { echoFragments, FAIL_500, FAIL_MIDSTREAM, HOLD, type ReceivedCompletion } from './openai-contract';
+import { echoFragments, FAIL_500, FAIL_MIDSTREAM, HOLD, SEARCH, type ReceivedCompletion } from './openai-contract';
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -69,7 +69,7 @@ async function complete(tag: string, req: IncomingMessage, res: ServerResponse):
   if (lastUser.includes(FAIL_500)) return answer(res, 500, { error: { message: 'stand-in failure' } });
 
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-  const search = /SEARCH:(\S+)/.exec(lastUser);
+  const search = new RegExp(`${SEARCH}(\\S+)`).exec(lastUser);
   if (last.role === 'user' && search && body.tools?.length) {
     const args = JSON.stringify({ q: search[1] });
     const half = Math.floor(args.length / 2);

@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import debianSchema from '../fixtures/debian-packages.schema.json';
 import sample from '../fixtures/debian-sample.ndjson?raw';
 import { SearchAppClient } from '../../src/search/search-app-client';
+import { TERMINAL_FEEDING_STATES } from '../../src/db/schema';
 import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from '../helpers';
 
 export { debianSchema };
@@ -34,19 +35,17 @@ export function envelope(id: string, payload: Record<string, unknown>) {
   return { header: { id, action: 'update' as const }, payload };
 }
 
-const TERMINAL = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
-
 /** Waits for a feeding queue entry to reach a terminal state and answers it. */
 export async function settled(app: FeedingApp, id: number) {
   return waitFor(
     async () => json(await call('GET', `/api/v1/data/queue/${app.tenant}/${app.code}/${id}`, { token: app.feed })),
-    (entry) => TERMINAL.includes(entry.state),
+    (entry) => TERMINAL_FEEDING_STATES.includes(entry.state),
   );
 }
 
 /** Waits until every given entry is terminal (or, with `staged`, PREPARED too) and answers their states by id. */
 export async function allSettled(app: FeedingApp, ids: number[], { staged = false } = {}) {
-  const done = staged ? [...TERMINAL, 'PREPARED'] : TERMINAL;
+  const done: readonly string[] = staged ? [...TERMINAL_FEEDING_STATES, 'PREPARED'] : TERMINAL_FEEDING_STATES;
   return waitFor(
     async () => {
       const rows = await env.DB.prepare(`SELECT id, state FROM feeding_operations WHERE id IN (SELECT value FROM json_each(?))`)

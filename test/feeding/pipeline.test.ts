@@ -1,6 +1,6 @@
 import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
 import type { FeedingMessage } from '../../src/feeding/operations';
 import { call, json, waitFor } from '../helpers';
@@ -135,6 +135,24 @@ describe('terminal ERROR states and the dead-letter queue', () => {
     await worker.queue(batch, env, ctx);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(['dead']);
     expect(await settled(app, id)).toMatchObject({ state: 'ERROR', error: 'processing failed after 6 deliveries' });
+  });
+
+  it('acknowledges and logs a message body no consumer can read, on every queue, instead of retrying it', async () => {
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((line: string) => void errors.push(line));
+    try {
+      for (const queue of ['feeding', 'feeding-dlq', 'email', 'email-dlq']) {
+        const batch = createMessageBatch(queue, [{ id: `bad-${queue}`, timestamp: new Date(), attempts: 1, body: { kind: 'unknown' } }]);
+        const ctx = createExecutionContext();
+        await worker.queue(batch, env, ctx);
+        const result = await getQueueResult(batch, ctx);
+        expect(result.explicitAcks).toEqual([`bad-${queue}`]);
+        expect(result.retryMessages).toEqual([]);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors.map((line) => JSON.parse(line).msg)).toEqual(Array(4).fill('unreadable queue message'));
   });
 });
 

@@ -3,7 +3,7 @@ import { resendConfigSchema, resendProvider, type ResendConfig } from './resend'
 import { smtpConfigSchema, smtpProvider, type SmtpConfig } from './smtp';
 import type { EmailProvider, ProviderModule } from './types';
 
-export { DeliveryError, type EmailProvider, type OutgoingEmail } from './types';
+export { DeliveryError, type EmailProvider } from './types';
 
 export type EmailProviderConfig = SmtpConfig | ResendConfig;
 

@@ -22,7 +22,10 @@ const tracking = { userId: text.optional(), sessionId: text.optional(), requestI
 
 const MAX_LISTED_FIELDS = 50;
 const MAX_SNIPPET_WORDS = 100;
+const MAX_LISTED_FACETS = 200;
 const fieldCode = z.string().max(64);
+/** A field code, or `<code>.<key>` of an attributes facet. */
+const facetId = z.string().max(200);
 /** `field` or `field:words` (Algolia's attributesToSnippet syntax); `*` stands for every displayed string field. */
 const snippetSpec = z
   .string()
@@ -35,7 +38,7 @@ const snippetSpec = z
 const highlightTag = z.string().max(100);
 const highlightTags = { highlightPreTag: highlightTag.optional(), highlightPostTag: highlightTag.optional() };
 /** A comma-separated GET parameter as a list (empty = none). */
-const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
+const commaList = <T extends z.ZodType<unknown, string>>(item: T, max = MAX_LISTED_FIELDS) =>
   z
     .string()
     .transform((list) =>
@@ -44,7 +47,7 @@ const commaList = <T extends z.ZodType<unknown, string>>(item: T) =>
         .map((entry) => entry.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(item).max(MAX_LISTED_FIELDS));
+    .pipe(z.array(item).max(max));
 
 const filterSchema = z
   .object({
@@ -74,6 +77,7 @@ const searchBody = z.object({
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
   filters: z.record(z.string(), filterSchema).optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  facets: z.array(facetId).max(MAX_LISTED_FACETS).optional(),
   attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
   attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
   ...highlightTags,
@@ -87,6 +91,7 @@ const searchQuery = z.object({
   sort: z.string().optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
   semanticRatio: z.coerce.number().pipe(semanticRatio).optional(),
+  facets: commaList(facetId, MAX_LISTED_FACETS).optional(),
   attributesToHighlight: commaList(fieldCode).optional(),
   attributesToSnippet: commaList(snippetSpec).optional(),
   ...highlightTags,
@@ -134,6 +139,7 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
     sort: sort || undefined,
     filters: body.filters,
     facetLimit: body.facetLimit,
+    facets: body.facets,
     attributesToHighlight: body.attributesToHighlight,
     attributesToSnippet: body.attributesToSnippet,
     highlightPreTag: body.highlightPreTag,

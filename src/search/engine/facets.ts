@@ -1,23 +1,44 @@
-/** Facet counts: over filtered candidates (each facet without its own `or` filter), or over everything (cached). */
+/**
+ * Facet counts and numeric facet stats: over filtered candidates (each facet without its own `or` or range
+ * filter), or over everything (cached per index version); only the facets a request selects.
+ */
 import { compareStrings, type ValueColumn } from './columns';
-import type { Filtered } from './filters';
+import { facetField, type Filtered } from './filters';
+import { isNumeric } from './plan';
+import { QueryError } from './query-error';
 import { selectTop } from './ranking';
-import type { IndexState } from './state';
-import type { Facet } from './types';
+import { liveOrds, type IndexState } from './state';
+import type { Facet, FacetStats } from './types';
 
-/** Facet counts over every document with no filter depend only on the index version. */
-export interface FacetCache {
-  version: number;
-  limit: number;
+/** What a search answers about facets. */
+export interface FacetAnswer {
   facets: Facet[];
+  facetStats: Record<string, FacetStats>;
 }
 
-/** Counts per facet value over the filtered candidates, each facet leaving out its own `or` filter. */
-export function countFacets(state: IndexState, limit: number, { shared, passes, disjunctive }: Filtered): Facet[] {
-  const all = (1 << disjunctive.length) - 1;
-  return facetList(state, (facetId, column) => {
-    const own = disjunctive.findIndex((f) => f.facetId === facetId);
-    const needed = own < 0 ? all : all & ~(1 << own);
+/** Facets over every document with no filter depend only on the index version (and the value limit). */
+export interface FacetCache extends FacetAnswer {
+  version: number;
+  limit: number;
+}
+
+/** Whether a request wants a facet id. */
+export type FacetSelection = (facetId: string) => boolean;
+
+/** The facets a request lists (every one when `ids` is absent); throws `QueryError` for an id that is no facet. */
+export function selectFacets(state: IndexState, ids: string[] | undefined): FacetSelection {
+  if (!ids) return () => true;
+  const problems = ids.flatMap((id, i) => (facetField(state, id) ? [] : [{ path: `facets.${i}`, message: `unknown facet '${id}'` }]));
+  if (problems.length) throw new QueryError(problems);
+  const wanted = new Set(ids);
+  return (facetId) => wanted.has(facetId);
+}
+
+/** Counts and stats over the filtered candidates, each facet leaving out its own disjunctive filter. */
+export function filteredFacets(state: IndexState, limit: number, filtered: Filtered, selected: FacetSelection): FacetAnswer {
+  const { shared, passes } = filtered;
+  const facets = facetList(state, selected, (facetId, column) => {
+    const needed = neededBits(filtered, facetId);
     const tally = new Uint32Array(column.values.length);
     const first = column.first;
     const extra = column.extra;
@@ -32,20 +53,73 @@ export function countFacets(state: IndexState, limit: number, { shared, passes, 
     }
     return topValues(column, tally, limit);
   });
+  return { facets, facetStats: numericStats(state, filtered, selected) };
 }
 
-/** Counts over every live document (no query, no filter). */
-export function facetsOfEverything(state: IndexState, limit: number): Facet[] {
-  const cached = state.caches.browseFacets;
-  if (cached && cached.version === state.version && cached.limit === limit) return cached.facets;
-  const facets = facetList(state, (_, column) => topValues(column, column.live, limit));
-  state.caches.browseFacets = { version: state.version, limit, facets };
-  return facets;
+/** Counts and stats over every live document (no query, no filter). */
+export function facetsOfEverything(state: IndexState, limit: number, selected: FacetSelection): FacetAnswer {
+  let cached = state.caches.browseFacets;
+  if (!cached || cached.version !== state.version || cached.limit !== limit) {
+    const everything: Filtered = { shared: liveOrds(state), passes: [], disjunctive: [] };
+    cached = {
+      version: state.version,
+      limit,
+      facets: facetList(
+        state,
+        () => true,
+        (_, column) => topValues(column, column.live, limit),
+      ),
+      facetStats: numericStats(state, everything, () => true),
+    };
+    state.caches.browseFacets = cached;
+  }
+  return {
+    facets: cached.facets.filter((facet) => selected(facet.id)),
+    facetStats: Object.fromEntries(Object.entries(cached.facetStats).filter(([id]) => selected(id))),
+  };
 }
 
-function facetList(state: IndexState, values: (facetId: string, column: ValueColumn) => Facet['values']): Facet[] {
+/** The disjunctive filters a candidate must pass to count for `facetId`: all but the facet's own. */
+function neededBits({ disjunctive }: Filtered, facetId: string): number {
+  const all = (1 << disjunctive.length) - 1;
+  const own = disjunctive.findIndex((f) => f.facetId === facetId);
+  return own < 0 ? all : all & ~(1 << own);
+}
+
+/** Min, max, average and sum of each selected numeric facet over the candidates that count for it. */
+function numericStats(state: IndexState, filtered: Filtered, selected: FacetSelection): Record<string, FacetStats> {
+  const stats: Record<string, FacetStats> = {};
+  const { shared, passes } = filtered;
+  for (const field of state.plan.facets) {
+    const column = state.numbers.get(field.code);
+    if (!column || !isNumeric(field) || !selected(field.code)) continue;
+    const needed = neededBits(filtered, field.code);
+    let min = Infinity;
+    let max = -Infinity;
+    let sum = 0;
+    let count = 0;
+    for (let i = 0; i < shared.length; i++) {
+      if (needed && (passes[i] & needed) !== needed) continue;
+      const value = column.get(shared[i]);
+      if (Number.isNaN(value)) continue;
+      if (value < min) min = value;
+      if (value > max) max = value;
+      sum += value;
+      count++;
+    }
+    if (count) stats[field.code] = { min, max, avg: sum / count, sum };
+  }
+  return stats;
+}
+
+function facetList(
+  state: IndexState,
+  selected: FacetSelection,
+  values: (facetId: string, column: ValueColumn) => Facet['values'],
+): Facet[] {
   const facets: Facet[] = [];
   for (const [facetId, column] of state.facets) {
+    if (!selected(facetId)) continue;
     const name = facetId.includes('.') ? facetId.slice(facetId.indexOf('.') + 1) : facetId;
     facets.push({ id: facetId, name, values: values(facetId, column) });
   }

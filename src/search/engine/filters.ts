@@ -9,14 +9,14 @@ import type { Filter, QueryProblem, SearchAppField } from './types';
 
 export interface CompiledFilter {
   facetId: string;
-  /** An `or` filter is left out of its own facet's counts (disjunctive faceting). */
+  /** An `or` term or tree filter, or a range, is left out of its own facet's counts and stats (disjunctive faceting). */
   disjunctive: boolean;
   accepts(ord: number): boolean;
 }
 
 /**
- * Candidates that pass every `and`/`not`/range filter (`shared`), with the `or` filters each one passes as
- * bits (`passes`), so each facet can leave out its own `or` filter cheaply (disjunctive faceting).
+ * Candidates that pass every `and`/`not` filter (`shared`), with the `or` and range filters each one passes as
+ * bits (`passes`), so each facet can leave out its own such filter cheaply (disjunctive faceting).
  */
 export interface Filtered {
   shared: number[];
@@ -48,7 +48,8 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
         const v = column.get(ord);
         return !Number.isNaN(v) && (min === undefined || v >= min) && (max === undefined || v <= max);
       };
-      compiled.push({ facetId, disjunctive: false, accepts: operator === 'not' ? (ord) => !inside(ord) : inside });
+      // A range slider shows the whole span around its own range, as Algolia's disjunctive numeric facets do.
+      compiled.push({ facetId, disjunctive: operator !== 'not', accepts: operator === 'not' ? (ord) => !inside(ord) : inside });
       continue;
     }
     if (filter.filterType === 'tree' && field.dataType !== 'categories') {
@@ -96,7 +97,7 @@ export function applyFilters(candidates: number[], filters: CompiledFilter[]): {
 }
 
 /** The faceted field a facet id names: a field code, or `<code>.<key>` of an attributes field. */
-function facetField(state: IndexState, facetId: string): SearchAppField | undefined {
+export function facetField(state: IndexState, facetId: string): SearchAppField | undefined {
   const direct = state.plan.fields.get(facetId);
   if (direct?.facet && direct.dataType !== 'attributes') return direct;
   const dot = facetId.indexOf('.');

@@ -5,13 +5,13 @@
  * counts from per-value document lists and per-document value ids.
  */
 import { queryTokens } from './analysis';
-import { countFacets, facetsOfEverything } from './facets';
+import { facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, type HybridQuery } from './hybrid';
 import { matchTokens, release } from './matching';
 import { feedingOrder, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
 import { liveOrds, type IndexState } from './state';
-import type { EngineSearchResult, Facet, SearchRequest } from './types';
+import type { EngineSearchResult, SearchRequest } from './types';
 
 const DEFAULT_FACET_LIMIT = 50;
 
@@ -48,6 +48,7 @@ export function keywordCandidates(state: IndexState, q: string): Candidates | un
 export function runSearch(state: IndexState, request: SearchRequest, hybrid?: HybridQuery): EngineSearchResult {
   const sort = resolveSort(state, request.sort);
   const filters = compileFilters(state, request.filters ?? {});
+  const selected = selectFacets(state, request.facets);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
   const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '');
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
@@ -57,15 +58,15 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
   try {
     const limit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
     let passing = candidates.ords;
-    let facets: Facet[];
+    let facets: FacetAnswer;
     if (filters.length) {
       const { filtered, passing: accepted } = applyFilters(candidates.ords, filters);
       passing = accepted;
-      facets = countFacets(state, limit, filtered);
+      facets = filteredFacets(state, limit, filtered, selected);
     } else {
       facets = candidates.relevance
-        ? countFacets(state, limit, { shared: candidates.ords, passes: [], disjunctive: [] })
-        : facetsOfEverything(state, limit);
+        ? filteredFacets(state, limit, { shared: candidates.ords, passes: [], disjunctive: [] }, selected)
+        : facetsOfEverything(state, limit, selected);
     }
 
     const start = (request.page - 1) * request.rows;
@@ -79,7 +80,7 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
     return {
       total: passing.length,
       hits: page.map((ord, i) => ({ id: state.ids[ord], position: start + i + 1 })),
-      facets,
+      ...facets,
     };
   } finally {
     candidates.done();

@@ -46,6 +46,8 @@ export interface SearchRequest {
   filters?: Record<string, Filter>;
   /** Maximum values per facet (default 50). */
   facetLimit?: number;
+  /** Facet ids to count (and give stats for); `[]` none; default every facet. */
+  facets?: string[];
 }
 
 export interface FacetValue {
@@ -57,6 +59,14 @@ export interface Facet {
   id: string;
   name: string;
   values: FacetValue[];
+}
+
+/** A numeric facet over the matching documents (dates in epoch milliseconds): what a range slider needs. */
+export interface FacetStats {
+  min: number;
+  max: number;
+  avg: number;
+  sum: number;
 }
 
 export interface Paging {
@@ -84,6 +94,8 @@ export interface SearchResult {
   time: number;
   documents: ResultDocument[];
   facets: Facet[];
+  /** Facet id -> stats, for the numeric facets that have values among the matching documents. */
+  facetStats: Record<string, FacetStats>;
   paging: Paging;
   /**
    * Present when the search was hybrid: the semanticRatio applied, and `fallback`, the reason, when vector
@@ -117,6 +129,7 @@ export interface EngineSearchResult {
   /** The requested page, best first; `position` is 1-based across pages. */
   hits: Array<{ id: string; position: number }>;
   facets: Facet[];
+  facetStats: Record<string, FacetStats>;
 }
 
 /**
