@@ -75,3 +75,62 @@ export function recallAtK(exact, approximate) {
   });
   return found / total;
 }
+
+const QUERIES = 200;
+
+function timings(run, count) {
+  const ms = [];
+  for (let i = 0; i < count; i++) {
+    const start = process.hrtime.bigint();
+    run(i);
+    ms.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  ms.sort((a, b) => a - b);
+  return { count, p50: ms[Math.ceil(count / 2) - 1], p99: ms[Math.ceil(count * 0.99) - 1] };
+}
+
+/**
+ * Vector-only and hybrid search on the whole catalogue: one clustered 384-d vector per document in the engine's
+ * VectorIndex beside the loaded keyword `index`. Answers build time, memory (via `memoryAfterGc`), serialized size,
+ * p50/p99 of vector-only search (and of exact float32 brute force), recall@10 against exact float32 cosine, the share
+ * of queries whose exact nearest neighbour is in the top 10, and p50/p99 of hybrid keyword + vector searches.
+ */
+export function measureVectors({ VectorIndex, index, ids, keywordRequest, memoryAfterGc, iterations }) {
+  const { vectors, queries } = clusteredVectors(ids.length, QUERIES);
+  const before = memoryAfterGc();
+  const buildStart = process.hrtime.bigint();
+  const vectorIndex = new VectorIndex(DIMENSIONS);
+  ids.forEach((id, i) => vectorIndex.add(id, vectors[i]));
+  const buildSeconds = Number(process.hrtime.bigint() - buildStart) / 1e9;
+  const after = memoryAfterGc();
+  const memoryMB = (after.heapUsed - before.heapUsed + after.arrayBuffers - before.arrayBuffers) / 2 ** 20;
+  const serializedMB = vectorIndex.serialize().byteLength / 2 ** 20;
+
+  const exact = queries.map((q) => exactNearest(vectors, q, 10).map((d) => ids[d]));
+  const approximate = queries.map((q) => vectorIndex.search(q, 10).map((hit) => hit.id));
+  const nearestKept = exact.filter((top, i) => approximate[i].includes(top[0])).length / queries.length;
+
+  for (let i = 0; i < 50; i++) vectorIndex.search(queries[i % QUERIES], 10);
+  const vectorOnly = timings((i) => vectorIndex.search(queries[i % QUERIES], 10), iterations);
+  const bruteForce = timings((i) => exactNearest(vectors, queries[i % QUERIES], 10), Math.min(iterations, QUERIES));
+  const hybridRequest = (i) => [
+    { page: 1, rows: 10, ...keywordRequest(i) },
+    { vectors: vectorIndex, vector: queries[i % QUERIES], ratio: 0.5 },
+  ];
+  for (let i = 0; i < 50; i++) index.search(...hybridRequest(i));
+  const hybrid = timings((i) => index.search(...hybridRequest(i)), iterations);
+  const keyword = timings((i) => index.search(hybridRequest(i)[0]), iterations);
+  return {
+    documents: ids.length,
+    dimensions: DIMENSIONS,
+    buildSeconds,
+    memoryMB,
+    serializedMB,
+    recallAt10: recallAtK(exact, approximate),
+    nearestKept,
+    vectorOnly,
+    bruteForce,
+    hybrid,
+    keyword,
+  };
+}

@@ -42,15 +42,23 @@ export function hybridCandidates(
     if (ord !== undefined) vectorScore.set(ord, best > worst ? (score - worst) / (best - worst) : 1);
   }
 
-  const keywordScore = keyword?.keywordScore ?? (() => 0);
-  const fused = (ord: number) => (1 - hybrid.ratio) * keywordScore(ord) + hybrid.ratio * (vectorScore.get(ord) ?? 0);
+  // Fused scores computed once per candidate, read by ordinal while ordering; `member` marks candidates.
+  const fused = new Float64Array(state.ids.length);
+  const member = new Uint8Array(state.ids.length);
   const ords = keyword ? keyword.ords.slice() : [];
-  const inKeyword = new Set(ords);
-  for (const ord of vectorScore.keys()) if (!inKeyword.has(ord)) ords.push(ord);
+  const keywordWeight = 1 - hybrid.ratio;
+  for (const ord of ords) {
+    member[ord] = 1;
+    fused[ord] = keyword?.keywordScore ? keywordWeight * keyword.keywordScore(ord) : 0;
+  }
+  for (const [ord, score] of vectorScore) {
+    if (!member[ord]) ords.push(ord);
+    fused[ord] += hybrid.ratio * score;
+  }
   const keywordOrder = keyword?.relevance;
   return {
     ords,
-    relevance: (a, b) => fused(b) - fused(a) || (keywordOrder?.(a, b) ?? 0) || compareStrings(state.ids[a], state.ids[b]),
+    relevance: (a, b) => fused[b] - fused[a] || (keywordOrder?.(a, b) ?? 0) || compareStrings(state.ids[a], state.ids[b]),
     done: () => keyword?.done(),
   };
 }
