@@ -11,6 +11,8 @@ export default defineConfig({
           AUTH_TOKEN: 'test-agent-token',
           TEST_MIGRATIONS: await readD1Migrations('./migrations'),
           EMAIL_RETRY_BASE_DELAY_SECONDS: '0',
+          // Snapshots never follow on their own: tests run the alarm with runDurableObjectAlarm and assert what it covers.
+          SNAPSHOT_DELAY_SECONDS: '86400',
           EMAIL_SMTP_PORT: inject('emailSmtpPort'),
           EMAIL_HTTP_PORT: inject('emailHttpPort'),
           OPENAI_STAND_IN_PORT: inject('openAiStandInPort'),

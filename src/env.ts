@@ -14,6 +14,8 @@ export interface Env {
   AUTH_TOKEN?: string;
   /** Seconds before the first retry of a failed email delivery, doubled per attempt (default 10; tests use 0). */
   EMAIL_RETRY_BASE_DELAY_SECONDS?: string;
+  /** Seconds between the first change after a snapshot and the snapshot that covers it (default 2; tests run the alarm themselves). */
+  SNAPSHOT_DELAY_SECONDS?: string;
   /** Workers AI, for `workers-ai:` models and embedders; not declared in wrangler.toml (see docs/decisions.md, Agent chat). */
   AI?: Ai;
   /** Fallback API key and base URL of `openai:` models when an agent configuration has none. */
@@ -32,4 +34,10 @@ export interface AppEnv {
     /** Set by the tenant-token middleware once the token is accepted. */
     principal: Principal;
   };
+}
+
+/** A non-negative number of a string variable (seconds, milliseconds), or `fallback` when it is unset or not one. */
+export function numberVar(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return value !== undefined && Number.isFinite(parsed) && parsed >= 0 ? parsed : fallback;
 }

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { SearchAppClient } from '../src/search/search-app-client';
 import { envelope } from './feeding/helpers';
+import { shopProducts } from './fixtures/shop';
 import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from './helpers';
 
 const schema = {
@@ -13,39 +14,10 @@ const schema = {
     { code: 'tags', dataType: 'categories', facet: true },
     { code: 'specs', dataType: 'attributes', facet: true },
     { code: 'secret', dataType: 'string', searchMode: 'off' },
+    { code: 'notes', dataType: 'string', searchMode: 'off' },
+    { code: 'inStock', dataType: 'boolean' },
   ],
 };
-const products = [
-  {
-    id: 'p1',
-    title: 'Red running shoe',
-    brand: 'Acme Sports',
-    price: 50,
-    released: '2024-01-10',
-    tags: ['shoes/running'],
-    specs: { color: 'red' },
-    secret: 's',
-  },
-  {
-    id: 'p2',
-    title: 'Blue running shoe',
-    brand: 'Acme',
-    price: 80,
-    released: '2024-03-05',
-    tags: ['shoes/running', 'sale'],
-    specs: { color: 'blue' },
-  },
-  {
-    id: 'p3',
-    title: 'Red hiking boot',
-    brand: 'Trail Co',
-    price: 120,
-    released: '2023-11-20',
-    tags: ['shoes/hiking'],
-    specs: { color: 'red' },
-  },
-  { id: 'p4', title: 'Running socks', brand: 'Acme Sports', price: 10, released: '2022-06-01', tags: ['socks'], specs: { color: 'white' } },
-];
 
 let base = '';
 beforeAll(async () => {
@@ -53,12 +25,12 @@ beforeAll(async () => {
   const admin = await createToken(tenant, 'admin');
   await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin.token, body: schema }));
   const feed = await createToken(tenant, 'feeding');
-  const entries = products.map(({ id, ...payload }) => envelope(id, payload));
+  const entries = shopProducts.map(({ id, ...payload }) => envelope(id, payload));
   await expectOk(call('POST', `/api/v1/data/bulk/svc/${tenant}/${code}`, { token: feed.token, body: entries }));
   const searchApp = new SearchAppClient(env, tenant, code);
   await waitFor(
     () => searchApp.stats(),
-    (stats) => stats.indexed === products.length,
+    (stats) => stats.indexed === shopProducts.length,
   );
   base = `/api/v1/search/${tenant}/${code}`;
 });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { SearchAppField } from '../search/field-schema';
 import type { EmailProviderConfig } from '../email/providers';
-import type { NamedSort } from '../search/engine/types';
+import type { NamedSort, RankingSettings } from '../search/engine/types';
 import type { StoredEmbedder } from '../search/embedding/config';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
@@ -41,6 +41,11 @@ export const searchApps = sqliteTable(
     embedder: text('embedder', { mode: 'json' }).$type<StoredEmbedder>(),
     /** The semanticRatio of searches that name none, when the app has an embedder and semantic fields. */
     defaultSemanticRatio: real('default_semantic_ratio').notNull().default(0.5),
+    /** Synonyms, stop words and custom ranking (issue 11); the index takes them at the next re-index. */
+    ranking: text('ranking', { mode: 'json' })
+      .$type<RankingSettings>()
+      .notNull()
+      .default(sql`'{}'`),
     ...timestamps,
   },
   (t) => [uniqueIndex('search_apps_tenant_code').on(t.tenantCode, t.code)],

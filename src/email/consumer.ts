@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
 import { emailConfigs } from '../db/schema';
-import type { Env } from '../env';
+import { numberVar, type Env } from '../env';
 import { logError } from '../errors';
 import { messageBody } from '../validation';
 import { missingForSend } from './configs';
@@ -14,11 +14,7 @@ const MAX_RETRY_DELAY_SECONDS = 15 * 60;
 
 /** Exponential backoff: base, 2×base, 4×base … capped at 15 minutes; the base comes from EMAIL_RETRY_BASE_DELAY_SECONDS. */
 export function retryDelaySeconds(env: Env, attempts: number): number {
-  const configured = Number(env.EMAIL_RETRY_BASE_DELAY_SECONDS);
-  const base =
-    env.EMAIL_RETRY_BASE_DELAY_SECONDS !== undefined && Number.isFinite(configured) && configured >= 0
-      ? configured
-      : DEFAULT_RETRY_BASE_DELAY_SECONDS;
+  const base = numberVar(env.EMAIL_RETRY_BASE_DELAY_SECONDS, DEFAULT_RETRY_BASE_DELAY_SECONDS);
   return Math.min(base * 2 ** Math.max(0, attempts - 1), MAX_RETRY_DELAY_SECONDS);
 }
 
@@ -31,13 +27,14 @@ async function deliver(db: Db, job: EmailJob, attempts: number): Promise<boolean
 
   const config = await db.query.emailConfigs.findFirst({ where: eq(emailConfigs.id, job.configId) });
   const missing = config ? missingForSend(config) : ['configuration'];
-  if (!config || missing.length) {
+  // missingForSend names any of these that is absent; the test narrows their types.
+  if (!config?.from || !config.subject || !config.provider || missing.length) {
     await updateDelivery(db, job.deliveryId, { status: 'failed', error: `configuration no longer ready; missing: ${missing.join(', ')}` });
     return true;
   }
   try {
-    const rendered = renderEmail({ subject: config.subject!, html: config.html, text: config.text }, job.variables);
-    await createProvider(config.provider!).send({ from: config.from!, to: job.target, ...rendered });
+    const rendered = renderEmail({ subject: config.subject, html: config.html, text: config.text }, job.variables);
+    await createProvider(config.provider).send({ from: config.from, to: job.target, ...rendered });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (error instanceof DeliveryError && error.permanent) {

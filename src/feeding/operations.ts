@@ -68,10 +68,10 @@ export function toQueueEntry(row: OperationRow): QueueEntry {
   return entry;
 }
 
-/** What the app's indexes are built with: its schema, named sorts and, with semantic fields, its embedder. */
+/** What the app's indexes are built with: its schema, named sorts, ranking settings and, with semantic fields, its embedder. */
 export function indexConfigOf(app: SearchAppRow): AppIndexConfig {
   const embedder = activeEmbedder(app)?.fingerprint;
-  return { fields: app.fields, sorts: app.sorts, ...(embedder ? { embedder } : {}) };
+  return { fields: app.fields, sorts: app.sorts, ranking: app.ranking, ...(embedder ? { embedder } : {}) };
 }
 
 /**

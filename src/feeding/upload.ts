@@ -122,7 +122,7 @@ export async function* feedEntries(chunks: AsyncIterable<string>): AsyncGenerato
     }
     if (format === 'ndjson') {
       const lines = (current + chunk.slice(start)).split('\n');
-      current = lines.pop()!;
+      current = lines.pop() ?? '';
       for (const line of lines) if (line.trim()) yield parse(line);
       if (current.length > MAX_UPLOAD_ENTRY_CHARS) throw tooLong();
       continue;

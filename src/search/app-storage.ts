@@ -1,10 +1,11 @@
 /**
  * The SQLite storage of one search app's Durable Object: its documents (the source of truth of the
  * indexed state), documents staged by an active full feed, the index snapshot in chunks, and metadata.
- * A document change bumps a sequence number; a snapshot records the sequence it covers, so a cold start
- * loads the snapshot and replays only newer changes. Deleted documents stay as tombstones until a
- * snapshot covers them. Document vectors are stored once per content hash (`vectors`), referenced by the
- * documents whose semantic text has that hash; the vector index is snapshotted beside the keyword index.
+ * Each applied batch of changes takes the next sequence number, stored on every document it changed; a
+ * snapshot records the sequence it covers, so a cold start loads the snapshot and replays only the
+ * documents of newer batches. Deleted documents stay as tombstones until a snapshot covers them.
+ * Document vectors are stored once per content hash (`vectors`), referenced by the documents whose
+ * semantic text has that hash; the vector index is snapshotted beside the keyword index.
  */
 import type { DocumentPayload } from './engine/types';
 import type { AppIndexConfig } from './search-app-object';
@@ -92,7 +93,7 @@ export class AppStorage {
     return row?.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined;
   }
 
-  /** Payloads of live documents by id, in the order asked. */
+  /** Payloads of the live documents among `ids`, by id (in SQLite's row order, not the order asked). */
   documents(ids: string[]): Map<string, DocumentPayload> {
     const found = new Map<string, DocumentPayload>();
     if (!ids.length) return found;
@@ -150,7 +151,7 @@ export class AppStorage {
     this.sql.exec('UPDATE documents SET vector = ? WHERE id = ?', vector, id);
   }
 
-  /** Changes newer than a sequence number, oldest first; `payload` undefined = deleted. */
+  /** Documents changed by batches after sequence `seq`, batch by batch (within a batch in SQLite's order); `payload` undefined = deleted. */
   *changesSince(seq: number): Generator<{ id: string; payload?: DocumentPayload; vector?: string }> {
     for (const row of this.sql.exec<{ id: string; payload: string | null; vector: string | null }>(
       'SELECT id, payload, vector FROM documents WHERE seq > ? ORDER BY seq',

@@ -1,8 +1,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
-import type { Env } from '../env';
+import { numberVar, type Env } from '../env';
 import { AppStorage, type FullFeedCycle, type HashedVector } from './app-storage';
-import { embeddingText, contentHash } from './embedding/text';
+import { contentHash, embeddingText } from './embedding/text';
 import { displayFields, QueryError, SearchIndex, VectorIndex } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
@@ -63,14 +63,14 @@ export interface FullFeedStatus {
 /** Why a hybrid search answered keyword results only. */
 const NO_VECTORS = 'the index has no vectors of this embedder yet: feed documents, or schedule a feeding job after an embedder change';
 
-/** Delay between the last change and the snapshot that covers it. */
-const SNAPSHOT_DELAY_MS = 2_000;
-
 /** The content hash of a document's semantic text under the config's embedder; null when it has no semantic text. */
 function vectorHash(config: AppIndexConfig, payload: DocumentPayload): string | null {
   const text = config.embedder ? embeddingText(config.fields, payload) : '';
   return config.embedder && text ? contentHash(config.embedder, text) : null;
 }
+
+/** Seconds between the first change after a snapshot and the snapshot that covers it (`SNAPSHOT_DELAY_SECONDS`). */
+const DEFAULT_SNAPSHOT_DELAY_SECONDS = 2;
 
 function ok<T>(value: T): Outcome<T> {
   return { ok: true, value };
@@ -95,7 +95,6 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- feeding
 
-  /** Applies operations in id order; a document's older operations are IGNORED behind newer ones. */
   /**
    * Applies operations in id order; a document's older operations are IGNORED behind newer ones. `vectors` are
    * the ones the consumer embedded for these operations (the others' hashes are stored already).
@@ -110,6 +109,7 @@ export class SearchAppObject extends DurableObject<Env> {
       // A vector dropped since the consumer asked (an unused-vector sweep) fails the batch, which the queue retries.
       if (this.#storage.knownVectors(referenced).size < referenced.length) throw new Error('document vectors are not stored');
       let seq: number | undefined;
+
       return [...operations]
         .sort((a, b) => a.opId - b.opId)
         .map((op): OperationResult => {
@@ -122,7 +122,7 @@ export class SearchAppObject extends DurableObject<Env> {
             return { opId: op.opId, state: 'PREPARED' };
           }
           if (this.#storage.lastOp(op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
-          const index = this.#loadIndex(config)!;
+          const index = this.#indexFor(config);
           seq ??= this.#storage.nextSeq();
           if (op.operation === 'update') {
             this.#storage.put(op.documentId, op.payload ?? {}, op.opId, seq, op.vector ?? null);
@@ -171,8 +171,7 @@ export class SearchAppObject extends DurableObject<Env> {
         for (const [id, hash] of changes) this.#storage.setVector(id, hash);
       });
     }
-    this.#rebuild(config);
-    return ok({ documents: this.#index!.size });
+    return ok({ documents: this.#rebuild(config).size });
   }
 
   /** Up to `limit` semantic texts of live documents (in id order after `after`) whose vector is not stored. */
@@ -307,21 +306,18 @@ export class SearchAppObject extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     const seq = this.#storage.get('seq') ?? 0;
-    if (seq > (this.#storage.get('snapshotSeq') ?? 0) && this.#loadIndex()) this.#writeSnapshot();
+    if (seq <= (this.#storage.get('snapshotSeq') ?? 0)) return;
+    const index = this.#loadIndex();
+    if (index) this.#writeSnapshot(index);
   }
 
   // ---------------------------------------------------------------- index lifecycle
 
-  /** The in-memory index, loading it on first use; `config` starts an empty app's first index. */
-  #loadIndex(config?: AppIndexConfig): SearchIndex | undefined {
+  /** The in-memory index (with the vectors), loading it on first use; undefined while the app was never fed. */
+  #loadIndex(): SearchIndex | undefined {
     if (this.#index) return this.#index;
     const stored = this.#storage.get('config');
-    if (!stored) {
-      if (!config) return undefined;
-      this.#storage.set('config', config);
-      this.#space = config.embedder;
-      return (this.#index = new SearchIndex(config));
-    }
+    if (!stored) return undefined;
     const snapshot = this.#storage.readSnapshot();
     if (snapshot) {
       try {
@@ -343,12 +339,20 @@ export class SearchAppObject extends DurableObject<Env> {
         console.error(JSON.stringify({ level: 'warn', msg: 'snapshot unusable, rebuilding', error: String(error) }));
       }
     }
-    this.#rebuild(stored);
-    return this.#index;
+    return this.#rebuild(stored);
   }
 
-  /** A fresh index from the stored documents, snapshotted at once so the next cold start is a load. */
-  #rebuild(config: AppIndexConfig): void {
+  /** The index, or the first, empty one of an app never fed before, built with `config`. */
+  #indexFor(config: AppIndexConfig): SearchIndex {
+    const loaded = this.#loadIndex();
+    if (loaded) return loaded;
+    this.#storage.set('config', config);
+    this.#space = config.embedder;
+    return (this.#index = new SearchIndex(config));
+  }
+
+  /** Fresh indexes from the stored documents and vectors, snapshotted at once so the next cold start is a load. */
+  #rebuild(config: AppIndexConfig): SearchIndex {
     // Let the old indexes go before the new ones grow.
     this.#index = undefined;
     this.#vectors = undefined;
@@ -359,7 +363,8 @@ export class SearchAppObject extends DurableObject<Env> {
       this.#indexVector(doc.id, doc.vector);
     }
     this.#index = index;
-    this.#writeSnapshot();
+    this.#writeSnapshot(index);
+    return index;
   }
 
   /** Puts a document's stored vector in the vector index, when it is of the index's embedder. */
@@ -372,13 +377,13 @@ export class SearchAppObject extends DurableObject<Env> {
     if (stored.vector.length === this.#vectors.dimensions) this.#vectors.add(id, stored.vector);
   }
 
-  #writeSnapshot(): void {
-    const index = this.#index!;
-    const config: AppIndexConfig = { fields: index.config.fields, sorts: index.config.sorts, embedder: this.#space };
+  #writeSnapshot(index: SearchIndex): void {
+    const config: AppIndexConfig = { ...index.config, embedder: this.#space };
     this.#storage.writeSnapshot({ index: index.serialize(), vectors: this.#vectors?.serialize() }, config, this.#storage.get('seq') ?? 0);
   }
 
   async #scheduleSnapshot(): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + SNAPSHOT_DELAY_MS);
+    if ((await this.ctx.storage.getAlarm()) !== null) return;
+    await this.ctx.storage.setAlarm(Date.now() + numberVar(this.env.SNAPSHOT_DELAY_SECONDS, DEFAULT_SNAPSHOT_DELAY_SECONDS) * 1000);
   }
 }

@@ -5,7 +5,9 @@ import type { Db } from '../db/client';
 import { findSearchApp, requireSearchApp, requireTenant, type SearchAppRow } from '../db/queries';
 import { searchApps } from '../db/schema';
 import { embedderInput, embedderView, nextEmbedder } from './embedding/config';
+import type { RankingSettings } from './engine/types';
 import type { SearchAppSchema } from './field-schema';
+import { ApiError } from '../errors';
 
 const sortSchema = z
   .object({
@@ -14,6 +16,24 @@ const sortSchema = z
     direction: z.enum(['asc', 'desc']),
   })
   .strict();
+
+const word = z.string().trim().min(1).max(100);
+
+/** A synonym rule: multi-way (`synonyms` find each other) or one-way (`input` also finds `synonyms`). */
+const synonymRule = z
+  .object({ input: word.optional(), synonyms: z.array(word).min(1).max(50) })
+  .strict()
+  .refine((rule) => rule.input !== undefined || rule.synonyms.length >= 2, 'a multi-way rule needs at least two synonyms');
+
+const customRankingRule = z.object({ field: z.string().min(1), direction: z.enum(['asc', 'desc']) }).strict();
+
+/** Ranking settings of the PUT body, each replacing the stored one when given. */
+const rankingInput = {
+  synonyms: z.array(synonymRule).max(1000).optional(),
+  stopWords: z.array(word).max(1000).optional(),
+  customRanking: z.array(customRankingRule).max(10).optional(),
+};
+const RANKING_FIELD_TYPES = new Set(['long', 'double', 'date', 'boolean']);
 
 /** The admin API's search app body: every field optional, an update changes only the fields given. */
 export const searchAppInput = z
@@ -26,6 +46,7 @@ export const searchAppInput = z
       .optional(),
     embedder: embedderInput.nullable().optional(),
     defaultSemanticRatio: z.number().min(0).max(1).optional(),
+    ...rankingInput,
   })
   .strict();
 
@@ -39,6 +60,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
   await requireTenant(db, tenantCode);
   const existing = await findSearchApp(db, tenantCode, code);
   const embedder = nextEmbedder(changes.embedder, existing?.embedder ?? null);
+  const ranking = nextRanking(changes, existing);
   const [row] = await db
     .insert(searchApps)
     .values({
@@ -48,6 +70,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
       sorts: changes.sorts ?? [],
       embedder,
       defaultSemanticRatio: changes.defaultSemanticRatio,
+      ranking,
     })
     .onConflictDoUpdate({
       target: [searchApps.tenantCode, searchApps.code],
@@ -56,6 +79,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
         ...(changes.sorts ? { sorts: changes.sorts } : {}),
         ...(changes.embedder !== undefined ? { embedder } : {}),
         ...(changes.defaultSemanticRatio !== undefined ? { defaultSemanticRatio: changes.defaultSemanticRatio } : {}),
+        ranking,
         updatedAt: new Date().toISOString(),
       },
     })
@@ -63,9 +87,42 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
   return row;
 }
 
-/** A search app as the admin API answers it: the embedder's credentials masked. */
-export function searchAppView(row: SearchAppRow) {
-  return { ...row, embedder: embedderView(row.embedder) };
+/**
+ * The stored ranking settings with the ones given replaced. Custom ranking names numeric or boolean fields:
+ * a field the schema has with another type is refused (400); one it does not have yet is ignored until it does.
+ */
+function nextRanking(changes: SearchAppInput, existing: SearchAppRow | undefined): RankingSettings {
+  const ranking: RankingSettings = { ...existing?.ranking };
+  if (changes.synonyms) ranking.synonyms = changes.synonyms;
+  if (changes.stopWords) ranking.stopWords = changes.stopWords;
+  if (changes.customRanking) {
+    const fields = new Map((existing?.fields ?? []).map((field) => [field.code, field]));
+    const details = changes.customRanking.flatMap(({ field }, i) => {
+      const type = fields.get(field)?.dataType;
+      return type && !RANKING_FIELD_TYPES.has(type)
+        ? [
+            {
+              path: `customRanking.${i}.field`,
+              message: `'${field}' is a ${type} field; custom ranking needs long, double, date or boolean`,
+            },
+          ]
+        : [];
+    });
+    if (details.length) throw new ApiError(400, 'Invalid search app', details);
+    ranking.customRanking = changes.customRanking;
+  }
+  return ranking;
+}
+
+/** A search app as the admin API answers it: the embedder's credentials masked, the ranking settings at the top level. */
+export function searchAppView({ ranking, ...row }: SearchAppRow) {
+  return {
+    ...row,
+    embedder: embedderView(row.embedder),
+    synonyms: ranking.synonyms ?? [],
+    stopWords: ranking.stopWords ?? null,
+    customRanking: ranking.customRanking ?? [],
+  };
 }
 
 /** Replaces the field schema of a search app (404 when unknown); the index follows with the next feeding job. */

@@ -1,6 +1,6 @@
-import { evictDurableObject } from 'cloudflare:test';
+import { evictDurableObject, runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, json } from '../helpers';
+import { call, json, waitFor } from '../helpers';
 import { allSettled, bulk, debianEnvelopes, envelope, feedingApp, fullFeed, getDocument, searchIds, type FeedingApp } from './helpers';
 
 /** Feeds and waits until the consumer processed everything (staged operations stay PREPARED until the swap). */
@@ -18,11 +18,10 @@ async function status(app: FeedingApp) {
 
 /** Waits for the swap that End triggers once the cycle's operations are processed. */
 async function swapped(app: FeedingApp) {
-  const deadline = Date.now() + 20_000;
-  while ((await status(app)).active) {
-    if (Date.now() > deadline) throw new Error('full feed did not finish');
-    await scheduler.wait(25);
-  }
+  await waitFor(
+    () => status(app),
+    (current) => !current.active,
+  );
 }
 
 describe('full feed state table', () => {
@@ -84,6 +83,7 @@ describe('full feed state table', () => {
     const app = await feedingApp();
     const live = debianEnvelopes.slice(0, 300);
     await feedAndSettle(app, live);
+    expect(await runDurableObjectAlarm(app.searchApp.stub)).toBe(true); // the snapshot the eviction below loads
     const liveResults = await searchIds(app, 'library');
     expect(liveResults.length).toBeGreaterThan(0);
 

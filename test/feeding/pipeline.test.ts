@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
@@ -159,22 +159,35 @@ describe('terminal ERROR states and the dead-letter queue', () => {
 describe('the index survives', () => {
   it('answers the same results after eviction, from the snapshot plus later changes', async () => {
     const app = await feedingApp();
+    const stub = app.searchApp.stub;
     await allSettled(
       app,
       (await json(await bulk(app, debianEnvelopes.slice(0, 400)))).documents.map((d: { id: number }) => d.id),
     );
+    // The feed scheduled the snapshot alarm; running it writes a snapshot covering every applied batch.
+    expect((await app.searchApp.stats()).snapshotSeq).toBe(0);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const snapshotted = await app.searchApp.stats();
+    expect(snapshotted.seq).toBeGreaterThan(0);
+    expect(snapshotted.snapshotSeq).toBe(snapshotted.seq);
+
     const queries = ['library', 'python', 'editor', ''];
     const before = await Promise.all(queries.map((q) => searchIds(app, q)));
-    await evictDurableObject(app.searchApp.stub);
+    await evictDurableObject(stub);
     expect(await Promise.all(queries.map((q) => searchIds(app, q)))).toEqual(before);
 
-    // A change after the last snapshot is replayed on the next load.
+    // A change after the snapshot is not covered by it: the next load replays it on top of the snapshot.
     const res = await bulk(app, [envelope('zzz-new', { name: 'zzz-new', description: 'a python library' })]);
     await settled(app, (await json(res)).documents[0].id);
-    await evictDurableObject(app.searchApp.stub);
+    expect(await app.searchApp.stats()).toMatchObject({ seq: snapshotted.seq + 1, snapshotSeq: snapshotted.seq });
+    await evictDurableObject(stub);
     expect(await searchIds(app, 'zzz')).toEqual(['zzz-new']);
-    const stats = await app.searchApp.stats();
-    expect(stats.documents).toBe(401);
-    expect(stats.indexed).toBe(401);
+    // Loaded, not rebuilt: a rebuild would have written a snapshot covering the change.
+    expect(await app.searchApp.stats()).toEqual({ documents: 401, indexed: 401, seq: snapshotted.seq + 1, snapshotSeq: snapshotted.seq });
+
+    // The alarm the change scheduled brings the snapshot up to date, and none is left pending.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await app.searchApp.stats()).snapshotSeq).toBe(snapshotted.seq + 1);
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
   });
 });

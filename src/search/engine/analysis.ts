@@ -5,7 +5,27 @@
 
 const TOKEN = /[\p{L}\p{N}]+/gu;
 const MARKS = /\p{M}+/gu;
+/** A word with its inner separators and symbols: `firefox-esr`, `docker.io`, `g++`, `.net`, `libstdc++6`. */
+const WORD = /[\p{L}\p{N}+#.\-_]+/gu;
+const SEPARATORS = /[.\-_]+/;
+const SYMBOL = /[+#]/;
+const HAS_PART = /[\p{L}\p{N}]/u;
 const MAX_QUERY_TERMS = 16;
+
+/** A term a word contributes beside its parts: a segment carrying symbols, `g++` in `g++-12`, or `.net`. */
+export interface WordExtra {
+  term: string;
+  /** The first part it covers, counted from the word's first part. */
+  from: number;
+  /** How many parts it covers. */
+  span: number;
+}
+
+export interface AnalyzedWord {
+  /** The word's letter and digit runs, as `tokenize` gives them. */
+  parts: string[];
+  extras: WordExtra[];
+}
 
 /** Lower-cased, accent-free form of a text: `normalize('Crème')` gives `creme`. */
 export function normalize(text: string): string {
@@ -22,6 +42,30 @@ export function queryTokens(q: string): string[] {
   return tokenize(q).slice(0, MAX_QUERY_TERMS);
 }
 
+/**
+ * Words of a text, with the terms that keep names with symbols findable whole: `g++` gives part `g` and the
+ * term `g++`; `libstdc++6` gives `libstdc`, `6` and `libstdc++6`; `.net` gives `net` and `.net`. Names with
+ * separators (`speedtest-cli`) give their parts; a query finds them glued by splitting (see query-plan.ts).
+ */
+export function analyzeWords(text: string): AnalyzedWord[] {
+  const words: AnalyzedWord[] = [];
+  for (const raw of normalize(text).match(WORD) ?? []) {
+    const word = raw.replace(/^[-_]+|[.\-_]+$/g, '');
+    const segments = word.split(SEPARATORS).filter((segment) => HAS_PART.test(segment));
+    const parts: string[] = [];
+    const extras: WordExtra[] = [];
+    for (const segment of segments) {
+      const segmentParts = segment.match(TOKEN) ?? [];
+      if (SYMBOL.test(segment)) extras.push({ term: segment, from: parts.length, span: segmentParts.length });
+      parts.push(...segmentParts);
+    }
+    if (!parts.length) continue;
+    if (word.startsWith('.') && segments.length === 1 && !SYMBOL.test(word)) extras.push({ term: word, from: 0, span: parts.length });
+    words.push({ parts, extras });
+  }
+  return words;
+}
+
 /** A whole value as one comparable phrase (`Text  Editors` and `text-editors` both give `text editors`). */
 export function phrase(text: string): string {
   return tokenize(text).join(' ');
@@ -32,6 +76,19 @@ export function fuzzyDistance(term: string): number {
   if (term.length >= 8) return 2;
   if (term.length >= 4) return 1;
   return 0;
+}
+
+/** Singular and plural forms of an English word other than itself (`players` -> `player`; `library` -> `libraries`). */
+export function pluralForms(word: string): string[] {
+  if (word.length < 3 || /\d/.test(word)) return [];
+  const forms: string[] = [];
+  if (word.endsWith('ies') && word.length > 4) forms.push(`${word.slice(0, -3)}y`);
+  else if (/(?:s|x|z|ch|sh)es$/.test(word)) forms.push(word.slice(0, -2), word.slice(0, -1));
+  else if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) forms.push(word.slice(0, -1));
+  else if (/[^aeiou]y$/.test(word)) forms.push(`${word.slice(0, -1)}ies`);
+  else if (/(?:s|x|z|ch|sh)$/.test(word)) forms.push(`${word}es`);
+  else forms.push(`${word}s`);
+  return forms;
 }
 
 /**

@@ -8,7 +8,7 @@ import { capacity, createState, isAlive, type IndexState } from './state';
 import { TextIndex } from './text-index';
 import type { IndexConfig } from './types';
 
-const MAGIC = 0x53495831; // "SIX1"
+const MAGIC = 0x53495832; // "SIX2": postings carry positions since issue 11
 
 type Kind = 'i32' | 'u16' | 'f64';
 const ARRAYS = { i32: Int32Array, u16: Uint16Array, f64: Float64Array } as const;
@@ -25,7 +25,7 @@ interface Header {
 }
 
 function configFingerprint(config: IndexConfig): string {
-  return JSON.stringify({ fields: config.fields, sorts: config.sorts });
+  return JSON.stringify({ fields: config.fields, sorts: config.sorts, ranking: config.ranking });
 }
 
 /** The bytes of an index's live documents. */

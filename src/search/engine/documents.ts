@@ -1,5 +1,5 @@
 /** Adding and removing documents: every column of the state gets the document's values under one ordinal. */
-import { phrase, tokenize } from './analysis';
+import { analyzeWords, phrase } from './analysis';
 import { ValueColumn } from './columns';
 import { isNumeric } from './plan';
 import { markAlive, type IndexState } from './state';
@@ -15,7 +15,7 @@ export function addDocument(state: IndexState, id: string, payload: DocumentPayl
   markAlive(state, ord);
   state.text.add(
     ord,
-    state.plan.text.map(({ field, slot }) => [slot, tokenize(fieldText(field, payload[field.code]))]),
+    state.plan.text.map(({ field, slot }) => [slot, analyzeWords(fieldText(field, payload[field.code]))]),
   );
   for (const field of state.plan.facets) {
     const value = payload[field.code];

@@ -1,174 +1,246 @@
 /**
- * Keyword matching: each query token expands to indexed terms (exact, prefix on the last token, typos in
- * fuzzy fields), whose postings score documents with BM25; exact-mode fields match the query as a whole.
- * The result is the matched documents with per-document scores and matched-term bits, which ranking orders.
+ * Keyword matching: each alternative of the query plan (see query-plan.ts) expands to indexed terms
+ * (exact, completions of the last word, typos in fuzzy fields), whose postings score documents with BM25.
+ * Per document it keeps what the ranking criteria need: the query words matched, with how many typos,
+ * which exactly, and per field which words matched from where (for "the field starts with / equals the query").
  */
-import { fuzzyDistance } from './analysis';
+import { expand, type Expansion } from './expansions';
 import { isNumeric, type ExactField } from './plan';
-import { capacity, isAlive, liveOrds, type IndexState } from './state';
+import type { Alternative, QueryPlan } from './query-plan';
+import { capacity, liveOrds, type IndexState } from './state';
+import { frequencyOf, positionOf, spanOf } from './text-index';
 
-export const MAX_EXPANSIONS = 64;
 const K1 = 1.2;
 const B = 0.7;
-/** Score multipliers by how a query term matched an indexed term. */
-const EXACT = 1;
-const PREFIX = 0.5;
-const FUZZY = [1, 0.45, 0.3];
 /** Bonus of a whole-phrase match in an exact-mode field, in BM25 units. */
 const EXACT_FIELD_SCORE = 8;
 
-interface Expansion {
-  termId: number;
-  quality: number;
-  kind: 'exact' | 'prefix' | 'fuzzy';
-}
-
-/** The documents a query matched, in dense arrays indexed by ordinal (reused across queries: `release` after use). */
+/** What a query matched, in dense arrays indexed by ordinal (reused across queries: `release` after use). */
 export interface Matches {
+  plan: QueryPlan;
   ords: number[];
   score: Float64Array;
-  /** Bit i set: query term i matched. */
-  terms: Uint32Array;
-  /** Bit i set: query term i matched an indexed term exactly (no typo, no completion). */
-  exactTerms: Uint32Array;
+  /** Bit i set: query word i matched. */
+  words: Uint32Array;
+  /** Words matched without a typo, and with at most one. */
+  typo0: Uint32Array;
+  typo1: Uint32Array;
+  /** Words matched as typed or as a whole form (no completion, no typo). */
+  exact: Uint32Array;
+  /** Per document and text slot (`ord * slots + slot`): words matched there, where the last ends, whether at its start. */
+  slotWords: Uint32Array;
+  slotEnd: Uint32Array;
+  slotStart: Uint8Array;
+  /** The criteria before the score, packed in one number per document (see ranking.ts). */
+  rank: Float64Array;
 }
 
-/** Matches plus the per-term working arrays, kept with the index state between queries. */
+/** The postings of one expansion that a query reads, reused from expansion to expansion. */
+interface HitBuffer {
+  ords: Int32Array;
+  slots: Uint8Array;
+  occurrences: Int32Array;
+  scores: Float64Array;
+}
+
+/** Matches plus the per-alternative working arrays, kept with the index state between queries. */
 export interface Scratch extends Matches {
-  termBest: Float64Array;
-  termExact: Uint8Array;
+  altBest: Float64Array;
+  /** Fewest typos + 1 (0: not matched yet). */
+  altTypos: Uint8Array;
+  altExact: Uint8Array;
+  /** 1 once the document matched the alternative. */
+  altHits: Uint8Array;
+  /** Per document and slot, while matching a phrase: terms matched in a row, and the position the next must have. */
+  phraseStep: Uint8Array;
+  phraseNext: Uint32Array;
+  hits: HitBuffer;
 }
 
-/** Expansions per query token, valid for one index version: search-as-you-type repeats prefixes. */
-export interface ExpansionCache {
-  version: number;
-  byToken: Map<string, Expansion[]>;
-}
-const EXPANSION_CACHE_SIZE = 2048;
-
-/** Scores every document matching at least one of the query tokens. */
-export function matchTokens(state: IndexState, tokens: string[]): Matches {
-  const m = scratchFor(state);
-  const record = (ord: number, termScore: number, bit: number, exact: boolean) => {
-    if (m.terms[ord] === 0) m.ords.push(ord);
-    m.terms[ord] |= bit;
-    m.score[ord] += termScore;
-    if (exact) m.exactTerms[ord] |= bit;
-  };
-
-  const slots = state.plan.text;
-  const total = Math.max(state.liveCount, 1);
-  tokens.forEach((token, i) => {
-    const touched: number[] = [];
-    for (const expansion of expand(state, token, i === tokens.length - 1)) {
-      const frequency = state.text.count(expansion.termId);
-      const idf = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
-      const exact = expansion.kind === 'exact';
-      for (const { data, from, to } of state.text.runs(expansion.termId))
-        for (let p = from; p < to; p += 2) {
-          const ord = data[p] >>> 5;
-          if (!isAlive(state, ord)) continue;
-          const slot = slots[data[p] & 31];
-          if (!slot.weight || (expansion.kind === 'prefix' && !slot.prefix) || (expansion.kind === 'fuzzy' && !slot.fuzzy)) continue;
-          const tf = data[p + 1];
-          const norm = 1 - B + (B * state.text.length(slot.slot, ord)) / state.text.averageLength(slot.slot);
-          const score = slot.weight * idf * ((tf * (K1 + 1)) / (tf + K1 * norm)) * expansion.quality;
-          if (m.termBest[ord] === 0 && m.termExact[ord] === 0) touched.push(ord);
-          if (score > m.termBest[ord]) m.termBest[ord] = score;
-          if (exact) m.termExact[ord] = 1;
-        }
-    }
-    const bit = 1 << i;
-    for (const ord of touched) {
-      record(ord, m.termBest[ord], bit, m.termExact[ord] === 1);
-      m.termBest[ord] = 0;
-      m.termExact[ord] = 0;
-    }
-  });
-
-  const allTerms = (1 << tokens.length) - 1;
-  const query = tokens.join(' ');
+/** Scores every document matching at least one alternative of the plan. */
+export function matchPlan(state: IndexState, plan: QueryPlan): Matches {
+  const m = scratchFor(state, plan);
+  for (const alternative of plan.alternatives) matchAlternative(state, m, alternative);
+  const all = (1 << plan.words.length) - 1;
+  const query = plan.words.join(' ');
   for (const field of state.plan.exact) {
     for (const ord of exactFieldMatches(state, field, query)) {
-      record(ord, EXACT_FIELD_SCORE * Math.max(field.weight, 1), allTerms, true);
+      record(m, ord, all, EXACT_FIELD_SCORE * Math.max(field.weight, 1), 0, true);
     }
   }
   return m;
 }
 
+function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative): void {
+  if (alternative.terms.length > 1) return matchPhrase(state, m, alternative);
+  const slotCount = state.plan.text.length;
+  const startsQuery = alternative.first === 0 || alternative.first === m.plan.firstCounted;
+  const touched: number[] = [];
+  const hits = m.hits;
+  for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos)) {
+    const count = collectHits(state, expansion, alternative.quality, hits);
+    const typos = expansion.typos + 1;
+    const exact = expansion.kind === 'exact' ? 1 : 0;
+    for (let h = 0; h < count; h++) {
+      const ord = hits.ords[h];
+      if (m.altHits[ord] === 0) {
+        touched.push(ord);
+        m.altHits[ord] = 1;
+      }
+      if (hits.scores[h] > m.altBest[ord]) m.altBest[ord] = hits.scores[h];
+      if (m.altTypos[ord] === 0 || typos < m.altTypos[ord]) m.altTypos[ord] = typos;
+      m.altExact[ord] |= exact;
+      const at = ord * slotCount + hits.slots[h];
+      const occurrence = hits.occurrences[h];
+      const position = positionOf(occurrence);
+      m.slotWords[at] |= alternative.mask;
+      m.slotEnd[at] = Math.max(m.slotEnd[at], position + spanOf(occurrence));
+      if (position === 0 && startsQuery) m.slotStart[at] = 1;
+    }
+  }
+  for (const ord of touched) {
+    record(m, ord, alternative.mask, m.altBest[ord], m.altTypos[ord] - 1, m.altExact[ord] === 1);
+    m.altBest[ord] = 0;
+    m.altTypos[ord] = 0;
+    m.altExact[ord] = 0;
+    m.altHits[ord] = 0;
+  }
+}
+
+/** An alternative of several terms matches where they stand next to each other, in order, in one field. */
+function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): void {
+  const slotCount = state.plan.text.length;
+  const last = alternative.terms.length - 1;
+  const startsQuery = alternative.first === 0 || alternative.first === m.plan.firstCounted;
+  const started: number[] = [];
+  const completed: number[] = [];
+  const hits = m.hits;
+  alternative.terms.forEach((term, t) => {
+    for (const expansion of expand(state, term, false, 0)) {
+      const count = collectHits(state, expansion, alternative.quality, hits);
+      for (let h = 0; h < count; h++) {
+        const ord = hits.ords[h];
+        const at = ord * slotCount + hits.slots[h];
+        const position = positionOf(hits.occurrences[h]);
+        if (t === 0) {
+          started.push(at);
+        } else if (m.phraseStep[at] !== t || m.phraseNext[at] !== position) continue;
+        m.phraseStep[at] = t + 1;
+        m.phraseNext[at] = position + 1;
+        m.altBest[ord] += hits.scores[h];
+        if (t < last) continue;
+        if (m.altHits[ord] === 0) completed.push(ord);
+        m.altHits[ord] = 1;
+        m.slotWords[at] |= alternative.mask;
+        m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
+        if (position === last && startsQuery) m.slotStart[at] = 1;
+      }
+    }
+  });
+  for (const ord of completed) record(m, ord, alternative.mask, m.altBest[ord], 0, true);
+  for (const at of started) {
+    const ord = Math.floor(at / slotCount);
+    m.phraseStep[at] = 0;
+    m.phraseNext[at] = 0;
+    m.altBest[ord] = 0;
+    m.altHits[ord] = 0;
+  }
+}
+
+/** The live postings of an expansion in fields it may match, with their BM25 scores, written to `hits`. */
+function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer): number {
+  const slots = state.plan.text;
+  const text = state.text;
+  const total = Math.max(state.liveCount, 1);
+  const frequency = text.count(expansion.termId);
+  const weight = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5)) * expansion.quality * quality;
+  const averages = slots.map((slot) => text.averageLength(slot.slot));
+  if (hits.ords.length < frequency) growHits(hits, frequency);
+  let count = 0;
+  for (const { data, from, to } of text.runs(expansion.termId))
+    for (let p = from; p < to; p += 2) {
+      const ord = data[p] >>> 5;
+      if (state.alive[ord] !== 1) continue;
+      const slot = slots[data[p] & 31];
+      if (!slot.weight || (expansion.kind === 'prefix' && !slot.prefix) || (expansion.kind === 'fuzzy' && !slot.fuzzy)) continue;
+      const occurrence = data[p + 1];
+      const tf = frequencyOf(occurrence);
+      const norm = 1 - B + (B * text.length(slot.slot, ord)) / averages[slot.slot];
+      hits.ords[count] = ord;
+      hits.slots[count] = slot.slot;
+      hits.occurrences[count] = occurrence;
+      hits.scores[count] = slot.weight * weight * ((tf * (K1 + 1)) / (tf + K1 * norm));
+      count++;
+    }
+  return count;
+}
+
+function growHits(hits: HitBuffer, size: number): void {
+  const length = Math.max(size, hits.ords.length * 2);
+  hits.ords = new Int32Array(length);
+  hits.slots = new Uint8Array(length);
+  hits.occurrences = new Int32Array(length);
+  hits.scores = new Float64Array(length);
+}
+
+function record(m: Matches, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
+  if (m.words[ord] === 0) m.ords.push(ord);
+  m.words[ord] |= mask;
+  m.score[ord] += score;
+  if (typos === 0) m.typo0[ord] |= mask;
+  if (typos <= 1) m.typo1[ord] |= mask;
+  if (exact && typos === 0) m.exact[ord] |= mask;
+}
+
 /** Clears the scratch arrays a query used, for the next query. */
 export function release(matches: Matches): void {
+  const slots = matches.slotWords.length / matches.score.length;
   for (const ord of matches.ords) {
     matches.score[ord] = 0;
-    matches.terms[ord] = 0;
-    matches.exactTerms[ord] = 0;
+    matches.words[ord] = 0;
+    matches.typo0[ord] = 0;
+    matches.typo1[ord] = 0;
+    matches.exact[ord] = 0;
+    matches.rank[ord] = 0;
+    for (let at = ord * slots; at < (ord + 1) * slots; at++) {
+      matches.slotWords[at] = 0;
+      matches.slotEnd[at] = 0;
+      matches.slotStart[at] = 0;
+    }
   }
   matches.ords = [];
 }
 
-function scratchFor(state: IndexState): Scratch {
+function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   let scratch = state.caches.scratch;
   if (!scratch || scratch.score.length < capacity(state)) {
     const size = Math.max(1024, capacity(state) * 2);
+    const slots = Math.max(1, state.plan.text.length);
     scratch = {
+      plan,
       ords: [],
       score: new Float64Array(size),
-      terms: new Uint32Array(size),
-      exactTerms: new Uint32Array(size),
-      termBest: new Float64Array(size),
-      termExact: new Uint8Array(size),
+      words: new Uint32Array(size),
+      typo0: new Uint32Array(size),
+      typo1: new Uint32Array(size),
+      exact: new Uint32Array(size),
+      slotWords: new Uint32Array(size * slots),
+      slotEnd: new Uint32Array(size * slots),
+      slotStart: new Uint8Array(size * slots),
+      rank: new Float64Array(size),
+      altBest: new Float64Array(size),
+      altTypos: new Uint8Array(size),
+      altExact: new Uint8Array(size),
+      altHits: new Uint8Array(size),
+      phraseStep: new Uint8Array(size * slots),
+      phraseNext: new Uint32Array(size * slots),
+      hits: { ords: new Int32Array(0), slots: new Uint8Array(0), occurrences: new Int32Array(0), scores: new Float64Array(0) },
     };
     state.caches.scratch = scratch;
   }
+  scratch.plan = plan;
   scratch.ords = [];
   return scratch;
-}
-
-function expand(state: IndexState, token: string, isLast: boolean): Expansion[] {
-  let cache = state.caches.expansions;
-  if (!cache || cache.version !== state.version) {
-    cache = { version: state.version, byToken: new Map() };
-    state.caches.expansions = cache;
-  }
-  const key = `${isLast ? '>' : '='}${token}`;
-  let expansions = cache.byToken.get(key);
-  if (!expansions) {
-    expansions = computeExpansions(state, token, isLast);
-    if (cache.byToken.size >= EXPANSION_CACHE_SIZE) cache.byToken.clear();
-    cache.byToken.set(key, expansions);
-  }
-  return expansions;
-}
-
-function computeExpansions(state: IndexState, token: string, isLast: boolean): Expansion[] {
-  const dictionary = state.text.dictionary;
-  const expansions: Expansion[] = [];
-  const exactId = dictionary.get(token);
-  if (exactId !== undefined) expansions.push({ termId: exactId, quality: EXACT, kind: 'exact' });
-  if (isLast && state.plan.text.some((f) => f.prefix)) {
-    const completions: Expansion[] = [];
-    for (const [term, termId] of dictionary.atPrefix(token)) {
-      if (term === token) continue;
-      completions.push({ termId, quality: PREFIX * (0.5 + (0.5 * token.length) / term.length), kind: 'prefix' });
-    }
-    expansions.push(...mostFrequent(state, completions));
-  }
-  const distance = fuzzyDistance(token);
-  if (distance && state.plan.text.some((f) => f.fuzzy)) {
-    const near: Expansion[] = [];
-    for (const [term, [termId, edits]] of dictionary.fuzzyGet(token, distance)) {
-      if (edits === 0 || term === token) continue;
-      near.push({ termId, quality: FUZZY[edits], kind: 'fuzzy' });
-    }
-    expansions.push(...mostFrequent(state, near));
-  }
-  return expansions;
-}
-
-/** Keeps the expansions with the longest postings, so a one-letter prefix stays cheap. */
-export function mostFrequent<T extends { termId: number }>(state: IndexState, expansions: T[], limit = MAX_EXPANSIONS): T[] {
-  if (expansions.length <= limit) return expansions;
-  return expansions.sort((a, b) => state.text.count(b.termId) - state.text.count(a.termId)).slice(0, limit);
 }
 
 /** Documents whose exact-mode field holds the query phrase contiguously (or equals it, for values). */

@@ -2,6 +2,8 @@
  * How an index treats each schema field, derived once from the IndexConfig:
  * which fields are tokenized, matched as exact phrases or values, faceted, kept as sort columns.
  */
+import { tokenize } from './analysis';
+import { ENGLISH_STOP_WORDS } from './stop-words';
 import type { IndexConfig, SearchAppField } from './types';
 
 export const MAX_TEXT_FIELDS = 32;
@@ -27,6 +29,13 @@ export interface SortSpec {
   direction: 'asc' | 'desc';
 }
 
+/** Ranking settings ready for queries: synonyms by their input words, stop words, custom ranking fields. */
+export interface RankingPlan {
+  synonyms: Array<{ input: string[]; replacements: string[][] }>;
+  stopWords: Set<string>;
+  customRanking: Array<{ field: SearchAppField; direction: 'asc' | 'desc' }>;
+}
+
 export interface IndexPlan {
   fields: Map<string, SearchAppField>;
   text: TextField[];
@@ -40,6 +49,7 @@ export interface IndexPlan {
   /** Sort identifier -> what it sorts by. */
   sorts: Map<string, SortSpec>;
   suggestSlots: Set<number>;
+  ranking: RankingPlan;
 }
 
 const NUMERIC = new Set(['long', 'double', 'date']);
@@ -59,6 +69,7 @@ export function planIndex(config: IndexConfig): IndexPlan {
     valueColumns: new Set(),
     sorts: new Map(),
     suggestSlots: new Set(),
+    ranking: { synonyms: [], stopWords: new Set(), customRanking: [] },
   };
   for (const field of config.fields) {
     const mode = field.searchMode;
@@ -95,5 +106,29 @@ export function planIndex(config: IndexConfig): IndexPlan {
     if (isNumeric(field)) plan.numbers.add(field);
     else plan.valueColumns.add(field);
   }
+  plan.ranking = planRanking(config, plan);
   return plan;
+}
+
+function planRanking({ ranking = {} }: IndexConfig, plan: IndexPlan): RankingPlan {
+  const synonyms: RankingPlan['synonyms'] = [];
+  for (const rule of ranking.synonyms ?? []) {
+    const forms = rule.synonyms.map(tokenize).filter((tokens) => tokens.length);
+    const inputs = rule.input === undefined ? forms : [tokenize(rule.input)].filter((tokens) => tokens.length);
+    for (const input of inputs) {
+      const replacements = forms.filter((form) => form.join(' ') !== input.join(' '));
+      if (replacements.length) synonyms.push({ input, replacements });
+    }
+  }
+  const customRanking: RankingPlan['customRanking'] = [];
+  for (const { field: code, direction } of ranking.customRanking ?? []) {
+    const field = plan.fields.get(code);
+    // Numeric or boolean fields only; others (or a field the schema no longer has) are ignored.
+    if (!field || !(isNumeric(field) || field.dataType === 'boolean')) continue;
+    if (isNumeric(field)) plan.numbers.add(field);
+    else plan.valueColumns.add(field);
+    customRanking.push({ field, direction });
+  }
+  const stopWords = new Set((ranking.stopWords ?? ENGLISH_STOP_WORDS).flatMap(tokenize));
+  return { synonyms, stopWords, customRanking };
 }

@@ -1,23 +1,57 @@
 /**
- * Ordering candidates: relevance (query terms matched, then terms matched exactly, then score, then id),
- * or a sort field with relevance breaking ties; and selecting the top k without sorting everything.
+ * Ordering candidates. Relevance is an ordered list of criteria, each deciding only ties of the ones before
+ * (as Algolia and Meilisearch rank; docs/decisions.md):
+ * 1. words: more query words matched (stop words are optional and not counted);
+ * 2. typos: fewer typos over the matched words (a completion is no typo);
+ * 3. attribute exactness: a field that equals the query, then one that starts with it, the heavier field first;
+ * 4. exact words: more words matched as typed (not completed, not a typo);
+ * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal;
+ * 6. custom ranking: the app's numeric or boolean fields, in order;
+ * 7. document id.
+ * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
 import { compareStrings, type ValueColumn } from './columns';
 import type { Matches } from './matching';
 import type { SortSpec } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
+import type { SearchAppField } from './types';
 
 /** Negative when ordinal `a` comes before `b`. */
 export type Compare = (a: number, b: number) => number;
 
 /** Relevance order of matched documents, best first. */
 export function relevanceOrder(state: IndexState, matches: Matches): Compare {
-  return (a, b) =>
-    popcount(matches.terms[b]) - popcount(matches.terms[a]) ||
-    popcount(matches.exactTerms[b]) - popcount(matches.exactTerms[a]) ||
-    matches.score[b] - matches.score[a] ||
-    compareStrings(state.ids[a], state.ids[b]);
+  packCriteria(state, matches);
+  const { rank, score } = matches;
+  const custom = state.plan.ranking.customRanking.map(({ field, direction }) => fieldOrder(state, field, direction));
+  return (a, b) => {
+    const decided = rank[b] - rank[a] || score[b] - score[a];
+    if (decided) return decided;
+    for (const order of custom) {
+      const c = order(a, b);
+      if (c) return c;
+    }
+    return compareStrings(state.ids[a], state.ids[b]);
+  };
+}
+
+/** Criteria 1 to 4 as one number per matched document, larger is better. */
+function packCriteria(state: IndexState, m: Matches): void {
+  const { counted } = m.plan;
+  const slots = state.plan.text;
+  for (const ord of m.ords) {
+    const words = m.words[ord] & counted;
+    const typos = popcount(words & ~m.typo0[ord]) + popcount(words & ~m.typo0[ord] & ~m.typo1[ord]);
+    let attribute = 0;
+    for (const slot of slots) {
+      const at = ord * slots.length + slot.slot;
+      if (!m.slotStart[at] || (m.slotWords[at] & counted) !== counted) continue;
+      const equals = m.slotEnd[at] >= state.text.length(slot.slot, ord);
+      attribute = Math.max(attribute, Math.min(Math.round(slot.weight * 4), 4095) * 4 + (equals ? 2 : 1));
+    }
+    m.rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 16384 + attribute) * 32 + popcount(m.exact[ord] & counted);
+  }
 }
 
 /** Feeding order: what documents come in when there is no query. */
@@ -36,17 +70,23 @@ export function resolveSort(state: IndexState, sort: string | undefined): SortSp
 
 /** Order by a sort field, documents without a value last in both directions, ties by `relevance`. */
 export function sortOrder(state: IndexState, sort: SortSpec, relevance: Compare): Compare {
-  const sign = sort.direction === 'asc' ? 1 : -1;
-  const numbers = state.numbers.get(sort.field.code);
-  const values = state.values.get(sort.field.code);
+  const bySort = fieldOrder(state, sort.field, sort.direction);
+  return (a, b) => bySort(a, b) || relevance(a, b);
+}
+
+/** Order by one field's value (numbers, or strings by rank); documents without a value last in both directions. */
+function fieldOrder(state: IndexState, field: SearchAppField, direction: 'asc' | 'desc'): Compare {
+  const sign = direction === 'asc' ? 1 : -1;
+  const numbers = state.numbers.get(field.code);
+  const values = state.values.get(field.code);
   const key: (ord: number) => number = numbers ? (ord) => numbers.get(ord) : values ? columnRank(values) : () => NaN;
   return (a, b) => {
     const ka = key(a);
     const kb = key(b);
     const missingA = Number.isNaN(ka);
     const missingB = Number.isNaN(kb);
-    if (missingA || missingB) return missingA === missingB ? relevance(a, b) : missingA ? 1 : -1;
-    return sign * (ka - kb) || relevance(a, b);
+    if (missingA || missingB) return missingA === missingB ? 0 : missingA ? 1 : -1;
+    return sign * (ka - kb);
   };
 }
 

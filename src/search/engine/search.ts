@@ -4,11 +4,11 @@
  * Work is proportional to the matching documents: text matches come from postings, filters and facet
  * counts from per-value document lists and per-document value ids.
  */
-import { queryTokens } from './analysis';
 import { facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, type HybridQuery } from './hybrid';
-import { matchTokens, release } from './matching';
+import { matchPlan, release } from './matching';
+import { planQuery } from './query-plan';
 import { feedingOrder, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
 import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, SearchRequest } from './types';
@@ -31,16 +31,24 @@ export interface Candidates {
 
 /** The documents matching the query words, ranked; undefined when the query has no words. */
 export function keywordCandidates(state: IndexState, q: string): Candidates | undefined {
-  const tokens = queryTokens(q);
-  if (!tokens.length) return undefined;
-  const matches = matchTokens(state, tokens);
+  const plan = planQuery(state, q);
+  if (!plan) return undefined;
+  let matches = matchPlan(state, plan);
+  if (!matches.ords.length) {
+    // Nothing matched: fall back to completing every word, with one more typo allowed.
+    release(matches);
+    matches = matchPlan(state, planQuery(state, q, true) ?? plan);
+  }
+  const found = matches;
+  const { counted } = found.plan;
+  const words = popcount(counted) || 1;
   let best = 0;
-  for (const ord of matches.ords) best = Math.max(best, matches.score[ord]);
+  for (const ord of found.ords) best = Math.max(best, found.score[ord]);
   return {
-    ords: matches.ords,
-    relevance: relevanceOrder(state, matches),
-    keywordScore: (ord) => (popcount(matches.terms[ord]) / tokens.length) * (best > 0 ? matches.score[ord] / best : 1),
-    done: () => release(matches),
+    ords: found.ords,
+    relevance: relevanceOrder(state, found),
+    keywordScore: (ord) => (popcount(found.words[ord] & counted) / words) * (best > 0 ? found.score[ord] / best : 1),
+    done: () => release(found),
   };
 }
 

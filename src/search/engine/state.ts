@@ -5,7 +5,8 @@
  */
 import { NumberColumn, ValueColumn } from './columns';
 import type { FacetCache } from './facets';
-import type { ExpansionCache, Scratch } from './matching';
+import type { ExpansionCache } from './expansions';
+import type { Scratch } from './matching';
 import { planIndex, type IndexPlan } from './plan';
 import { TextIndex } from './text-index';
 import type { IndexConfig } from './types';

@@ -4,7 +4,8 @@
  */
 import { fuzzyDistance, queryTokens } from './analysis';
 import { compareStrings } from './columns';
-import { MAX_EXPANSIONS, mostFrequent } from './matching';
+import { fuzzyTerms } from './fuzzy';
+import { MAX_EXPANSIONS, mostFrequent } from './expansions';
 import { isAlive, type IndexState } from './state';
 import type { Suggestion, SuggestRequest } from './types';
 
@@ -33,7 +34,7 @@ export function runSuggest(state: IndexState, request: SuggestRequest): Suggesti
   consider(dictionary.get(last), false);
   for (const [, termId] of dictionary.atPrefix(last)) consider(termId, false);
   const distance = fuzzyDistance(last);
-  if (distance) for (const [, [termId]] of dictionary.fuzzyGet(last, distance)) consider(termId, true);
+  if (distance) for (const termId of fuzzyTerms(dictionary, last, distance).keys()) consider(termId, true);
 
   return mostFrequent(state, candidates, MAX_EXPANSIONS * 4)
     .map(({ termId, fuzzy }) => {

@@ -1,12 +1,14 @@
 /**
  * The full-text part of an index: MiniSearch's radix tree (`SearchableMap`) as the term dictionary,
  * giving prefix and fuzzy look-ups, and compact postings per term. A postings entry is two integers:
- * `ord << 5 | slot` (document ordinal and text field slot) and the term frequency.
+ * `ord << 5 | slot` (document ordinal and text field slot) and the occurrence (`packOccurrence`: term
+ * frequency, first position in the field, and how many word parts the term spans).
  * A loaded index keeps all postings in two flat typed arrays (no object per term); entries added
  * afterwards go to a small growable array of the term. Removed documents stay in postings until the
  * next compaction; readers skip them by liveness.
  */
 import SearchableMap from 'minisearch/SearchableMap';
+import type { AnalyzedWord } from './analysis';
 
 /** Entries `[from, to)` of `data`: one run of a term's postings. */
 export interface PostingRun {
@@ -22,6 +24,16 @@ export interface LoadedPostings {
 }
 
 const MAX_LENGTH = 0xffff;
+const MAX_FREQUENCY = 0xff;
+const MAX_POSITION = 0x7ffff;
+
+/** Term frequency (8 bits), span - 1 (4 bits) and first position (19 bits) of a term in a field, in one integer. */
+export function packOccurrence(frequency: number, position: number, span: number): number {
+  return Math.min(frequency, MAX_FREQUENCY) | ((Math.min(span, 16) - 1) << 8) | (Math.min(position, MAX_POSITION) << 12);
+}
+export const frequencyOf = (occurrence: number) => occurrence & 0xff;
+export const spanOf = (occurrence: number) => ((occurrence >>> 8) & 15) + 1;
+export const positionOf = (occurrence: number) => occurrence >>> 12;
 
 export class TextIndex {
   readonly dictionary: SearchableMap<number>;
@@ -46,18 +58,28 @@ export class TextIndex {
     this.terms.forEach((term, id) => this.dictionary.set(term, id));
   }
 
-  /** Indexes the tokens of each text field slot of a document. */
-  add(ord: number, slotTokens: Array<[slot: number, tokens: string[]]>): void {
-    for (const [slot, tokens] of slotTokens) {
-      if (!tokens.length) continue;
-      const frequencies = new Map<string, number>();
-      for (const token of tokens) frequencies.set(token, (frequencies.get(token) ?? 0) + 1);
-      for (const [term, frequency] of frequencies) {
-        const id = this.termId(term);
-        (this.appended[id] ??= []).push((ord << 5) | slot, frequency);
+  /** Indexes the words of each text field slot of a document: their parts by position, and their extra terms. */
+  add(ord: number, slotWords: Array<[slot: number, words: AnalyzedWord[]]>): void {
+    for (const [slot, words] of slotWords) {
+      const occurrences = new Map<string, { frequency: number; position: number; span: number }>();
+      const see = (term: string, position: number, span: number) => {
+        const seen = occurrences.get(term);
+        if (seen) seen.frequency += 1;
+        else occurrences.set(term, { frequency: 1, position, span });
+      };
+      let position = 0;
+      for (const { parts, extras } of words) {
+        for (const extra of extras) see(extra.term, position + extra.from, extra.span);
+        for (const part of parts) see(part, position++, 1);
       }
-      this.setLength(slot, ord, Math.min(tokens.length, MAX_LENGTH));
-      this.totalLength[slot] += Math.min(tokens.length, MAX_LENGTH);
+      if (!position) continue;
+      for (const [term, { frequency, position: first, span }] of occurrences) {
+        const id = this.termId(term);
+        (this.appended[id] ??= []).push((ord << 5) | slot, packOccurrence(frequency, first, span));
+      }
+      const length = Math.min(position, MAX_LENGTH);
+      this.setLength(slot, ord, length);
+      this.totalLength[slot] += length;
       this.documentsWithField[slot] += 1;
     }
   }

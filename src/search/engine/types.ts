@@ -16,10 +16,34 @@ export interface NamedSort {
   direction: 'asc' | 'desc';
 }
 
+/**
+ * A synonym rule of a search app: multi-way (`{ synonyms: ['tv', 'television'] }`, each finds the others) or
+ * one-way (`{ input: 'phone', synonyms: ['smartphone'] }`: `phone` also finds `smartphone`, not the reverse).
+ */
+export interface SynonymRule {
+  input?: string;
+  synonyms: string[];
+}
+
+/** A custom ranking criterion: a numeric or boolean field, the last criterion before the id. */
+export interface CustomRankingRule {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+/** Per-app ranking settings (admin search-app PUT); absent parts take their defaults. */
+export interface RankingSettings {
+  synonyms?: SynonymRule[];
+  /** Words that count as optional in queries; default an English list, `[]` for none. */
+  stopWords?: string[];
+  customRanking?: CustomRankingRule[];
+}
+
 /** What an index is built with; changes only through a re-index (schedule job) or a full feed. */
 export interface IndexConfig {
   fields: SearchAppField[];
   sorts: NamedSort[];
+  ranking?: RankingSettings;
 }
 
 export type FilterType = 'term' | 'range' | 'slider' | 'tree';

@@ -1,0 +1,1 @@
+ALTER TABLE `search_apps` ADD `ranking` text DEFAULT '{}' NOT NULL;

@@ -1,0 +1,114 @@
+/**
+ * The interpretations of a query, each an alternative way to match some of its words: every word as typed
+ * (completed if it is the last, with typos in fuzzy fields), its singular or plural, the whole or glued
+ * forms of words with separators or symbols (`g++`, `speedtest-cli`), adjacent words joined (`wire shark`
+ * -> `wireshark`), a word split in two dictionary words (`photomanager` -> `photo manager`) and synonyms.
+ * Alternatives other than the literal one score a little less, so that the literal interpretation wins ties.
+ */
+import { analyzeWords, fuzzyDistance, pluralForms } from './analysis';
+import type { IndexState } from './state';
+
+const MAX_WORDS = 16;
+const MAX_JOINED = 3;
+const MAX_SPLITS = 2;
+const MIN_SPLIT_PART = 2;
+/** Score multipliers of the other interpretations, against 1 for the words as typed. */
+const WHOLE = 1;
+const PLURAL = 0.9;
+const JOINED = 0.9;
+const SYNONYM = 0.85;
+const SPLIT = 0.8;
+
+export interface Alternative {
+  /** Bits of the query words it stands for. */
+  mask: number;
+  /** The first of those words. */
+  first: number;
+  /** One term, or several that must all be in the document (a split word, a multi-word synonym). */
+  terms: string[];
+  /** The last query word is part of it: completions count. */
+  prefix: boolean;
+  /** Typos allowed (in fuzzy fields). */
+  typos: number;
+  quality: number;
+}
+
+export interface QueryPlan {
+  words: string[];
+  /** Bits of the words that count (all but stop words, unless the query has nothing else). */
+  counted: number;
+  /** The first counted word: a field starting with it starts with the query. */
+  firstCounted: number;
+  alternatives: Alternative[];
+}
+
+/** The alternatives of a query, or undefined when it has no words. `relaxed`: the fallback when nothing matched. */
+export function planQuery(state: IndexState, q: string, relaxed = false): QueryPlan | undefined {
+  const analyzed = analyzeWords(q);
+  const words: string[] = [];
+  const alternatives: Alternative[] = [];
+  for (const { parts, extras } of analyzed) {
+    const start = words.length;
+    words.push(...parts);
+    if (words.length > MAX_WORDS) words.length = MAX_WORDS;
+    for (const extra of extras) {
+      const first = start + extra.from;
+      const last = first + extra.span - 1;
+      if (last < words.length) alternatives.push(alternative(first, last, [extra.term], words, WHOLE, false));
+    }
+  }
+  if (!words.length) return undefined;
+  const last = words.length - 1;
+  const dictionary = state.text.dictionary;
+  const { stopWords, synonyms } = state.plan.ranking;
+
+  const stops = words.reduce((bits, word, i) => (stopWords.has(word) ? bits | (1 << i) : bits), 0);
+  const all = (1 << words.length) - 1;
+  const counted = stops === all ? all : all & ~stops;
+  words.forEach((word, i) => {
+    // Stop words are optional: they join neighbours, but alone they match nothing unless the query has nothing else.
+    if (!(counted & (1 << i))) return joins(words, i, alternatives);
+    const typos = relaxed ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word);
+    alternatives.push({ mask: 1 << i, first: i, terms: [word], prefix: i === last || relaxed, typos, quality: 1 });
+    for (const form of pluralForms(word)) {
+      if (dictionary.has(form)) alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL });
+    }
+    alternatives.push(...splits(state, word, i));
+    joins(words, i, alternatives);
+  });
+  for (const synonym of synonyms) {
+    for (let i = 0; i + synonym.input.length <= words.length; i++) {
+      if (!synonym.input.every((token, k) => words[i + k] === token)) continue;
+      const end = i + synonym.input.length - 1;
+      for (const terms of synonym.replacements) alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0 });
+    }
+  }
+
+  return { words, counted, firstCounted: 31 - Math.clz32(counted & -counted), alternatives };
+}
+
+function alternative(first: number, last: number, terms: string[], words: string[], quality: number, typos: boolean): Alternative {
+  let mask = 0;
+  for (let i = first; i <= last; i++) mask |= 1 << i;
+  return { mask, first, terms, prefix: last === words.length - 1, typos: typos ? fuzzyDistance(terms.join('')) : 0, quality };
+}
+
+/** Word i glued to the next one or two (`wire shark` -> `wireshark`), for names typed as separate words. */
+function joins(words: string[], i: number, alternatives: Alternative[]): void {
+  for (let end = i + 1; end < words.length && end - i < MAX_JOINED; end++) {
+    alternatives.push(alternative(i, end, [words.slice(i, end + 1).join('')], words, JOINED, true));
+  }
+}
+
+/** A word as two words of the dictionary that are in it (`photomanager` -> `photo`, `manager`). */
+function splits(state: IndexState, word: string, i: number): Alternative[] {
+  const found: Alternative[] = [];
+  for (let cut = MIN_SPLIT_PART; cut <= word.length - MIN_SPLIT_PART && found.length < MAX_SPLITS; cut++) {
+    const head = word.slice(0, cut);
+    const tail = word.slice(cut);
+    if (state.text.dictionary.has(head) && state.text.dictionary.has(tail)) {
+      found.push({ mask: 1 << i, first: i, terms: [head, tail], prefix: false, typos: 0, quality: SPLIT });
+    }
+  }
+  return found;
+}

@@ -1,0 +1,106 @@
+// Each ranking rule of issue 11 pinned on a small fixture (the whole catalogue is scored by `npm run relevance`).
+import { describe, expect, it } from 'vitest';
+import { SearchIndex } from '../src/search/engine/index';
+import type { IndexConfig, RankingSettings, SearchAppField } from '../src/search/engine/types';
+
+function field(code: string, dataType: SearchAppField['dataType'], extra: Partial<SearchAppField> = {}): SearchAppField {
+  return {
+    code,
+    dataType,
+    searchMode: 'balanced',
+    weight: 1,
+    display: true,
+    facet: false,
+    sort: false,
+    suggest: false,
+    navigation: false,
+    semantic: false,
+    ...extra,
+  };
+}
+
+const fields = [
+  field('name', 'string', { searchMode: 'fuzzy', weight: 10 }),
+  field('description', 'string', { weight: 3 }),
+  field('popularity', 'long', { searchMode: 'off' }),
+  field('featured', 'boolean', { searchMode: 'off' }),
+];
+const packages: Array<[string, string, number?, boolean?]> = [
+  ['wireshark', 'network traffic analyzer'],
+  ['wire', 'a wire protocol library'],
+  ['shark', 'shark game'],
+  ['speedtest-cli', 'command line interface for testing internet bandwidth'],
+  ['network-manager', 'network management framework'],
+  ['cockpit-networkmanager', 'cockpit plugin for networkmanager'],
+  ['rhythmbox', 'music player and organizer'],
+  ['gimp', 'GNU Image Manipulation Program'],
+  ['gimp-plugin-registry', 'repository of optional extensions for gimp'],
+  ['g++', 'GNU C++ compiler'],
+  ['g', 'a tiny tool'],
+  ['perl', 'Practical Extraction and Report Language'],
+  ['eperl', 'embedded perl language'],
+  ['python3', 'interactive high-level object-oriented language'],
+  ['python3-requests', 'elegant and simple HTTP library for python3'],
+  ['television-guide', 'program guide', 5, false],
+  ['tv-remote', 'remote control', 50, false],
+  ['tv-tuner', 'remote control', 10, true],
+];
+
+function index(ranking?: RankingSettings): SearchIndex {
+  const config: IndexConfig = { fields, sorts: [], ranking };
+  const built = new SearchIndex(config);
+  for (const [name, description, popularity, featured] of packages) built.add(name, { name, description, popularity, featured });
+  return built;
+}
+const plain = index();
+const top = (q: string, engine = plain) => engine.search({ q, page: 1, rows: 5 }).hits.map((hit) => hit.id);
+
+describe('relevance rules', () => {
+  it('counts a swap of two adjacent letters as one typo', () => {
+    expect(top('wrieshark')[0]).toBe('wireshark');
+    expect(top('pelr')[0]).toBe('perl');
+  });
+  it('joins adjacent query words into an indexed word, the literal words still found', () => {
+    expect(top('wire shark')[0]).toBe('wireshark');
+    expect(top('wire shark')).toEqual(expect.arrayContaining(['wire', 'shark']));
+  });
+  it('splits a glued query word into adjacent indexed words, above names that only contain it', () => {
+    expect(top('speedtestcli')[0]).toBe('speedtest-cli');
+    expect(top('networkmanager')[0]).toBe('network-manager');
+  });
+  it('finds the singular for a plural, and names with symbols whole', () => {
+    expect(top('music players')[0]).toBe('rhythmbox');
+    expect(top('g++')[0]).toBe('g++');
+  });
+  it('ranks the field that equals the query, then one that starts with it, above typos and longer names', () => {
+    expect(top('perl')[0]).toBe('perl');
+    expect(top('gimp').slice(0, 2)).toEqual(['gimp', 'gimp-plugin-registry']);
+    expect(top('pyth')[0]).toBe('python3');
+  });
+  it('treats stop words as optional', () => {
+    expect(top('the gimp')[0]).toBe('gimp');
+    expect(top('the')).toEqual([]);
+  });
+  it('finds something through the fallback when nothing matches', () => {
+    expect(top('xqzvkj')).toEqual([]);
+    expect(top('wirsark')[0]).toBe('wireshark');
+  });
+  it("finds a synonym's twin, one-way rules only from their input", () => {
+    const withSynonyms = index({ synonyms: [{ synonyms: ['tv', 'television'] }, { input: 'snake', synonyms: ['python3'] }] });
+    expect(top('television', plain)).toEqual(['television-guide']);
+    expect(top('television', withSynonyms)).toEqual(expect.arrayContaining(['television-guide', 'tv-remote', 'tv-tuner']));
+    expect(top('snake', withSynonyms)[0]).toBe('python3');
+    expect(top('python3', withSynonyms)).not.toContain('snake');
+  });
+  it('orders ties by custom ranking, after every other criterion', () => {
+    expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
+    expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
+    expect(top('control', index({ customRanking: [{ field: 'featured', direction: 'desc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
+    expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'desc' }] }))).toEqual(['tv-remote', 'tv-tuner']);
+  });
+  it("takes an app's own stop words instead of the English list", () => {
+    const own = index({ stopWords: ['program'] });
+    expect(top('the gimp', own)[0]).toBe('gimp');
+    expect(top('guide program', own)).toEqual(['television-guide']);
+  });
+});
