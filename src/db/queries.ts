@@ -6,6 +6,10 @@ import { searchApps, tenants } from './schema';
 export type Tenant = typeof tenants.$inferSelect;
 export type SearchAppRow = typeof searchApps.$inferSelect;
 
+export function findSearchAppById(db: Db, appId: number): Promise<SearchAppRow | undefined> {
+  return db.query.searchApps.findFirst({ where: eq(searchApps.id, appId) });
+}
+
 export async function findTenant(db: Db, code: string): Promise<Tenant | undefined> {
   return db.query.tenants.findFirst({ where: eq(tenants.code, code) });
 }

@@ -106,6 +106,21 @@ export class SearchAppClient {
     return this.stub.activeCycle();
   }
 
+  /** Before recording operations of app `appId`: arms the app's feeding recovery; answers the active cycle. */
+  async noteAccepted(appId: number): Promise<FullFeedCycle | null> {
+    return this.stub.noteAccepted(appId);
+  }
+
+  /** The recovery check asked at `requestedAt` found nothing open. */
+  async recoveryIdle(requestedAt: number): Promise<void> {
+    return this.stub.recoveryIdle(requestedAt);
+  }
+
+  /** Fails the cycle with a reason shown by the status; false when it is no longer the active one. */
+  async failFullFeed(cycleId: number, reason: string): Promise<boolean> {
+    return this.stub.failFullFeed(cycleId, reason);
+  }
+
   async finishFullFeed(cycleId: number, config: AppIndexConfig): Promise<boolean> {
     return this.stub.finishFullFeed(cycleId, config);
   }

@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
 import { numberVar, type Env } from '../env';
-import { AppStorage, type FullFeedCycle, type HashedVector } from './app-storage';
+import { AppStorage, type FailedCycle, type FullFeedCycle, type HashedVector } from './app-storage';
 import { contentHash, embeddingText } from './embedding/text';
 import { displayFields, QueryError, SearchIndex, VectorIndex } from './engine';
 import type { HighlightRequest } from './engine/highlight';
@@ -56,6 +56,8 @@ export interface IndexStats {
 export interface FullFeedStatus {
   active: boolean;
   cycle: FullFeedCycle | null;
+  /** The last cycle, when it failed. */
+  lastFailed: FailedCycle | null;
   stagedDocuments: number;
   liveDocuments: number;
 }
@@ -71,6 +73,23 @@ function vectorHash(config: AppIndexConfig, payload: DocumentPayload): string | 
 
 /** Seconds between the first change after a snapshot and the snapshot that covers it (`SNAPSHOT_DELAY_SECONDS`). */
 const DEFAULT_SNAPSHOT_DELAY_SECONDS = 2;
+/** Interval of feeding recovery checks while the app has open feeding entries. */
+export const RECOVERY_CHECK_MS = 15_000;
+/** No operation applied for this long: the app's feeding is stalled (its messages may be lost). */
+const STALL_MS = 20_000;
+
+/**
+ * What the object asks the feeding consumer to check, as a `recover` queue message: which open entries
+ * of the app may have lost their messages. Entries below `appliedUpTo` were overtaken by later ones.
+ */
+export interface RecoveryRequest {
+  appId: number;
+  /** Nothing was applied for a while (or since this instance started). */
+  stalled: boolean;
+  /** The highest operation id this instance applied. */
+  appliedUpTo: number;
+  requestedAt: number;
+}
 
 function ok<T>(value: T): Outcome<T> {
   return { ok: true, value };
@@ -87,6 +106,10 @@ export class SearchAppObject extends DurableObject<Env> {
   /** Vectors of the live documents, of the embedder `#space`; absent until the first vector. */
   #vectors?: VectorIndex;
   #space?: string;
+  /** Feeding progress of this instance, for recovery: when it last applied operations, and up to which id. */
+  #lastAppliedAt = 0;
+  #appliedUpTo = 0;
+  #lastAcceptedAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -100,6 +123,8 @@ export class SearchAppObject extends DurableObject<Env> {
    * the ones the consumer embedded for these operations (the others' hashes are stored already).
    */
   async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
+    this.#lastAppliedAt = Date.now();
+    for (const op of operations) this.#appliedUpTo = Math.max(this.#appliedUpTo, op.opId);
     const newest = new Map<string, number>();
     for (const op of operations) newest.set(op.documentId, Math.max(op.opId, newest.get(op.documentId) ?? 0));
     const cycle = this.#storage.get('cycle');
@@ -138,6 +163,26 @@ export class SearchAppObject extends DurableObject<Env> {
     });
     if (results.some((r) => r.state === 'FINISHED')) await this.#scheduleSnapshot();
     return results;
+  }
+
+  /**
+   * Called before operations of the app are recorded: arms the recovery checks (so no accepted entry is
+   * left without them) and answers the active cycle the operations belong to.
+   */
+  async noteAccepted(appId: number): Promise<FullFeedCycle | null> {
+    this.#lastAcceptedAt = Date.now();
+    if (this.#storage.get('appId') !== appId) this.#storage.set('appId', appId);
+    if (this.#storage.get('recoveryAt') === undefined) {
+      const at = Date.now() + RECOVERY_CHECK_MS;
+      this.#storage.set('recoveryAt', at);
+      await this.#armAlarm(at);
+    }
+    return this.#storage.get('cycle') ?? null;
+  }
+
+  /** The recovery check of `requestedAt` found no open entry: checks stop unless operations were accepted since. */
+  async recoveryIdle(requestedAt: number): Promise<void> {
+    if (this.#lastAcceptedAt <= requestedAt) this.#storage.set('recoveryAt', undefined);
   }
 
   /** The live document, or null. */
@@ -236,6 +281,17 @@ export class SearchAppObject extends DurableObject<Env> {
     return true;
   }
 
+  /** Ends a cycle that cannot finish (its operations were lost): staged documents are discarded, the reason kept for the status. */
+  async failFullFeed(cycleId: number, reason: string): Promise<boolean> {
+    if (this.#storage.get('cycle')?.id !== cycleId) return false;
+    this.ctx.storage.transactionSync(() => {
+      this.#storage.discardStaged(cycleId);
+      this.#storage.set('cycle', undefined);
+      this.#storage.set('failedCycle', { id: cycleId, reason, failedAt: new Date().toISOString() });
+    });
+    return true;
+  }
+
   async cancelFullFeed(): Promise<Outcome<FullFeedCycle>> {
     const cycle = this.#storage.get('cycle');
     if (!cycle) return { ok: false, status: 404, message: 'No active full feed' };
@@ -248,9 +304,11 @@ export class SearchAppObject extends DurableObject<Env> {
 
   async fullFeedStatus(): Promise<FullFeedStatus> {
     const cycle = this.#storage.get('cycle') ?? null;
+    const failed = this.#storage.get('failedCycle');
     return {
       active: cycle !== null,
       cycle,
+      lastFailed: failed && failed.id === this.#storage.get('lastCycleId') ? failed : null,
       stagedDocuments: cycle ? this.#storage.stagedCount(cycle.id) : 0,
       liveDocuments: this.#storage.liveCount(),
     };
@@ -304,11 +362,27 @@ export class SearchAppObject extends DurableObject<Env> {
     };
   }
 
+  /** Writes a pending snapshot; when a recovery check is due, asks the feeding consumer for it and arms the next. */
   override async alarm(): Promise<void> {
     const seq = this.#storage.get('seq') ?? 0;
-    if (seq <= (this.#storage.get('snapshotSeq') ?? 0)) return;
-    const index = this.#loadIndex();
-    if (index) this.#writeSnapshot(index);
+    if (seq > (this.#storage.get('snapshotSeq') ?? 0)) {
+      const index = this.#loadIndex();
+      if (index) this.#writeSnapshot(index);
+    }
+    const recoveryAt = this.#storage.get('recoveryAt');
+    const appId = this.#storage.get('appId');
+    if (recoveryAt === undefined || appId === undefined) return;
+    const now = Date.now();
+    if (recoveryAt > now) return this.#armAlarm(recoveryAt);
+    const request: RecoveryRequest = {
+      appId,
+      stalled: now - this.#lastAppliedAt > STALL_MS,
+      appliedUpTo: this.#appliedUpTo,
+      requestedAt: now,
+    };
+    await this.env.FEEDING_QUEUE.send({ kind: 'recover', ...request });
+    this.#storage.set('recoveryAt', now + RECOVERY_CHECK_MS);
+    await this.#armAlarm(now + RECOVERY_CHECK_MS);
   }
 
   // ---------------------------------------------------------------- index lifecycle
@@ -382,8 +456,14 @@ export class SearchAppObject extends DurableObject<Env> {
     this.#storage.writeSnapshot({ index: index.serialize(), vectors: this.#vectors?.serialize() }, config, this.#storage.get('seq') ?? 0);
   }
 
+  /** Arms the snapshot of the changes just made (unless one is pending). */
   async #scheduleSnapshot(): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) !== null) return;
-    await this.ctx.storage.setAlarm(Date.now() + numberVar(this.env.SNAPSHOT_DELAY_SECONDS, DEFAULT_SNAPSHOT_DELAY_SECONDS) * 1000);
+    await this.#armAlarm(Date.now() + numberVar(this.env.SNAPSHOT_DELAY_SECONDS, DEFAULT_SNAPSHOT_DELAY_SECONDS) * 1000);
+  }
+
+  /** One alarm serves snapshots and recovery checks: it is moved earlier, never later. */
+  async #armAlarm(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 }
