@@ -18,12 +18,11 @@ export interface RequestedRatio {
   path: string;
 }
 
-export async function searchWithEmbedder(
-  env: Env,
-  app: SearchAppRow,
-  request: SearchRequest,
-  requested: RequestedRatio = { path: 'semanticRatio' },
-): Promise<SearchResult> {
+/**
+ * The semanticRatio a search runs with: the requested one, else the app's default when it has an embedder and
+ * semantic fields, else 0; 0 too for an empty query (nothing to embed). Above 0 without an embedder is 400.
+ */
+export function semanticRatioOf(app: SearchAppRow, request: SearchRequest, requested: RequestedRatio = { path: 'semanticRatio' }): number {
   const active = activeEmbedder(app);
   const ratio = requested.ratio ?? (active ? app.defaultSemanticRatio : 0);
   if (ratio > 0 && !active) {
@@ -31,6 +30,17 @@ export async function searchWithEmbedder(
       { path: requested.path, message: 'semantic search needs an embedder and semantic fields on this search app; use 0 or leave it out' },
     ]);
   }
+  return request.q?.trim() ? ratio : 0;
+}
+
+export async function searchWithEmbedder(
+  env: Env,
+  app: SearchAppRow,
+  request: SearchRequest,
+  requested: RequestedRatio = { path: 'semanticRatio' },
+): Promise<SearchResult> {
+  const ratio = semanticRatioOf(app, request, requested);
+  const active = activeEmbedder(app);
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
   const q = request.q?.trim();
   if (!active || ratio === 0 || !q) return searchApp.search(request);

@@ -4,6 +4,7 @@
  */
 import type { Env } from '../env';
 import { ApiError, type ErrorDetail } from '../errors';
+import type { VersionedAnswer } from './answers';
 import type { FullFeedCycle, HashedVector } from './app-storage';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
@@ -49,6 +50,21 @@ export class SearchAppClient {
     return unwrap(await this.stub.suggest(request));
   }
 
+  /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<VersionedAnswer> {
+    return unwrap(await this.stub.searchAnswer(request, fresh));
+  }
+
+  /** `suggest` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
+  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<VersionedAnswer> {
+    return unwrap(await this.stub.suggestAnswer(request, fresh));
+  }
+
+  /** The live index's version (changes with every feeding batch, full-feed swap and re-index). */
+  async indexVersion(): Promise<number> {
+    return this.stub.indexVersion();
+  }
+
   /** The live document, or null. */
   async document(id: string): Promise<DocumentPayload | null> {
     return (await this.stub.document(id)) as DocumentPayload | null;
@@ -81,6 +97,11 @@ export class SearchAppClient {
 
   async storeVectors(space: string, vectors: HashedVector[]): Promise<void> {
     await this.stub.storeVectors(space, vectors);
+  }
+
+  /** Deletes the app's documents, index and snapshots. */
+  async destroy(): Promise<void> {
+    await this.stub.destroy();
   }
 
   async stats(): Promise<IndexStats> {

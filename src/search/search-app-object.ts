@@ -1,6 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
 import { numberVar, type Env } from '../env';
+import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswer } from './answers';
 import { AppStorage, type FailedCycle, type FullFeedCycle, type HashedVector } from './app-storage';
 import { contentHash, embeddingText } from './embedding/text';
 import { displayFields, QueryError, SearchIndex, VectorIndex } from './engine';
@@ -73,6 +74,8 @@ function vectorHash(config: AppIndexConfig, payload: DocumentPayload): string | 
 
 /** Seconds between the first change after a snapshot and the snapshot that covers it (`SNAPSHOT_DELAY_SECONDS`). */
 const DEFAULT_SNAPSHOT_DELAY_SECONDS = 2;
+/** Serialized answers kept for repeated queries of the current index version: about 8 MB of the object's 128 MB. */
+const ANSWER_MEMO_CHARS = 4_000_000;
 /** Interval of feeding recovery checks while the app has open feeding entries. */
 export const RECOVERY_CHECK_MS = 15_000;
 /** No operation applied for this long: the app's feeding is stalled (its messages may be lost). */
@@ -101,11 +104,12 @@ function ok<T>(value: T): Outcome<T> {
  * The index is loaded lazily: snapshot plus the changes made after it, or a rebuild from the documents.
  */
 export class SearchAppObject extends DurableObject<Env> {
-  readonly #storage: AppStorage;
+  #storage: AppStorage;
   #index?: SearchIndex;
   /** Vectors of the live documents, of the embedder `#space`; absent until the first vector. */
   #vectors?: VectorIndex;
   #space?: string;
+  readonly #answers = new AnswerMemo(ANSWER_MEMO_CHARS);
   /** Feeding progress of this instance, for recovery: when it last applied operations, and up to which id. */
   #lastAppliedAt = 0;
   #appliedUpTo = 0;
@@ -216,7 +220,12 @@ export class SearchAppObject extends DurableObject<Env> {
         for (const [id, hash] of changes) this.#storage.setVector(id, hash);
       });
     }
-    return ok({ documents: this.#rebuild(config).size });
+    return ok(
+      this.ctx.storage.transactionSync(() => {
+        this.#storage.nextSeq(); // a new index version: answers cached for the old configuration are not reused
+        return { documents: this.#rebuild(config).size };
+      }),
+    );
   }
 
   /** Up to `limit` semantic texts of live documents (in id order after `after`) whose vector is not stored. */
@@ -352,6 +361,28 @@ export class SearchAppObject extends DurableObject<Env> {
     return ok(this.#loadIndex()?.suggest(request) ?? []);
   }
 
+  /**
+   * The version of the live index: the sequence number of its last change (a feeding batch, a full-feed swap
+   * or a re-index). Answers of one version never change, so the edge cache keys them by it.
+   */
+  async indexVersion(): Promise<number> {
+    return this.#version();
+  }
+
+  /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
+    return this.#memoized(searchKey(request), fresh, async () => {
+      const outcome = await this.search(request);
+      if (!outcome.ok) return outcome;
+      return ok({ ...outcome.value, facets: navigationFirst(outcome.value.facets, this.#index?.config.fields ?? []) });
+    });
+  }
+
+  /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
+  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
+    return this.#memoized(suggestKey(request), fresh, () => this.suggest(request));
+  }
+
   /** Index facts for tests and operations: live size, and what the snapshot covers. */
   async stats(): Promise<IndexStats> {
     return {
@@ -360,6 +391,15 @@ export class SearchAppObject extends DurableObject<Env> {
       seq: this.#storage.get('seq') ?? 0,
       snapshotSeq: this.#storage.get('snapshotSeq') ?? 0,
     };
+  }
+
+  /** Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app is being deleted. */
+  async destroy(): Promise<void> {
+    this.#index = undefined;
+    this.#lastAppliedAt = this.#appliedUpTo = this.#lastAcceptedAt = 0;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.#storage = new AppStorage(this.ctx.storage.sql);
   }
 
   /** Writes a pending snapshot; when a recovery check is due, asks the feeding consumer for it and arms the next. */
@@ -383,6 +423,24 @@ export class SearchAppObject extends DurableObject<Env> {
     await this.env.FEEDING_QUEUE.send({ kind: 'recover', ...request });
     this.#storage.set('recoveryAt', now + RECOVERY_CHECK_MS);
     await this.#armAlarm(now + RECOVERY_CHECK_MS);
+  }
+
+  // ---------------------------------------------------------------- answers
+
+  #version(): number {
+    return this.#storage.get('seq') ?? 0;
+  }
+
+  /** Nothing else runs between reading the version and computing the answer: the object handles one event at a time. */
+  async #memoized<T>(key: string, fresh: boolean, answer: () => Promise<Outcome<T>>): Promise<Outcome<VersionedAnswer>> {
+    const version = this.#version();
+    const known = fresh ? undefined : this.#answers.get(version, key);
+    if (known !== undefined) return ok({ version, json: known });
+    const outcome = await answer();
+    if (!outcome.ok) return outcome;
+    const json = JSON.stringify(outcome.value);
+    this.#answers.set(version, key, json);
+    return ok({ version, json });
   }
 
   // ---------------------------------------------------------------- index lifecycle
