@@ -68,6 +68,8 @@ export const apiTokens = sqliteTable(
     name: text('name'),
     secretHash: text('secret_hash').notNull(),
     createdAt: text('created_at').notNull().default(now),
+    /** When the token last authenticated a request, to the minute (see `verifyToken`). */
+    lastUsedAt: text('last_used_at'),
   },
   (t) => [index('api_tokens_tenant').on(t.tenantCode)],
 );
