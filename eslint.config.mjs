@@ -1,9 +1,10 @@
 // Lint: typescript-eslint's recommended rules, type-only imports marked, and the dependency rule of the layout:
-// capabilities never import src/http, and the engine imports nothing from Workers, Hono or drizzle.
+// capabilities never import src/http or Hono, and the engine imports nothing from Workers, Hono or drizzle.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const httpImports = { group: ['**/http', '**/http/**'], message: 'Only src/http imports src/http: capabilities stay free of HTTP.' };
+const honoImports = { group: ['hono', 'hono/*', '@hono/*'], message: 'Hono stays in src/http: capabilities are framework-free.' };
 const platformImports = {
   group: ['cloudflare:*', 'hono', 'hono/*', '@hono/*', 'drizzle-orm', 'drizzle-orm/*'],
   message: 'The engine is plain TypeScript: no Workers, Hono or drizzle imports.',
@@ -30,7 +31,7 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/http/**', 'src/index.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [httpImports] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [httpImports, honoImports] }] },
   },
   {
     files: ['src/search/engine/**/*.ts'],

@@ -1,5 +1,6 @@
-// The npm registry reachable here serves workerd's Linux binaries only, so `npm install` leaves its macOS and
-// Windows optional packages out of package-lock.json and `npm ci` then refuses the lock as out of sync.
+// The npm registry reachable here serves workerd's Linux binaries only (and some other native packages, such as
+// knip's oxc-parser, only for Linux in their newest version), so `npm install` leaves the other platforms' optional
+// packages out of package-lock.json and `npm ci` then refuses the lock as out of sync.
 // This adds those optional entries (os/cpu-tagged, never installed on Linux). Run after changing dependencies.
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -25,5 +26,19 @@ for (const [path, entry] of Object.entries(lock.packages)) {
     added += 1;
   }
 }
+// Other native packages name their platform binaries `<name>-<os>-<cpu>[-<abi>]` (oxc-parser, rollup, …).
+const NATIVE =
+  /-(android|darwin|freebsd|linux|openharmony|win32)-(arm64|arm|x64|ia32|ppc64|riscv64|s390x)(?:-(gnu|musl|gnueabihf|musleabihf|eabi|msvc))?$/;
+for (const entry of Object.values(lock.packages)) {
+  for (const [dep, version] of Object.entries(entry.optionalDependencies ?? {})) {
+    const match = NATIVE.exec(dep);
+    if (!match || lock.packages[`node_modules/${dep}`]) continue;
+    const [, os, cpu, abi] = match;
+    const libc = abi?.startsWith('gnu') ? ['glibc'] : abi?.startsWith('musl') ? ['musl'] : undefined;
+    lock.packages[`node_modules/${dep}`] = { version, os: [os], cpu: [cpu], ...(libc ? { libc } : {}), dev: entry.dev, optional: true };
+    added += 1;
+  }
+}
+
 writeFileSync('package-lock.json', JSON.stringify(lock, null, 2) + '\n');
 console.log(`added ${added} optional platform entries`);

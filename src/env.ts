@@ -1,4 +1,4 @@
-import type { Principal } from './auth/middleware';
+import type { Principal } from './auth/tokens';
 import type { Db } from './db/client';
 import type { SearchAppObject } from './search/search-app-object';
 

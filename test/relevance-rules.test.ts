@@ -41,6 +41,8 @@ const packages: Array<[string, string, number?, boolean?]> = [
   ['eperl', 'embedded perl language'],
   ['python3', 'interactive high-level object-oriented language'],
   ['python3-requests', 'elegant and simple HTTP library for python3'],
+  ['kded5', 'KDE daemon'],
+  ['kde-full', 'complete KDE desktop'],
   ['television-guide', 'program guide', 5, false],
   ['tv-remote', 'remote control', 50, false],
   ['tv-tuner', 'remote control', 10, true],
@@ -76,6 +78,8 @@ describe('relevance rules', () => {
     expect(top('perl')[0]).toBe('perl');
     expect(top('gimp').slice(0, 2)).toEqual(['gimp', 'gimp-plugin-registry']);
     expect(top('pyth')[0]).toBe('python3');
+    // A word as typed before a completion: `kde` starts `kde-full`, only completes `kded5`.
+    expect(top('kde')[0]).toBe('kde-full');
   });
   it('treats stop words as optional', () => {
     expect(top('the gimp')[0]).toBe('gimp');

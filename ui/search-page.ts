@@ -20,7 +20,7 @@ import {
   toggleRefinement,
 } from 'instantsearch.js/es/widgets';
 import type { UiState } from 'instantsearch.js';
-import { edgeSearchClient, fetchTransport, suggestionsSource, SORT_SEPARATOR } from '@edge-search/instantsearch';
+import { clientTransport, edgeSearchClient, suggestionsSource, SORT_SEPARATOR } from '@edge-search/instantsearch';
 import type { SearchPageConfig } from '../src/search/search-page';
 import { HIERARCHY_LEVELS } from '../src/search/search-page';
 
@@ -40,7 +40,7 @@ function element(id: string): HTMLElement {
 }
 element('title').textContent = config.title;
 
-const transport = fetchTransport({ url: location.origin, tenant: config.tenant });
+const transport = clientTransport({ url: location.origin, tenant: config.tenant });
 const levels = (attribute: string) => Array.from({ length: HIERARCHY_LEVELS }, (_, i) => `${attribute}.lvl${i}`);
 const indexOf = (sort: string) => (sort ? `${config.app}${SORT_SEPARATOR}${sort}` : config.app);
 

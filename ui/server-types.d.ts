@@ -1,3 +1,4 @@
-// The page reads types from server modules (the adapter's transport, the page configuration); one of those
-// mentions the Workers queue message, which the browser's type library does not have.
+// The page reads types from server modules (the typed client's contract, the page configuration); those
+// mention a few Workers types the browser's type library does not have. Only their names are needed here.
 type Message<Body> = { readonly id: string; readonly body: Body; ack(): void };
+type D1Database = object;

@@ -53,7 +53,7 @@ const results = { engines: [], queries: [] };
 const engines = [];
 
 if (options.engineBundle) {
-  const { SearchIndex, Highlighter, displayFields, config } = await importEngine(options.engineBundle, readSchema(options.root));
+  const { SearchIndex, displayFields, config } = await importEngine(options.engineBundle, readSchema(options.root));
   const ours = ourEngine(SearchIndex, config);
   const built = build(ours);
 
@@ -87,7 +87,7 @@ if (options.engineBundle) {
   };
   results.engines.push(built);
   engines.push(ours);
-  results.highlight = measureHighlight(loaded, Highlighter, displayFields);
+  results.highlight = measureHighlight(loaded, displayFields);
   log(
     `ours: serialize ${serializeMs.toFixed(0)} ms, ${(bytes.byteLength / MB).toFixed(1)} MB, load ${loadMs.toFixed(0)} ms, heap +${loadedMemory.heapMB.toFixed(1)} MB, array buffers +${loadedMemory.buffersMB.toFixed(1)} MB`,
   );
@@ -97,7 +97,7 @@ if (options.engineBundle) {
  * What highlighting and snippets (issue 13) add to a search answer: the searched display fields marked and a
  * 10-word snippet of the description, for the 10 hits of each keyword query, as the Durable Object does it.
  */
-function measureHighlight(index, Highlighter, displayFields) {
+function measureHighlight(index, displayFields) {
   const lineOf = new Map(lines.map((line, i) => [JSON.parse(line).header.id, i]));
   const pages = Array.from({ length: 50 }, (_, i) => {
     const request = keywordRequest(i);
@@ -108,7 +108,7 @@ function measureHighlight(index, Highlighter, displayFields) {
   });
   const snippets = { attributesToSnippet: [{ field: 'description', words: 10 }] };
   const run = ({ q, documents }) => {
-    const highlighter = new Highlighter(index.plan, q, snippets);
+    const highlighter = index.highlighter({ q, ...snippets });
     for (const document of documents) highlighter.apply(document);
   };
   for (let i = 0; i < 500; i++) run(pages[i % pages.length]);

@@ -1,7 +1,19 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, type Permission, type TokenKind } from '../db/schema';
-import { hexEqual, randomToken, sha256Hex } from './crypto';
+import { ApiError } from '../errors';
+import { hexEqual, randomToken, sha256Hex, secretsEqual } from './crypto';
+
+/** The request header every token and API key travels in (unless an email configuration names another). */
+export const TOKEN_HEADER = 'X-Service-Token';
+
+/** Who called: the tenant token that was accepted. */
+export interface Principal {
+  tokenId: string;
+  tenantCode: string;
+  kind: TokenKind;
+  permission: Permission;
+}
 
 export type ApiToken = typeof apiTokens.$inferSelect;
 
@@ -43,4 +55,29 @@ export async function verifyToken(db: Db, presented: string | undefined): Promis
   const row = await db.query.apiTokens.findFirst({ where: eq(apiTokens.id, id) });
   if (!row) return undefined;
   return hexEqual(row.secretHash, await sha256Hex(secret)) ? row : undefined;
+}
+
+/** 401 unless `presented` equals the configured secret (root admin token, agent token); compared in constant time. */
+export async function checkSecret(presented: string | undefined, expected: string | undefined): Promise<void> {
+  if (!expected || !presented || !(await secretsEqual(presented, expected))) throw ApiError.unauthorized();
+}
+
+/**
+ * The principal of a tenant token of `kind` presented for `tenantCode`.
+ * 401: missing, unknown or revoked. 403: another tenant's token, the wrong kind, or
+ * READ where WRITE is needed; a token of tenant A never learns whether tenant B exists.
+ */
+export async function authorizeTenantToken(
+  db: Db,
+  presented: string | undefined,
+  tenantCode: string | undefined,
+  kind: TokenKind,
+  permission: Permission,
+): Promise<Principal> {
+  const token = await verifyToken(db, presented);
+  if (!token) throw ApiError.unauthorized();
+  if (token.tenantCode !== tenantCode) throw ApiError.forbidden('Token is not valid for this tenant');
+  if (token.kind !== kind) throw ApiError.forbidden(`A ${kind} token is required`);
+  if (permission === 'WRITE' && token.permission !== 'WRITE') throw ApiError.forbidden('WRITE permission is required');
+  return { tokenId: token.id, tenantCode: token.tenantCode, kind: token.kind, permission: token.permission };
 }

@@ -3,6 +3,7 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-or
 import type { SearchAppField } from '../search/field-schema';
 import type { EmailProviderConfig } from '../email/providers';
 import type { NamedSort, RankingSettings } from '../search/engine/types';
+import type { FeedingState } from '../contract/feeding';
 import type { StoredEmbedder } from '../search/embedding/config';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
@@ -200,9 +201,7 @@ export const chatTurns = sqliteTable(
 
 // ---------------------------------------------------------------- feeding
 
-export type FeedingState = 'CREATED' | 'PREPARED' | 'STARTED' | 'FINISHED' | 'ERROR' | 'IGNORED' | 'CANCELED';
-/** States a feeding queue entry never leaves. */
-export const TERMINAL_FEEDING_STATES: readonly FeedingState[] = ['FINISHED', 'ERROR', 'IGNORED', 'CANCELED'];
+export { TERMINAL_FEEDING_STATES, type FeedingState } from '../contract/feeding';
 
 /** Feeding queue entries: one per accepted document operation. */
 export const feedingOperations = sqliteTable(

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { randomToken, sha256Hex } from '../auth/crypto';
-import { TOKEN_HEADER } from '../auth/middleware';
+import { TOKEN_HEADER } from '../auth/tokens';
 import type { Db } from '../db/client';
 import { requireTenant } from '../db/queries';
 import { emailConfigs, type EmailVariables, type StoredEmailSecurity } from '../db/schema';

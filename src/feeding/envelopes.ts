@@ -8,9 +8,9 @@ import type { ErrorDetail } from '../errors';
 import { issuesToDetails, reservedKeyDetails } from '../validation';
 import type { DocumentPayload } from '../search/engine/types';
 import type { FieldDataType, SearchAppField } from '../search/field-schema';
+import { reportingEntry, svcEntry, type DocumentType } from '../contract/feeding';
 
-export const DOCUMENT_TYPES = ['svc', 'reporting'] as const;
-export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+export { DOCUMENT_TYPES, type DocumentType } from '../contract/feeding';
 
 /** Largest payload accepted, as JSON bytes: a queue message (128 KB) must carry it. */
 export const MAX_DOCUMENT_BYTES = 100_000;
@@ -23,7 +23,6 @@ export interface DocumentOperation {
 
 export type Validated = { ok: true; value: DocumentOperation } | { ok: false; documentId?: string; details: ErrorDetail[] };
 
-const documentId = z.string().min(1).max(512);
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 const isoDate = z.string().refine((s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d{2}-\d{2}/.test(s), 'expected an ISO 8601 date');
 const categoryPath = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
@@ -44,13 +43,6 @@ export function payloadSchema(fields: SearchAppField[]) {
   return z.object(Object.fromEntries(fields.map((f) => [f.code, VALUE_SCHEMAS[f.dataType].nullable().optional()]))).strict();
 }
 
-const svcEnvelope = z.object({
-  header: z.object({ id: documentId, action: z.enum(['update', 'delete']) }),
-  payload: z.record(z.string(), z.unknown()).optional(),
-});
-
-const reportingRecord = z.looseObject({ id: documentId });
-
 export type PayloadSchema = ReturnType<typeof payloadSchema>;
 
 /** Validates one fed entry of either format type into a document operation. */
@@ -59,7 +51,7 @@ export function validateEntry(type: DocumentType, entry: unknown, schema: Payloa
   if (reserved.length) return { ok: false, documentId: idOf(entry), details: reserved };
   let operation: DocumentOperation;
   if (type === 'svc') {
-    const envelope = svcEnvelope.safeParse(entry);
+    const envelope = svcEntry.safeParse(entry);
     if (!envelope.success) return { ok: false, documentId: idOf(entry), details: issuesToDetails(envelope.error.issues, prefix) };
     const { header, payload } = envelope.data;
     if (header.action === 'update' && payload === undefined) {
@@ -67,7 +59,7 @@ export function validateEntry(type: DocumentType, entry: unknown, schema: Payloa
     }
     operation = { documentId: header.id, operation: header.action, payload: header.action === 'update' ? payload : undefined };
   } else {
-    const record = reportingRecord.safeParse(entry);
+    const record = reportingEntry.safeParse(entry);
     if (!record.success) return { ok: false, documentId: idOf(entry), details: issuesToDetails(record.error.issues, prefix) };
     const { id, ...payload } = record.data;
     operation = { documentId: id, operation: 'update', payload };

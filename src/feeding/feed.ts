@@ -6,24 +6,13 @@ import { ApiError, describeDetails } from '../errors';
 import { SearchAppClient } from '../search/search-app-client';
 import { payloadSchema, validateEntry, type DocumentOperation, type DocumentType } from './envelopes';
 import { acceptOperations, type QueueEntry } from './operations';
+import { NO_VALID_ENTRY, type BulkDocumentResult, type BulkFeedingResponse } from '../contract/feeding';
 
 /** Entries queued per D1 insert and queue send. */
 const CHUNK = 500;
 
-export interface BulkDocumentResult {
-  documentId: string | null;
-  state: 'CREATED' | 'ERROR';
-  /** Feeding queue entry id of an accepted document. */
-  id?: number;
-  error?: string;
-}
-
-export interface BulkFeedingResponse {
-  message: string;
-  statusCode: 200;
-  processedValidDocs: boolean;
-  documents: BulkDocumentResult[];
-}
+/** `all`: every entry in order; `errors`: only the rejected ones, each with its position (compact answers for CI). */
+export type FeedDetails = 'all' | 'errors';
 
 /**
  * Queues an update of one document: the entry must validate and be an update of `documentId` (a reporting
@@ -70,11 +59,14 @@ export async function feedMany(
   app: SearchAppRow,
   type: DocumentType,
   entries: Iterable<unknown> | AsyncIterable<unknown>,
+  details: FeedDetails = 'all',
 ): Promise<BulkFeedingResponse> {
   const schema = payloadSchema(app.fields);
   const documents: BulkDocumentResult[] = [];
   let pending: Array<{ slot: number; operation: DocumentOperation }> = [];
   let accepted = 0;
+  let firstId: number | null = null;
+  let lastId: number | null = null;
 
   const flush = async () => {
     const queued = await acceptOperations(
@@ -84,21 +76,34 @@ export async function feedMany(
       type,
       pending.map((p) => p.operation),
     );
-    queued.forEach((entry, i) => (documents[pending[i].slot] = { documentId: entry.documentId, state: 'CREATED', id: entry.id }));
+    if (details === 'all') {
+      queued.forEach((entry, i) => (documents[pending[i].slot] = { documentId: entry.documentId, state: 'CREATED', id: entry.id }));
+    }
+    for (const entry of queued) {
+      firstId = Math.min(firstId ?? entry.id, entry.id);
+      lastId = Math.max(lastId ?? entry.id, entry.id);
+    }
     accepted += queued.length;
     pending = [];
   };
 
   let position = 0;
+  let rejected = 0;
+  const reject = (slot: number, documentId: string | null, error: string) => {
+    rejected += 1;
+    const result: BulkDocumentResult = { documentId, state: 'ERROR', error };
+    if (details === 'all') documents[slot] = result;
+    else documents.push({ ...result, position: slot });
+  };
   for await (const entry of entries) {
     const slot = position++;
     if (entry instanceof Error) {
-      documents[slot] = { documentId: null, state: 'ERROR', error: entry.message };
+      reject(slot, null, entry.message);
       continue;
     }
     const result = validateEntry(type, entry, schema, String(slot));
     if (!result.ok) {
-      documents[slot] = { documentId: result.documentId ?? null, state: 'ERROR', error: describeDetails(result.details) };
+      reject(slot, result.documentId ?? null, describeDetails(result.details));
       continue;
     }
     pending.push({ slot, operation: result.value });
@@ -106,11 +111,33 @@ export async function feedMany(
   }
   if (pending.length) await flush();
 
-  const rejected = documents.length - accepted;
   return {
     message: `${accepted} document${accepted === 1 ? '' : 's'} queued, ${rejected} rejected`,
     statusCode: 200,
     processedValidDocs: accepted > 0,
+    accepted,
+    rejected,
+    firstId,
+    lastId,
     documents,
   };
+}
+
+/** Rejected entries named in a 400's details; the rest are counted in one more detail. */
+const MAX_ERROR_DETAILS = 100;
+
+/**
+ * The answer of a bulk or upload, or 400 when entries were sent and none was valid (the interface's
+ * "invalid payload"), so `curl --fail` and CI scripts stop; nothing was queued then.
+ */
+export function requireAnyAccepted(response: BulkFeedingResponse): BulkFeedingResponse {
+  if (response.accepted > 0 || response.rejected === 0) return response;
+  const rejected = response.documents.map((document, i) => ({
+    path: String(document.position ?? i),
+    message: document.documentId ? `${document.documentId}: ${document.error}` : (document.error ?? 'invalid'),
+  }));
+  const details = rejected.slice(0, MAX_ERROR_DETAILS);
+  if (rejected.length > details.length)
+    details.push({ path: '(more)', message: `${rejected.length - details.length} more entries rejected` });
+  throw ApiError.badRequest(NO_VALID_ENTRY, details);
 }

@@ -3,7 +3,7 @@
  * An accepted operation is a D1 row (state CREATED) plus a place in a queue message; the payload
  * travels only in the message, which stays under the 128 KB queue limit.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
@@ -14,6 +14,7 @@ import type { IndexConfig } from '../search/engine/types';
 import { SearchAppClient } from '../search/search-app-client';
 import type { FeedOperation } from '../search/search-app-object';
 import type { DocumentOperation, DocumentType } from './envelopes';
+import { FEEDING_STATES, type QueueListQuery, type QueueListResponse } from '../contract/feeding';
 
 const feedOperation: z.ZodType<FeedOperation> = z.object({
   opId: z.number().int(),
@@ -165,6 +166,30 @@ export async function findQueueEntry(db: Db, appId: number, id: number): Promise
     where: and(eq(feedingOperations.appId, appId), eq(feedingOperations.id, id)),
   });
   return row && toQueueEntry(row);
+}
+
+/** A page of a search app's queue entries in id order, and the counts by state of the entries after `after`. */
+export async function listQueueEntries(
+  db: Db,
+  appId: number,
+  query: Required<Pick<QueueListQuery, 'limit'>> & QueueListQuery,
+): Promise<QueueListResponse> {
+  const after = query.after ?? 0;
+  const rows = await db.query.feedingOperations.findMany({
+    where: and(
+      eq(feedingOperations.appId, appId),
+      gt(feedingOperations.id, after),
+      query.state ? eq(feedingOperations.state, query.state) : undefined,
+    ),
+    orderBy: [asc(feedingOperations.id)],
+    limit: query.limit + 1,
+  });
+  const grouped = await db.all<{ state: FeedingState; n: number }>(sql`
+    SELECT state, count(*) AS n FROM feeding_operations WHERE app_id = ${appId} AND id > ${after} GROUP BY state`);
+  const counts = Object.fromEntries(FEEDING_STATES.map((state) => [state, 0])) as Record<FeedingState, number>;
+  for (const { state, n } of grouped) counts[state] = n;
+  const page = rows.slice(0, query.limit);
+  return { counts, entries: page.map(toQueueEntry), nextAfter: rows.length > query.limit ? page[page.length - 1].id : null };
 }
 
 /** Entries of a cycle still waiting to be processed (neither staged nor terminal). */

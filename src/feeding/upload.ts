@@ -87,6 +87,28 @@ export async function* multipartFileText(body: ReadableStream<Uint8Array>, conte
   if (!sawFile) throw ApiError.badRequest('The upload has no part named file', [{ path: 'file', message: 'required' }]);
 }
 
+/** Whether a Content-Type names NDJSON. */
+export function isNdjson(contentType: string | undefined): boolean {
+  return /^application\/(x-)?ndjson\b/i.test(contentType ?? '');
+}
+
+/** Text given whole, as the one chunk `feedEntries` reads. */
+export async function* once(text: string): AsyncGenerator<string> {
+  yield text;
+}
+
+/** The text of an upload as it streams in: the `file` part of a multipart body, or the whole body (JSON or NDJSON). */
+export function uploadedText(body: ReadableStream<Uint8Array>, contentType: string): AsyncIterable<string> {
+  if (/^multipart\//i.test(contentType)) return multipartFileText(body, contentType);
+  if (isNdjson(contentType) || /^application\/(json|octet-stream)\b/i.test(contentType)) return body.pipeThrough(new TextDecoderStream());
+  throw ApiError.badRequest('Unsupported upload type', [
+    {
+      path: 'Content-Type',
+      message: 'send multipart/form-data with a part named file, or the file itself as application/json or application/x-ndjson',
+    },
+  ]);
+}
+
 /**
  * Entries of a JSON array or of NDJSON, parsed one at a time from streamed text.
  * A broken NDJSON line is yielded as an Error in its place (later lines are independent);

@@ -42,10 +42,10 @@ describe('upload', () => {
     expect(body.documents[1].error).toBe('entry 2 is not valid JSON');
   });
 
-  it('answers 400 for a body that is not multipart, a missing file part, or a file that is not JSON', async () => {
+  it('answers 400 for an unsupported body type, a missing file part, or a file that is not JSON', async () => {
     const app = await feedingApp();
     const upload = (options: object) => call('POST', `/api/v1/data/upload/svc/${app.tenant}/${app.code}`, { token: app.feed, ...options });
-    let res = await upload({ body: [] });
+    let res = await upload({ rawBody: 'name,description', headers: { 'Content-Type': 'text/csv' } });
     expect(res.status).toBe(400);
     expect((await json(res)).details[0].path).toBe('Content-Type');
     res = await upload(multipart('[]', 'other'));

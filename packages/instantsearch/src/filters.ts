@@ -4,7 +4,7 @@
  * `not` filter, a hierarchical level (`tags.lvl1:a/b`) a `tree` filter, numeric bounds a `range`.
  */
 import type { FacetFilters, NumericFilters } from './algolia';
-import type { Filter } from './transport';
+import type { SearchFilter as Filter } from './transport';
 
 /** A filter the service cannot express in one request (the adapter never guesses). */
 export class UnsupportedFilterError extends Error {

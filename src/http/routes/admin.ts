@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { requireSecret } from '../../auth/middleware';
+import { requireSecret } from '../auth';
 import { issueToken, revokeToken } from '../../auth/tokens';
 import { requireTenant, upsertTenant } from '../../db/queries';
 import type { AppEnv } from '../../env';
@@ -8,16 +8,7 @@ import { ApiError } from '../../errors';
 import { searchAppInput, searchAppView, upsertSearchApp } from '../../search/search-apps';
 import { codeParam } from '../../validation';
 import { validate } from '../validate';
-
-const tenantBody = z.object({ name: z.string().min(1).max(200).optional() }).strict();
-
-const tokenBody = z
-  .object({
-    kind: z.enum(['admin', 'feeding']),
-    permission: z.enum(['READ', 'WRITE']),
-    name: z.string().min(1).max(200).optional(),
-  })
-  .strict();
+import { tenantBody, tokenBody } from '../../contract';
 
 /** Root-token administration: tenants, search apps and tenant tokens (our addition to the interface). */
 export const adminRoutes = new Hono<AppEnv>()

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { chatOnce, chatStream, prepareChat } from '../../agent/chat';
 import { agentConfigInput, agentView, putAgent, requireAgent } from '../../agent/config';
-import { requireSecret } from '../../auth/middleware';
+import { requireSecret } from '../auth';
 import type { AppEnv } from '../../env';
 import { validate } from '../validate';
 import { codeParam } from '../../validation';

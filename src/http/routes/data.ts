@@ -1,16 +1,18 @@
 import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { z } from 'zod';
-import { requireTenantToken } from '../../auth/middleware';
+import { requireTenantToken } from '../auth';
 import type { AppEnv } from '../../env';
 import { DOCUMENT_TYPES, type DocumentType } from '../../feeding/envelopes';
-import { deleteOne, feedMany, feedOne } from '../../feeding/feed';
+import { deleteOne, feedMany, feedOne, requireAnyAccepted } from '../../feeding/feed';
 import { cancelCycle, finishCycleIfDrained } from '../../feeding/full-feed';
-import { findQueueEntry, pendingInCycle } from '../../feeding/operations';
-import { feedEntries, multipartFileText } from '../../feeding/upload';
+import { findQueueEntry, listQueueEntries, pendingInCycle } from '../../feeding/operations';
+import { feedEntries, isNdjson, once, uploadedText } from '../../feeding/upload';
 import { ApiError } from '../../errors';
 import { withSearchApp } from '../middleware';
 import { validate } from '../validate';
+import { parseOrThrow } from '../../validation';
+import { feedAnswerQuery, queueListQuery } from '../../contract';
 
 /** Entries of one bulk request (body sizes: ../body-limit.ts). */
 export const MAX_BULK_ENTRIES = 10_000;
@@ -32,20 +34,41 @@ const documentType = createMiddleware<{ Variables: { documentType: DocumentType 
   await next();
 });
 
+const bulkArray = z.array(z.unknown()).max(MAX_BULK_ENTRIES, `a bulk holds at most ${MAX_BULK_ENTRIES} entries`);
+
+/**
+ * The entries of a bulk body as `c.var.entries`: a JSON array, or NDJSON (`application/x-ndjson`, one entry a line;
+ * a broken line is one rejected entry).
+ */
+const bulkBody = createMiddleware<{ Variables: { entries: unknown[] } }>(async (c, next) => {
+  const text = new TextDecoder().decode(await c.req.arrayBuffer());
+  let entries: unknown[];
+  if (isNdjson(c.req.header('Content-Type'))) {
+    entries = [];
+    for await (const entry of feedEntries(once(text))) entries.push(entry);
+  } else {
+    // Entries are checked one by one later (reserved keys included): one bad entry is one rejected entry, not a 400.
+    try {
+      entries = JSON.parse(text);
+    } catch {
+      throw ApiError.badRequest('Malformed JSON in request body');
+    }
+  }
+  c.set('entries', parseOrThrow(bulkArray, entries));
+  await next();
+});
+
 /** Feeding: documents, bulk, upload, full-feed cycles and queue entries (feeding token). */
 export const dataRoutes = new Hono<AppEnv>()
-  .post(
-    '/bulk/:type/:tenant/:code',
-    write,
-    validate('json', z.array(z.unknown()).max(MAX_BULK_ENTRIES), { entriesCheckedLater: true }),
-    documentType,
-    withSearchApp,
-    async (c) => c.json(await feedMany(c.env, c.var.db, c.var.app, c.var.documentType, c.req.valid('json')), 200),
-  )
-  .post('/upload/:type/:tenant/:code', write, documentType, withSearchApp, async (c) => {
+  .post('/bulk/:type/:tenant/:code', write, validate('query', feedAnswerQuery), bulkBody, documentType, withSearchApp, async (c) => {
+    const answer = await feedMany(c.env, c.var.db, c.var.app, c.var.documentType, c.var.entries, c.req.valid('query').details);
+    return c.json(requireAnyAccepted(answer), 200);
+  })
+  .post('/upload/:type/:tenant/:code', write, validate('query', feedAnswerQuery), documentType, withSearchApp, async (c) => {
     if (!c.req.raw.body) throw ApiError.badRequest('The upload has no body', [{ path: 'file', message: 'required' }]);
-    const text = multipartFileText(c.req.raw.body, c.req.header('Content-Type') ?? '');
-    return c.json(await feedMany(c.env, c.var.db, c.var.app, c.var.documentType, feedEntries(text)), 200);
+    const text = uploadedText(c.req.raw.body, c.req.header('Content-Type') ?? '');
+    const answer = await feedMany(c.env, c.var.db, c.var.app, c.var.documentType, feedEntries(text), c.req.valid('query').details);
+    return c.json(requireAnyAccepted(answer), 200);
   })
   .post('/fullfeed/start/:tenant/:code', write, validate('json', anyObject), withSearchApp, async (c) => {
     const cycle = await c.var.searchApp.startFullFeed();
@@ -82,6 +105,9 @@ export const dataRoutes = new Hono<AppEnv>()
       200,
     );
   })
+  .get('/queue/:tenant/:code', read, validate('query', queueListQuery), withSearchApp, async (c) =>
+    c.json(await listQueueEntries(c.var.db, c.var.app.id, c.req.valid('query')), 200),
+  )
   .get(
     '/queue/:tenant/:code/:id',
     read,

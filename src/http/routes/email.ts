@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { requireSecret } from '../../auth/middleware';
+import { requireSecret } from '../auth';
 import type { AppEnv } from '../../env';
 import { emailConfigInput, emailConfigView, putEmailConfig, requireEmailConfig } from '../../email/configs';
 import { listDeliveries } from '../../email/deliveries';

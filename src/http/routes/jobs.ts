@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { requireTenantToken } from '../../auth/middleware';
+import { requireTenantToken } from '../auth';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../errors';
 import { findJob, scheduleReindex } from '../../feeding/jobs';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { requireTenantToken } from '../../auth/middleware';
+import { requireTenantToken } from '../auth';
 import type { AppEnv } from '../../env';
 import { searchAppSchemaInput } from '../../search/field-schema';
 import { updateSearchAppSchema } from '../../search/search-apps';

@@ -1,99 +1,18 @@
 /** Search and suggest: public (no token), answered by the search app's Durable Object. */
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
-import { DEFAULT_SNIPPET_WORDS, type HighlightRequest } from '../../search/engine/highlight';
+import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
 import type { Facet, Filter, SearchAppField, SearchRequest } from '../../search/engine/types';
 import { SearchAppClient } from '../../search/search-app-client';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
+import { searchBody, searchQuery, suggestInput } from '../../contract';
 
-const MAX_ROWS = 100;
-const MAX_FACET_LIMIT = 1000;
 /** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
 const GET_CACHE_CONTROL = 'public, max-age=5';
-
-const integer = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const text = z.string().max(1000);
-const tracking = { userId: text.optional(), sessionId: text.optional(), requestId: text.optional(), requestOrigin: text.optional() };
-
-const MAX_LISTED_FIELDS = 50;
-const MAX_SNIPPET_WORDS = 100;
-const MAX_LISTED_FACETS = 200;
-const fieldCode = z.string().max(64);
-/** A field code, or `<code>.<key>` of an attributes facet. */
-const facetId = z.string().max(200);
-/** `field` or `field:words` (Algolia's attributesToSnippet syntax); `*` stands for every displayed string field. */
-const snippetSpec = z
-  .string()
-  .regex(/^[^:,]{1,64}(:\d{1,3})?$/, 'expected a field code, optionally followed by :words')
-  .transform((spec) => {
-    const [field, words] = spec.split(':');
-    return { field, words: words === undefined ? DEFAULT_SNIPPET_WORDS : Number(words) };
-  })
-  .refine((spec) => spec.words >= 1 && spec.words <= MAX_SNIPPET_WORDS, `a snippet is 1 to ${MAX_SNIPPET_WORDS} words`);
-const highlightTag = z.string().max(100);
-const highlightTags = { highlightPreTag: highlightTag.optional(), highlightPostTag: highlightTag.optional() };
-/** A comma-separated GET parameter as a list (empty = none). */
-const commaList = <T extends z.ZodType<unknown, string>>(item: T, max = MAX_LISTED_FIELDS) =>
-  z
-    .string()
-    .transform((list) =>
-      list
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(item).max(max));
-
-const filterSchema = z
-  .object({
-    filterType: z.enum(['term', 'range', 'slider', 'tree']),
-    filterDataType: z.enum(['string', 'number', 'date']).optional(),
-    filterOperator: z.enum(['or', 'and', 'not']).optional(),
-    values: z
-      .array(z.union([z.string(), z.number(), z.boolean()]).transform(String))
-      .max(1000)
-      .optional(),
-    minValue: z.union([z.number(), z.string()]).optional(),
-    maxValue: z.union([z.number(), z.string()]).optional(),
-  })
-  .superRefine((filter, ctx) => {
-    const ranged = filter.filterType === 'range' || filter.filterType === 'slider';
-    if (!ranged && !filter.values?.length)
-      ctx.addIssue({ code: 'custom', path: ['values'], message: `a ${filter.filterType} filter needs values` });
-  });
-
-const searchBody = z.object({
-  q: text.optional(),
-  page: integer(1, 1_000_000).default(1),
-  rows: integer(1, MAX_ROWS).default(10),
-  sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
-  filters: z.record(z.string(), filterSchema).optional(),
-  facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
-  facets: z.array(facetId).max(MAX_LISTED_FACETS).optional(),
-  attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
-  attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
-  ...highlightTags,
-  ...tracking,
-});
-
-const searchQuery = z.object({
-  q: text.optional(),
-  page: integer(1, 1_000_000).default(1),
-  rows: integer(1, MAX_ROWS).default(10),
-  sort: z.string().optional(),
-  facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
-  facets: commaList(facetId, MAX_LISTED_FACETS).optional(),
-  attributesToHighlight: commaList(fieldCode).optional(),
-  attributesToSnippet: commaList(snippetSpec).optional(),
-  ...highlightTags,
-  ...tracking,
-});
-
-const suggestInput = z.object({ q: text.optional(), rows: integer(1, MAX_ROWS).default(10), requestId: text.optional() });
 
 const RANGE = /^(.*?)\.\.(.*)$/;
 

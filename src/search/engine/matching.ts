@@ -27,10 +27,15 @@ export interface Matches {
   typo1: Uint32Array;
   /** Words matched as typed or as a whole form (no completion, no typo). */
   exact: Uint32Array;
-  /** Per document and text slot (`ord * slots + slot`): words matched there, where the last ends, whether at its start. */
-  slotWords: Uint32Array;
+  /**
+   * Per document and text slot (`ord * slots + slot`): the words matched there without a typo, those matched as
+   * typed, those at the position they have in the query (from the field's start), and where the last one ends.
+   * They tell whether the field starts with or equals the query, and how exactly.
+   */
+  slotClean: Uint32Array;
+  slotExact: Uint32Array;
+  slotAligned: Uint32Array;
   slotEnd: Uint32Array;
-  slotStart: Uint8Array;
   /** The criteria before the score, packed in one number per document (see ranking.ts). */
   rank: Float64Array;
 }
@@ -74,13 +79,13 @@ export function matchPlan(state: IndexState, plan: QueryPlan): Matches {
 function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative): void {
   if (alternative.terms.length > 1) return matchPhrase(state, m, alternative);
   const slotCount = state.plan.text.length;
-  const startsQuery = alternative.first === 0 || alternative.first === m.plan.firstCounted;
+  const queryPosition = alternative.first - m.plan.firstCounted;
   const touched: number[] = [];
   const hits = m.hits;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos)) {
     const count = collectHits(state, expansion, alternative.quality, hits);
     const typos = expansion.typos + 1;
-    const exact = expansion.kind === 'exact' ? 1 : 0;
+    const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
     for (let h = 0; h < count; h++) {
       const ord = hits.ords[h];
       if (m.altHits[ord] === 0) {
@@ -93,9 +98,10 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const at = ord * slotCount + hits.slots[h];
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
-      m.slotWords[at] |= alternative.mask;
+      if (typos === 1) m.slotClean[at] |= alternative.mask;
+      if (exact) m.slotExact[at] |= alternative.mask;
+      if (position === queryPosition) m.slotAligned[at] |= alternative.mask;
       m.slotEnd[at] = Math.max(m.slotEnd[at], position + spanOf(occurrence));
-      if (position === 0 && startsQuery) m.slotStart[at] = 1;
     }
   }
   for (const ord of touched) {
@@ -111,7 +117,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
 function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): void {
   const slotCount = state.plan.text.length;
   const last = alternative.terms.length - 1;
-  const startsQuery = alternative.first === 0 || alternative.first === m.plan.firstCounted;
+  const queryPosition = alternative.first - m.plan.firstCounted;
   const started: number[] = [];
   const completed: number[] = [];
   const hits = m.hits;
@@ -131,13 +137,14 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         if (t < last) continue;
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
-        m.slotWords[at] |= alternative.mask;
+        m.slotClean[at] |= alternative.mask;
+        if (alternative.exact) m.slotExact[at] |= alternative.mask;
+        if (position - last === queryPosition) m.slotAligned[at] |= alternative.mask;
         m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
-        if (position === last && startsQuery) m.slotStart[at] = 1;
       }
     }
   });
-  for (const ord of completed) record(m, ord, alternative.mask, m.altBest[ord], 0, true);
+  for (const ord of completed) record(m, ord, alternative.mask, m.altBest[ord], 0, alternative.exact);
   for (const at of started) {
     const ord = Math.floor(at / slotCount);
     m.phraseStep[at] = 0;
@@ -194,7 +201,7 @@ function record(m: Matches, ord: number, mask: number, score: number, typos: num
 
 /** Clears the scratch arrays a query used, for the next query. */
 export function release(matches: Matches): void {
-  const slots = matches.slotWords.length / matches.score.length;
+  const slots = matches.slotClean.length / matches.score.length;
   for (const ord of matches.ords) {
     matches.score[ord] = 0;
     matches.words[ord] = 0;
@@ -203,9 +210,10 @@ export function release(matches: Matches): void {
     matches.exact[ord] = 0;
     matches.rank[ord] = 0;
     for (let at = ord * slots; at < (ord + 1) * slots; at++) {
-      matches.slotWords[at] = 0;
+      matches.slotClean[at] = 0;
       matches.slotEnd[at] = 0;
-      matches.slotStart[at] = 0;
+      matches.slotExact[at] = 0;
+      matches.slotAligned[at] = 0;
     }
   }
   matches.ords = [];
@@ -224,9 +232,10 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       typo0: new Uint32Array(size),
       typo1: new Uint32Array(size),
       exact: new Uint32Array(size),
-      slotWords: new Uint32Array(size * slots),
+      slotClean: new Uint32Array(size * slots),
       slotEnd: new Uint32Array(size * slots),
-      slotStart: new Uint8Array(size * slots),
+      slotExact: new Uint32Array(size * slots),
+      slotAligned: new Uint32Array(size * slots),
       rank: new Float64Array(size),
       altBest: new Float64Array(size),
       altTypos: new Uint8Array(size),

@@ -12,6 +12,7 @@ const MAX_WORDS = 16;
 const MAX_JOINED = 3;
 const MAX_SPLITS = 2;
 const MIN_SPLIT_PART = 2;
+const MIN_SPLIT_WORD = 5;
 /** Score multipliers of the other interpretations, against 1 for the words as typed. */
 const WHOLE = 1;
 const PLURAL = 0.9;
@@ -31,6 +32,8 @@ export interface Alternative {
   /** Typos allowed (in fuzzy fields). */
   typos: number;
   quality: number;
+  /** A match counts as the word as typed (all but singular/plural forms). */
+  exact: boolean;
 }
 
 export interface QueryPlan {
@@ -69,11 +72,12 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
     // Stop words are optional: they join neighbours, but alone they match nothing unless the query has nothing else.
     if (!(counted & (1 << i))) return joins(words, i, alternatives);
     const typos = relaxed ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word);
-    alternatives.push({ mask: 1 << i, first: i, terms: [word], prefix: i === last || relaxed, typos, quality: 1 });
+    alternatives.push({ mask: 1 << i, first: i, terms: [word], prefix: i === last || relaxed, typos, quality: 1, exact: true });
     for (const form of pluralForms(word)) {
-      if (dictionary.has(form)) alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL });
+      if (dictionary.has(form))
+        alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
     }
-    alternatives.push(...splits(state, word, i));
+    if (word.length >= MIN_SPLIT_WORD) alternatives.push(...splits(state, word, i));
     joins(words, i, alternatives);
   });
   for (const synonym of synonyms) {
@@ -90,7 +94,16 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
 function alternative(first: number, last: number, terms: string[], words: string[], quality: number, typos: boolean): Alternative {
   let mask = 0;
   for (let i = first; i <= last; i++) mask |= 1 << i;
-  return { mask, first, terms, prefix: last === words.length - 1, typos: typos ? fuzzyDistance(terms.join('')) : 0, quality };
+  // Glued words allow one typo at most: more would let `text editor` find `textedit`.
+  return {
+    mask,
+    first,
+    terms,
+    prefix: last === words.length - 1,
+    typos: typos ? Math.min(1, fuzzyDistance(terms.join(''))) : 0,
+    quality,
+    exact: true,
+  };
 }
 
 /** Word i glued to the next one or two (`wire shark` -> `wireshark`), for names typed as separate words. */
@@ -107,7 +120,7 @@ function splits(state: IndexState, word: string, i: number): Alternative[] {
     const head = word.slice(0, cut);
     const tail = word.slice(cut);
     if (state.text.dictionary.has(head) && state.text.dictionary.has(tail)) {
-      found.push({ mask: 1 << i, first: i, terms: [head, tail], prefix: false, typos: 0, quality: SPLIT });
+      found.push({ mask: 1 << i, first: i, terms: [head, tail], prefix: false, typos: 0, quality: SPLIT, exact: true });
     }
   }
   return found;

@@ -3,7 +3,8 @@
  * (as Algolia and Meilisearch rank; docs/decisions.md):
  * 1. words: more query words matched (stop words are optional and not counted);
  * 2. typos: fewer typos over the matched words (a completion is no typo);
- * 3. attribute exactness: a field that equals the query, then one that starts with it, the heavier field first;
+ * 3. attribute exactness: the heavier field first, then one whose words equal the query, then start with it, as
+ *    typed (`kde` -> `kde-full`) before completed (`pyth` -> `python3`) before with typos;
  * 4. exact words: more words matched as typed (not completed, not a typo);
  * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal;
  * 6. custom ranking: the app's numeric or boolean fields, in order;
@@ -46,11 +47,14 @@ function packCriteria(state: IndexState, m: Matches): void {
     let attribute = 0;
     for (const slot of slots) {
       const at = ord * slots.length + slot.slot;
-      if (!m.slotStart[at] || (m.slotWords[at] & counted) !== counted) continue;
-      const equals = m.slotEnd[at] >= state.text.length(slot.slot, ord);
-      attribute = Math.max(attribute, Math.min(Math.round(slot.weight * 4), 4095) * 4 + (equals ? 2 : 1));
+      if ((m.slotAligned[at] & counted) !== counted) continue;
+      const equals = m.slotEnd[at] >= state.text.length(slot.slot, ord) ? 1 : 0;
+      // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
+      const how = (m.slotExact[at] & counted) === counted ? 5 : (m.slotClean[at] & counted) === counted ? 3 : 1;
+      const level = how + equals;
+      attribute = Math.max(attribute, Math.min(Math.round(slot.weight * 4), 4095) * 8 + level);
     }
-    m.rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 16384 + attribute) * 32 + popcount(m.exact[ord] & counted);
+    m.rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + attribute) * 32 + popcount(m.exact[ord] & counted);
   }
 }
 
