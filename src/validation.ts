@@ -4,6 +4,38 @@ import { ApiError, describeDetails, logError, type ErrorDetail } from './errors'
 
 type Issue = { path: PropertyKey[]; message: string };
 
+/** How a received value is named in messages: `null`, `array`, or its typeof. */
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * The expected types of a union whose every option failed on the value's type (`string or array`), or undefined when
+ * an option got further (then that option's own issue says more than a list of types).
+ */
+function unionExpectation(errors: ReadonlyArray<ReadonlyArray<{ code: string; path: PropertyKey[]; expected?: unknown }>>) {
+  const expected: string[] = [];
+  for (const issues of errors) {
+    const typeIssue = issues.length === 1 && issues[0].code === 'invalid_type' && issues[0].path.length === 0 ? issues[0] : undefined;
+    if (!typeIssue) return undefined;
+    expected.push(String(typeIssue.expected));
+  }
+  return [...new Set(expected)].join(' or ');
+}
+
+// Messages that say what to send: a type error names the expected type and what came, a union lists its types.
+z.config({
+  customError: (issue) => {
+    if (issue.code === 'invalid_type') return `expected ${issue.expected}, received ${typeName(issue.input)}`;
+    if (issue.code === 'invalid_union' && 'errors' in issue && issue.errors.length) {
+      const expected = unionExpectation(issue.errors);
+      if (expected) return `expected ${expected}, received ${typeName(issue.input)}`;
+    }
+    return undefined;
+  },
+});
+
 /** Tenant, search app, agent and email configuration codes. */
 export const codeParam = z
   .string()

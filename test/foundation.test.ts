@@ -11,7 +11,8 @@ describe('admin API', () => {
     for (const t of [undefined, 'wrong', token]) {
       const res = await call('PUT', `/api/v1/admin/tenants/${uniqueCode('x')}`, { token: t, body: {} });
       expect(res.status).toBe(401);
-      expect(await json(res)).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Missing or invalid token' });
+      const message = `Missing or invalid token: this endpoint needs the root admin token (ADMIN_TOKEN)${t === token ? '; a tenant token was presented' : ''}`;
+      expect(await json(res)).toEqual({ statusCode: 401, error: 'Unauthorized', message });
     }
   });
 

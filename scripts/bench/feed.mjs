@@ -27,13 +27,26 @@ export function progressBar(label, total, { rate = true } = {}) {
   };
 }
 
-/** Runs `tasks` (functions answering promises) with at most `concurrency` in flight. */
+/** Runs `tasks` (an iterable of functions answering promises, taken one at a time) with at most `concurrency` in flight. */
 async function pool(tasks, concurrency) {
-  let next = 0;
+  const iterator = tasks[Symbol.iterator]();
   const worker = async () => {
-    while (next < tasks.length) await tasks[next++]();
+    for (let task = iterator.next(); !task.done; task = iterator.next()) await task.value();
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+/** Arrays of `size` items of an iterable, made as they are asked for (the scale catalogue is never whole in memory). */
+function* chunksOf(items, size) {
+  let chunk = [];
+  for (const item of items) {
+    chunk.push(item);
+    if (chunk.length === size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length) yield chunk;
 }
 
 async function fullFeedStatus(baseUrl, token) {
@@ -46,8 +59,6 @@ async function fullFeedStatus(baseUrl, token) {
  * search until it counts every document. Answers the timings and the entries the bulk answers marked ERROR.
  */
 export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, concurrency, timeoutMs }) {
-  const chunks = [];
-  for (let i = 0; i < envelopes.length; i += chunkSize) chunks.push(envelopes.slice(i, i + chunkSize));
   const rejected = [];
   const bar = progressBar('feeding  ', envelopes.length);
   let sent = 0;
@@ -55,7 +66,7 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   const start = now();
   await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/fullfeed/start/{app}', {});
   await pool(
-    chunks.map((chunk) => async () => {
+    chunksOf(envelopes, chunkSize).map((chunk) => async () => {
       const answer = await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/bulk/svc/{app}', chunk);
       for (const entry of answer?.documents ?? []) if (entry.state === 'ERROR') rejected.push(entry);
       sent += chunk.length;

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client';
 import { findSearchApp, requireTenant } from '../db/queries';
@@ -85,6 +85,17 @@ export async function putAgent(db: Db, tenantCode: string, code: string, input: 
 }
 
 /** A configuration as the admin API answers it: the API key shown as `***`. */
+/** The agent configurations of a tenant, by code. */
+export async function listAgents(db: Db, tenantCode: string): Promise<AgentRow[]> {
+  await requireTenant(db, tenantCode);
+  return db.query.agents.findMany({ where: eq(agents.tenantCode, tenantCode), orderBy: [asc(agents.code)] });
+}
+
+/** Deletes an agent configuration with its chat sessions; safe to retry. */
+export async function deleteAgent(db: Db, tenantCode: string, code: string): Promise<void> {
+  await db.delete(agents).where(and(eq(agents.tenantCode, tenantCode), eq(agents.code, code)));
+}
+
 export function agentView(row: AgentRow) {
   return {
     tenantCode: row.tenantCode,

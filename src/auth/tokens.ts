@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, type Permission, type TokenKind } from '../db/schema';
 import { ApiError } from '../errors';
@@ -47,6 +47,18 @@ export async function revokeToken(db: Db, tenantCode: string, id: string): Promi
   return deleted.length > 0;
 }
 
+/** A tenant's tokens as operators see them: never the secret nor its hash. */
+export async function listTokens(db: Db, tenantCode: string) {
+  return db.query.apiTokens.findMany({
+    where: eq(apiTokens.tenantCode, tenantCode),
+    columns: { id: true, kind: true, permission: true, name: true, createdAt: true, lastUsedAt: true },
+    orderBy: [asc(apiTokens.createdAt), asc(apiTokens.id)],
+  });
+}
+
+/** `lastUsedAt` is written at most once a minute per token, so authenticating stays a read. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
 /** The stored token a presented value stands for, or undefined when it is malformed, unknown or revoked. */
 export async function verifyToken(db: Db, presented: string | undefined): Promise<ApiToken | undefined> {
   const match = presented ? TOKEN_PATTERN.exec(presented) : null;
@@ -54,12 +66,26 @@ export async function verifyToken(db: Db, presented: string | undefined): Promis
   const [, id, secret] = match;
   const row = await db.query.apiTokens.findFirst({ where: eq(apiTokens.id, id) });
   if (!row) return undefined;
-  return hexEqual(row.secretHash, await sha256Hex(secret)) ? row : undefined;
+  if (!hexEqual(row.secretHash, await sha256Hex(secret))) return undefined;
+  const now = new Date();
+  if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
+    await db.update(apiTokens).set({ lastUsedAt: now.toISOString() }).where(eq(apiTokens.id, id));
+  }
+  return row;
 }
 
-/** 401 unless `presented` equals the configured secret (root admin token, agent token); compared in constant time. */
-export async function checkSecret(presented: string | undefined, expected: string | undefined): Promise<void> {
-  if (!expected || !presented || !(await secretsEqual(presented, expected))) throw ApiError.unauthorized();
+/** Tenant tokens have a recognisable shape, so an answer can tell a caller which kind it presented without a lookup. */
+const TENANT_TOKEN_PREFIX = 'sst_';
+
+/**
+ * 401 unless `presented` equals the configured secret (root admin token, agent token); compared in constant time.
+ * The message names the secret needed (`needed`), and says so when a tenant token was presented instead.
+ */
+export async function checkSecret(presented: string | undefined, expected: string | undefined, needed: string): Promise<void> {
+  if (!expected || !presented || !(await secretsEqual(presented, expected))) {
+    const tenantToken = presented?.startsWith(TENANT_TOKEN_PREFIX) ? '; a tenant token was presented' : '';
+    throw ApiError.unauthorized(`Missing or invalid token: this endpoint needs ${needed}${tenantToken}`);
+  }
 }
 
 /**
@@ -74,10 +100,16 @@ export async function authorizeTenantToken(
   kind: TokenKind,
   permission: Permission,
 ): Promise<Principal> {
+  const needed = `a tenant ${kind} token${permission === 'WRITE' ? ' with WRITE permission' : ''}`;
   const token = await verifyToken(db, presented);
-  if (!token) throw ApiError.unauthorized();
+  if (!token) {
+    const shape = presented && !presented.startsWith(TENANT_TOKEN_PREFIX) ? ` (${TENANT_TOKEN_PREFIX}<id>.<secret>)` : '';
+    throw ApiError.unauthorized(`Missing or invalid token: this endpoint needs ${needed}${shape}`);
+  }
   if (token.tenantCode !== tenantCode) throw ApiError.forbidden('Token is not valid for this tenant');
-  if (token.kind !== kind) throw ApiError.forbidden(`A ${kind} token is required`);
-  if (permission === 'WRITE' && token.permission !== 'WRITE') throw ApiError.forbidden('WRITE permission is required');
+  if (token.kind !== kind) throw ApiError.forbidden(`This endpoint needs ${needed}; a ${token.kind} token was presented`);
+  if (permission === 'WRITE' && token.permission !== 'WRITE') {
+    throw ApiError.forbidden(`This endpoint needs ${needed}; the token has READ permission`);
+  }
   return { tokenId: token.id, tenantCode: token.tenantCode, kind: token.kind, permission: token.permission };
 }

@@ -1,10 +1,14 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { ApiError } from '../errors';
 import type { Db } from './client';
 import { searchApps, tenants } from './schema';
 
 export type Tenant = typeof tenants.$inferSelect;
 export type SearchAppRow = typeof searchApps.$inferSelect;
+
+export function findSearchAppById(db: Db, appId: number): Promise<SearchAppRow | undefined> {
+  return db.query.searchApps.findFirst({ where: eq(searchApps.id, appId) });
+}
 
 export async function findTenant(db: Db, code: string): Promise<Tenant | undefined> {
   return db.query.tenants.findFirst({ where: eq(tenants.code, code) });
@@ -18,6 +22,10 @@ export async function upsertTenant(db: Db, code: string, name?: string): Promise
     .onConflictDoUpdate({ target: tenants.code, set: { ...(name ? { name } : {}), updatedAt: new Date().toISOString() } })
     .returning();
   return row;
+}
+
+export async function listTenants(db: Db): Promise<Tenant[]> {
+  return db.query.tenants.findMany({ orderBy: [asc(tenants.code)] });
 }
 
 export async function requireTenant(db: Db, code: string): Promise<Tenant> {

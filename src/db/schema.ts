@@ -68,6 +68,8 @@ export const apiTokens = sqliteTable(
     name: text('name'),
     secretHash: text('secret_hash').notNull(),
     createdAt: text('created_at').notNull().default(now),
+    /** When the token last authenticated a request, to the minute (see `verifyToken`). */
+    lastUsedAt: text('last_used_at'),
   },
   (t) => [index('api_tokens_tenant').on(t.tenantCode)],
 );
@@ -218,10 +220,19 @@ export const feedingOperations = sqliteTable(
     /** The full-feed cycle the operation was sent in, if any. */
     cycleId: integer('cycle_id'),
     error: text('error'),
+    /** The operation's payload (JSON) while the entry is open, so a lost message can be sent again (outbox); cleared once staged or terminal. */
+    payload: text('payload'),
+    /** When the operation was last put on the queue (set on insert); recovery re-sends open entries long past it. */
+    sentAt: text('sent_at'),
+    /** How often recovery re-sent the operation. */
+    redrives: integer('redrives').notNull().default(0),
     createdAt: text('created_at').notNull().default(now),
     finishedAt: text('finished_at'),
   },
-  (t) => [index('feeding_operations_app_cycle').on(t.appId, t.cycleId, t.state)],
+  (t) => [
+    index('feeding_operations_app_cycle').on(t.appId, t.cycleId, t.state),
+    index('feeding_operations_open').on(t.appId, t.state, t.sentAt),
+  ],
 );
 
 export type JobState = 'CREATED' | 'STARTED' | 'FINISHED' | 'ERROR';

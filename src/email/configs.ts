@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { randomToken, sha256Hex } from '../auth/crypto';
 import { TOKEN_HEADER } from '../auth/tokens';
@@ -114,6 +114,17 @@ export async function putEmailConfig(db: Db, tenantCode: string, code: string, i
 }
 
 /** A configuration as the admin API answers it: no credentials, no key hash, masked defaults as `[masked]`. */
+/** The email configurations of a tenant, by code. */
+export async function listEmailConfigs(db: Db, tenantCode: string): Promise<EmailConfigRow[]> {
+  await requireTenant(db, tenantCode);
+  return db.query.emailConfigs.findMany({ where: eq(emailConfigs.tenantCode, tenantCode), orderBy: [asc(emailConfigs.code)] });
+}
+
+/** Deletes an email configuration with its delivery log; safe to retry. */
+export async function deleteEmailConfig(db: Db, tenantCode: string, code: string): Promise<void> {
+  await db.delete(emailConfigs).where(and(eq(emailConfigs.tenantCode, tenantCode), eq(emailConfigs.code, code)));
+}
+
 export function emailConfigView(row: EmailConfigRow, apiKey?: string) {
   const missing = missingForSend(row);
   return {

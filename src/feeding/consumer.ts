@@ -6,12 +6,13 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
-import { feedingJobs, searchApps, type FeedingState } from '../db/schema';
+import { feedingJobs, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { describeDetails, logError } from '../errors';
 import { messageBody } from '../validation';
 import { SearchAppClient } from '../search/search-app-client';
-import type { SearchAppRow } from '../db/queries';
+import { findSearchAppById, type SearchAppRow } from '../db/queries';
+import { recoverApp } from './recovery';
 import { payloadSchema, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';
 import { feedingMessage, indexConfigOf, setStates, type OperationsMessage, type ReindexMessage } from './operations';
@@ -25,6 +26,7 @@ export async function consumeFeeding(batch: MessageBatch, env: Env): Promise<voi
     if (!body) continue;
     try {
       if (body.kind === 'reindex') await runReindex(env, db, body);
+      else if (body.kind === 'recover') await recoverApp(env, db, body);
       else await applyOperations(env, db, body);
       message.ack();
     } catch (error) {
@@ -41,7 +43,9 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch, env: Env): 
     const body = messageBody(feedingMessage, message);
     if (!body) continue;
     const reason = `processing failed after ${message.attempts} deliveries`;
-    if (body.kind === 'reindex') {
+    if (body.kind === 'recover') {
+      // A failed check needs no trace: the Durable Object asks again.
+    } else if (body.kind === 'reindex') {
       await db.update(feedingJobs).set({ state: 'ERROR', error: reason, finishedAt: now() }).where(eq(feedingJobs.id, body.jobId));
     } else {
       await setStates(
@@ -50,7 +54,7 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch, env: Env): 
         'ERROR',
         reason,
       );
-      const app = await findApp(db, body.appId);
+      const app = await findSearchAppById(db, body.appId);
       if (app) await finishCyclesOf(env, db, app, body);
     }
     message.ack();
@@ -58,7 +62,7 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch, env: Env): 
 }
 
 async function applyOperations(env: Env, db: Db, message: OperationsMessage): Promise<void> {
-  const app = await findApp(db, message.appId);
+  const app = await findSearchAppById(db, message.appId);
   if (!app) return; // the search app was deleted with its entries
   const open = new Set(
     (
@@ -96,17 +100,13 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
   await finishCyclesOf(env, db, app, message);
 }
 
-function findApp(db: Db, appId: number): Promise<SearchAppRow | undefined> {
-  return db.query.searchApps.findFirst({ where: eq(searchApps.id, appId) });
-}
-
 async function finishCyclesOf(env: Env, db: Db, app: SearchAppRow, message: OperationsMessage): Promise<void> {
   const cycles = new Set(message.operations.map((op) => op.cycleId).filter((id): id is number => !!id));
   for (const cycleId of cycles) await finishCycleIfDrained(env, db, app, cycleId);
 }
 
 async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<void> {
-  const app = await findApp(db, message.appId);
+  const app = await findSearchAppById(db, message.appId);
   if (!app) return;
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
   const { documents } = await searchApp.stats();

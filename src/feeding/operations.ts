@@ -12,7 +12,7 @@ import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
 import type { IndexConfig } from '../search/engine/types';
 import { SearchAppClient } from '../search/search-app-client';
-import type { FeedOperation } from '../search/search-app-object';
+import type { FeedOperation, RecoveryRequest } from '../search/search-app-object';
 import type { DocumentOperation, DocumentType } from './envelopes';
 import { FEEDING_STATES, type QueueListQuery, type QueueListResponse } from '../contract/feeding';
 
@@ -25,12 +25,20 @@ const feedOperation: z.ZodType<FeedOperation> = z.object({
 });
 const operationsMessage = z.object({ kind: z.literal('operations'), appId: z.number().int(), operations: z.array(feedOperation) });
 const reindexMessage = z.object({ kind: z.literal('reindex'), appId: z.number().int(), jobId: z.string() });
+/** Sent by the search app's Durable Object while the app has open entries (see recovery.ts). */
+const recoverMessage = z.object({
+  kind: z.literal('recover'),
+  appId: z.number().int(),
+  stalled: z.boolean(),
+  appliedUpTo: z.number().int(),
+  requestedAt: z.number(),
+}) satisfies z.ZodType<{ kind: 'recover' } & RecoveryRequest>;
 
 /**
  * The bodies of the feeding queue (and its dead-letter queue). The consumer parses every body with it:
  * a message queued by an older deploy is read by the new code, so fields are only ever added as optional.
  */
-export const feedingMessage = z.discriminatedUnion('kind', [operationsMessage, reindexMessage]);
+export const feedingMessage = z.discriminatedUnion('kind', [operationsMessage, reindexMessage, recoverMessage]);
 export type OperationsMessage = z.output<typeof operationsMessage>;
 export type ReindexMessage = z.output<typeof reindexMessage>;
 export type FeedingMessage = z.output<typeof feedingMessage>;
@@ -73,9 +81,12 @@ export function indexConfigOf(app: SearchAppRow): IndexConfig {
   return { fields: app.fields, sorts: app.sorts, ranking: app.ranking };
 }
 
+/** D1 strings are limited to 2 MB: the operations of one insert stay under half of it. */
+const MAX_INSERT_BYTES = 1 << 20;
+
 /**
- * Records operations as CREATED queue entries and queues them for the search app. Operations sent
- * while a full feed is active belong to that cycle.
+ * Records operations as CREATED queue entries, with their payloads (the outbox recovery re-sends from), and
+ * queues them for the search app. Operations sent while a full feed is active belong to that cycle.
  */
 export async function acceptOperations(
   env: Env,
@@ -85,13 +96,21 @@ export async function acceptOperations(
   operations: DocumentOperation[],
 ): Promise<QueueEntry[]> {
   if (!operations.length) return [];
-  const cycle = await new SearchAppClient(env, app.tenantCode, app.code).activeCycle();
+  // Arms the app's recovery before any row exists, so no accepted entry can be left without it.
+  const cycle = await new SearchAppClient(env, app.tenantCode, app.code).noteAccepted(app.id);
   const cycleId = cycle?.state === 'ACTIVE' ? cycle.id : null;
-  const rows = await db.all<{ id: number; created_at: string }>(sql`
-    INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id)
-    SELECT ${app.id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'CREATED', ${type}, ${cycleId}
-    FROM json_each(${JSON.stringify(operations.map((op) => [op.documentId, op.operation]))})
-    RETURNING id, created_at`);
+  const rows: Array<{ id: number; created_at: string }> = [];
+  const serialized = operations.map((op) => JSON.stringify([op.documentId, op.operation, op.payload ?? null]));
+  for (const group of groupBySize(serialized, (text) => byteLength(text) + 1, MAX_INSERT_BYTES)) {
+    rows.push(
+      ...(await db.all<{ id: number; created_at: string }>(sql`
+        INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id, payload, sent_at)
+        SELECT ${app.id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'CREATED', ${type}, ${cycleId},
+               json_extract(value, '$[2]'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+        FROM json_each(${`[${group.join(',')}]`})
+        RETURNING id, created_at`)),
+    );
+  }
   rows.sort((a, b) => a.id - b.id);
   const queued: FeedOperation[] = operations.map((op, i) => ({ ...op, opId: rows[i].id, cycleId }));
   try {
@@ -117,36 +136,37 @@ export async function acceptOperations(
   }));
 }
 
-async function sendOperations(env: Env, appId: number, operations: FeedOperation[]): Promise<void> {
-  const messages: Array<{ body: OperationsMessage; size: number }> = [];
-  let current: FeedOperation[] = [];
-  let size = 0;
-  const flush = () => {
-    if (current.length) messages.push({ body: { kind: 'operations', appId, operations: current }, size });
-    current = [];
-    size = 0;
-  };
-  for (const op of operations) {
-    const opSize = new TextEncoder().encode(JSON.stringify(op)).byteLength + 1;
-    if (size + opSize > MAX_MESSAGE_BYTES) flush();
-    current.push(op);
-    size += opSize;
-  }
-  flush();
+const encoder = new TextEncoder();
+const byteLength = (text: string) => encoder.encode(text).byteLength;
 
-  let batch: typeof messages = [];
-  let batchBytes = 0;
-  const sendBatch = async () => {
-    if (batch.length) await env.FEEDING_QUEUE.sendBatch(batch.map((m) => ({ body: m.body })));
-    batch = [];
-    batchBytes = 0;
-  };
-  for (const message of messages) {
-    if (batch.length === MAX_BATCH_MESSAGES || batchBytes + message.size > MAX_BATCH_BYTES) await sendBatch();
-    batch.push(message);
-    batchBytes += message.size;
+/** Items in order, in groups of at most `maxBytes` (by `sizeOf`) and `maxCount`; an item larger than `maxBytes` is a group of its own. */
+function groupBySize<T>(items: T[], sizeOf: (item: T) => number, maxBytes: number, maxCount = Infinity): T[][] {
+  const groups: T[][] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    const bytes = sizeOf(item);
+    if (current.length && (size + bytes > maxBytes || current.length === maxCount)) {
+      groups.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(item);
+    size += bytes;
   }
-  await sendBatch();
+  if (current.length) groups.push(current);
+  return groups;
+}
+
+/** Puts operations on the feeding queue in messages under the queue's size limits. */
+export async function sendOperations(env: Env, appId: number, operations: FeedOperation[]): Promise<void> {
+  const messages = groupBySize(operations, (op) => byteLength(JSON.stringify(op)) + 1, MAX_MESSAGE_BYTES).map((group) => {
+    const body: OperationsMessage = { kind: 'operations', appId, operations: group };
+    return { body, size: byteLength(JSON.stringify(body)) };
+  });
+  for (const batch of groupBySize(messages, (message) => message.size, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES)) {
+    await env.FEEDING_QUEUE.sendBatch(batch.map((message) => ({ body: message.body })));
+  }
 }
 
 /** Moves entries to a state; terminal states get `finished_at`. Entries already terminal are left alone. */
@@ -156,7 +176,8 @@ export async function setStates(db: Db, ids: number[], state: FeedingState, erro
   await db.run(sql`
     UPDATE feeding_operations
     SET state = ${state}, error = ${error ?? null},
-        finished_at = ${terminal ? sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` : null}
+        finished_at = ${terminal ? sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')` : null},
+        payload = ${state === 'CREATED' || state === 'STARTED' ? sql`payload` : null}
     WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
       AND state NOT IN (SELECT value FROM json_each(${JSON.stringify(TERMINAL_FEEDING_STATES)}))`);
 }
@@ -203,7 +224,7 @@ export async function pendingInCycle(db: Db, appId: number, cycleId: number): Pr
 /** Moves every entry of a cycle from one state to another (PREPARED -> FINISHED at the swap, any -> CANCELED). */
 export async function settleCycle(db: Db, appId: number, cycleId: number, from: FeedingState[], to: FeedingState): Promise<void> {
   await db.run(sql`
-    UPDATE feeding_operations SET state = ${to}, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    UPDATE feeding_operations SET state = ${to}, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), payload = NULL
     WHERE app_id = ${appId} AND cycle_id = ${cycleId}
       AND state IN (SELECT value FROM json_each(${JSON.stringify(from)}))`);
 }

@@ -3,10 +3,13 @@ import { authorizeTenantToken, checkSecret, TOKEN_HEADER } from '../auth/tokens'
 import type { Permission, TokenKind } from '../db/schema';
 import type { AppEnv } from '../env';
 
+/** What each secret is called in answers, so a caller holding the wrong token learns which one is needed. */
+const SECRET_NAMES = { ADMIN_TOKEN: 'the root admin token (ADMIN_TOKEN)', AUTH_TOKEN: 'the agent token (AUTH_TOKEN)' } as const;
+
 /** Guards a route with a secret from the environment (root admin token, agent token). */
 export function requireSecret(secretName: 'ADMIN_TOKEN' | 'AUTH_TOKEN') {
   return createMiddleware<AppEnv>(async (c, next) => {
-    await checkSecret(c.req.header(TOKEN_HEADER), c.env[secretName]);
+    await checkSecret(c.req.header(TOKEN_HEADER), c.env[secretName], SECRET_NAMES[secretName]);
     await next();
   });
 }

@@ -17,12 +17,24 @@ export interface FullFeedCycle {
   endRequestedAt?: string;
 }
 
+/** A full feed that could not end: its staged documents were discarded, the live index kept. */
+export interface FailedCycle {
+  id: number;
+  reason: string;
+  failedAt: string;
+}
+
 interface Meta {
   config: IndexConfig;
   seq: number;
   snapshotSeq: number;
   cycle: FullFeedCycle;
   lastCycleId: number;
+  failedCycle: FailedCycle;
+  /** The D1 id of the search app, learnt from the first accepted operation (recovery names the app by it). */
+  appId: number;
+  /** When the next feeding recovery check is due (epoch ms); absent while the app has no open entries. */
+  recoveryAt: number;
 }
 
 export interface StoredDocument {

@@ -4,6 +4,7 @@
  */
 import type { Env } from '../env';
 import { ApiError, type ErrorDetail } from '../errors';
+import type { VersionedAnswer } from './answers';
 import type { FullFeedCycle } from './app-storage';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
@@ -40,6 +41,21 @@ export class SearchAppClient {
     return unwrap(await this.stub.suggest(request));
   }
 
+  /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<VersionedAnswer> {
+    return unwrap(await this.stub.searchAnswer(request, fresh));
+  }
+
+  /** `suggest` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
+  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<VersionedAnswer> {
+    return unwrap(await this.stub.suggestAnswer(request, fresh));
+  }
+
+  /** The live index's version (changes with every feeding batch, full-feed swap and re-index). */
+  async indexVersion(): Promise<number> {
+    return this.stub.indexVersion();
+  }
+
   /** The live document, or null. */
   async document(id: string): Promise<DocumentPayload | null> {
     return (await this.stub.document(id)) as DocumentPayload | null;
@@ -56,6 +72,11 @@ export class SearchAppClient {
 
   async reindex(config: IndexConfig): Promise<{ documents: number }> {
     return this.stub.reindex(config);
+  }
+
+  /** Deletes the app's documents, index and snapshots. */
+  async destroy(): Promise<void> {
+    await this.stub.destroy();
   }
 
   async stats(): Promise<IndexStats> {
@@ -79,6 +100,21 @@ export class SearchAppClient {
 
   async activeCycle(): Promise<FullFeedCycle | null> {
     return this.stub.activeCycle();
+  }
+
+  /** Before recording operations of app `appId`: arms the app's feeding recovery; answers the active cycle. */
+  async noteAccepted(appId: number): Promise<FullFeedCycle | null> {
+    return this.stub.noteAccepted(appId);
+  }
+
+  /** The recovery check asked at `requestedAt` found nothing open. */
+  async recoveryIdle(requestedAt: number): Promise<void> {
+    return this.stub.recoveryIdle(requestedAt);
+  }
+
+  /** Fails the cycle with a reason shown by the status; false when it is no longer the active one. */
+  async failFullFeed(cycleId: number, reason: string): Promise<boolean> {
+    return this.stub.failFullFeed(cycleId, reason);
   }
 
   async finishFullFeed(cycleId: number, config: IndexConfig): Promise<boolean> {

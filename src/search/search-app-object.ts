@@ -1,7 +1,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
 import { numberVar, type Env } from '../env';
-import { AppStorage, type FullFeedCycle } from './app-storage';
+import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswer } from './answers';
+import { AppStorage, type FailedCycle, type FullFeedCycle } from './app-storage';
 import { displayFields, QueryError, SearchIndex } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
@@ -33,12 +34,33 @@ export interface IndexStats {
 export interface FullFeedStatus {
   active: boolean;
   cycle: FullFeedCycle | null;
+  /** The last cycle, when it failed. */
+  lastFailed: FailedCycle | null;
   stagedDocuments: number;
   liveDocuments: number;
 }
 
 /** Seconds between the first change after a snapshot and the snapshot that covers it (`SNAPSHOT_DELAY_SECONDS`). */
 const DEFAULT_SNAPSHOT_DELAY_SECONDS = 2;
+/** Serialized answers kept for repeated queries of the current index version: about 8 MB of the object's 128 MB. */
+const ANSWER_MEMO_CHARS = 4_000_000;
+/** Interval of feeding recovery checks while the app has open feeding entries. */
+export const RECOVERY_CHECK_MS = 15_000;
+/** No operation applied for this long: the app's feeding is stalled (its messages may be lost). */
+const STALL_MS = 20_000;
+
+/**
+ * What the object asks the feeding consumer to check, as a `recover` queue message: which open entries
+ * of the app may have lost their messages. Entries below `appliedUpTo` were overtaken by later ones.
+ */
+export interface RecoveryRequest {
+  appId: number;
+  /** Nothing was applied for a while (or since this instance started). */
+  stalled: boolean;
+  /** The highest operation id this instance applied. */
+  appliedUpTo: number;
+  requestedAt: number;
+}
 
 function ok<T>(value: T): Outcome<T> {
   return { ok: true, value };
@@ -50,8 +72,13 @@ function ok<T>(value: T): Outcome<T> {
  * The index is loaded lazily: snapshot plus the changes made after it, or a rebuild from the documents.
  */
 export class SearchAppObject extends DurableObject<Env> {
-  readonly #storage: AppStorage;
+  #storage: AppStorage;
   #index?: SearchIndex;
+  readonly #answers = new AnswerMemo(ANSWER_MEMO_CHARS);
+  /** Feeding progress of this instance, for recovery: when it last applied operations, and up to which id. */
+  #lastAppliedAt = 0;
+  #appliedUpTo = 0;
+  #lastAcceptedAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -62,6 +89,8 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Applies operations in id order; a document's older operations are IGNORED behind newer ones. */
   async apply(operations: FeedOperation[], config: IndexConfig): Promise<OperationResult[]> {
+    this.#lastAppliedAt = Date.now();
+    for (const op of operations) this.#appliedUpTo = Math.max(this.#appliedUpTo, op.opId);
     const newest = new Map<string, number>();
     for (const op of operations) newest.set(op.documentId, Math.max(op.opId, newest.get(op.documentId) ?? 0));
     const cycle = this.#storage.get('cycle');
@@ -94,6 +123,26 @@ export class SearchAppObject extends DurableObject<Env> {
     return results;
   }
 
+  /**
+   * Called before operations of the app are recorded: arms the recovery checks (so no accepted entry is
+   * left without them) and answers the active cycle the operations belong to.
+   */
+  async noteAccepted(appId: number): Promise<FullFeedCycle | null> {
+    this.#lastAcceptedAt = Date.now();
+    if (this.#storage.get('appId') !== appId) this.#storage.set('appId', appId);
+    if (this.#storage.get('recoveryAt') === undefined) {
+      const at = Date.now() + RECOVERY_CHECK_MS;
+      this.#storage.set('recoveryAt', at);
+      await this.#armAlarm(at);
+    }
+    return this.#storage.get('cycle') ?? null;
+  }
+
+  /** The recovery check of `requestedAt` found no open entry: checks stop unless operations were accepted since. */
+  async recoveryIdle(requestedAt: number): Promise<void> {
+    if (this.#lastAcceptedAt <= requestedAt) this.#storage.set('recoveryAt', undefined);
+  }
+
   /** The live document, or null. */
   async document(id: string): Promise<DocumentPayload | null> {
     return this.#storage.document(id) ?? null;
@@ -107,7 +156,10 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Rebuilds the index from the stored documents with a new configuration (Schedule feeding job). */
   async reindex(config: IndexConfig): Promise<{ documents: number }> {
-    return { documents: this.#rebuild(config).size };
+    return this.ctx.storage.transactionSync(() => {
+      this.#storage.nextSeq(); // a new index version: answers cached for the old configuration are not reused
+      return { documents: this.#rebuild(config).size };
+    });
   }
 
   // ---------------------------------------------------------------- full feed
@@ -146,6 +198,17 @@ export class SearchAppObject extends DurableObject<Env> {
     return true;
   }
 
+  /** Ends a cycle that cannot finish (its operations were lost): staged documents are discarded, the reason kept for the status. */
+  async failFullFeed(cycleId: number, reason: string): Promise<boolean> {
+    if (this.#storage.get('cycle')?.id !== cycleId) return false;
+    this.ctx.storage.transactionSync(() => {
+      this.#storage.discardStaged(cycleId);
+      this.#storage.set('cycle', undefined);
+      this.#storage.set('failedCycle', { id: cycleId, reason, failedAt: new Date().toISOString() });
+    });
+    return true;
+  }
+
   async cancelFullFeed(): Promise<Outcome<FullFeedCycle>> {
     const cycle = this.#storage.get('cycle');
     if (!cycle) return { ok: false, status: 404, message: 'No active full feed' };
@@ -158,9 +221,11 @@ export class SearchAppObject extends DurableObject<Env> {
 
   async fullFeedStatus(): Promise<FullFeedStatus> {
     const cycle = this.#storage.get('cycle') ?? null;
+    const failed = this.#storage.get('failedCycle');
     return {
       active: cycle !== null,
       cycle,
+      lastFailed: failed && failed.id === this.#storage.get('lastCycleId') ? failed : null,
       stagedDocuments: cycle ? this.#storage.stagedCount(cycle.id) : 0,
       liveDocuments: this.#storage.liveCount(),
     };
@@ -197,6 +262,28 @@ export class SearchAppObject extends DurableObject<Env> {
     return ok(this.#loadIndex()?.suggest(request) ?? []);
   }
 
+  /**
+   * The version of the live index: the sequence number of its last change (a feeding batch, a full-feed swap
+   * or a re-index). Answers of one version never change, so the edge cache keys them by it.
+   */
+  async indexVersion(): Promise<number> {
+    return this.#version();
+  }
+
+  /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
+    return this.#memoized(searchKey(request), fresh, async () => {
+      const outcome = await this.search(request);
+      if (!outcome.ok) return outcome;
+      return ok({ ...outcome.value, facets: navigationFirst(outcome.value.facets, this.#index?.config.fields ?? []) });
+    });
+  }
+
+  /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
+  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
+    return this.#memoized(suggestKey(request), fresh, () => this.suggest(request));
+  }
+
   /** Index facts for tests and operations: live size, and what the snapshot covers. */
   async stats(): Promise<IndexStats> {
     return {
@@ -207,11 +294,54 @@ export class SearchAppObject extends DurableObject<Env> {
     };
   }
 
+  /** Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app is being deleted. */
+  async destroy(): Promise<void> {
+    this.#index = undefined;
+    this.#lastAppliedAt = this.#appliedUpTo = this.#lastAcceptedAt = 0;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.#storage = new AppStorage(this.ctx.storage.sql);
+  }
+
+  /** Writes a pending snapshot; when a recovery check is due, asks the feeding consumer for it and arms the next. */
   override async alarm(): Promise<void> {
     const seq = this.#storage.get('seq') ?? 0;
-    if (seq <= (this.#storage.get('snapshotSeq') ?? 0)) return;
-    const index = this.#loadIndex();
-    if (index) this.#writeSnapshot(index);
+    if (seq > (this.#storage.get('snapshotSeq') ?? 0)) {
+      const index = this.#loadIndex();
+      if (index) this.#writeSnapshot(index);
+    }
+    const recoveryAt = this.#storage.get('recoveryAt');
+    const appId = this.#storage.get('appId');
+    if (recoveryAt === undefined || appId === undefined) return;
+    const now = Date.now();
+    if (recoveryAt > now) return this.#armAlarm(recoveryAt);
+    const request: RecoveryRequest = {
+      appId,
+      stalled: now - this.#lastAppliedAt > STALL_MS,
+      appliedUpTo: this.#appliedUpTo,
+      requestedAt: now,
+    };
+    await this.env.FEEDING_QUEUE.send({ kind: 'recover', ...request });
+    this.#storage.set('recoveryAt', now + RECOVERY_CHECK_MS);
+    await this.#armAlarm(now + RECOVERY_CHECK_MS);
+  }
+
+  // ---------------------------------------------------------------- answers
+
+  #version(): number {
+    return this.#storage.get('seq') ?? 0;
+  }
+
+  /** Nothing else runs between reading the version and computing the answer: the object handles one event at a time. */
+  async #memoized<T>(key: string, fresh: boolean, answer: () => Promise<Outcome<T>>): Promise<Outcome<VersionedAnswer>> {
+    const version = this.#version();
+    const known = fresh ? undefined : this.#answers.get(version, key);
+    if (known !== undefined) return ok({ version, json: known });
+    const outcome = await answer();
+    if (!outcome.ok) return outcome;
+    const json = JSON.stringify(outcome.value);
+    this.#answers.set(version, key, json);
+    return ok({ version, json });
   }
 
   // ---------------------------------------------------------------- index lifecycle
@@ -259,8 +389,14 @@ export class SearchAppObject extends DurableObject<Env> {
     this.#storage.writeSnapshot(index.serialize(), index.config, this.#storage.get('seq') ?? 0);
   }
 
+  /** Arms the snapshot of the changes just made (unless one is pending). */
   async #scheduleSnapshot(): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) !== null) return;
-    await this.ctx.storage.setAlarm(Date.now() + numberVar(this.env.SNAPSHOT_DELAY_SECONDS, DEFAULT_SNAPSHOT_DELAY_SECONDS) * 1000);
+    await this.#armAlarm(Date.now() + numberVar(this.env.SNAPSHOT_DELAY_SECONDS, DEFAULT_SNAPSHOT_DELAY_SECONDS) * 1000);
+  }
+
+  /** One alarm serves snapshots and recovery checks: it is moved earlier, never later. */
+  async #armAlarm(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 }

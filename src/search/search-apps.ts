@@ -1,9 +1,11 @@
 /** Search apps in D1: created and renamed by the admin API, their field schema replaced by Update schema. */
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client';
 import { findSearchApp, requireSearchApp, requireTenant, type SearchAppRow } from '../db/queries';
-import { searchApps } from '../db/schema';
+import { searchApps, tenants } from '../db/schema';
+import type { Env } from '../env';
+import { SearchAppClient } from './search-app-client';
 import { embedderInput, embedderView, nextEmbedder } from './embedding/config';
 import type { RankingSettings } from './engine/types';
 import type { SearchAppSchema } from './field-schema';
@@ -132,4 +134,33 @@ export async function updateSearchAppSchema(db: Db, tenantCode: string, code: st
     .update(searchApps)
     .set({ fields: schema.fields, updatedAt: new Date().toISOString() })
     .where(and(eq(searchApps.tenantCode, tenantCode), eq(searchApps.code, code)));
+}
+
+/** The search apps of a tenant (404 for an unknown tenant), by code. */
+export async function listSearchApps(db: Db, tenantCode: string): Promise<SearchAppRow[]> {
+  await requireTenant(db, tenantCode);
+  return db.query.searchApps.findMany({ where: eq(searchApps.tenantCode, tenantCode), orderBy: [asc(searchApps.code)] });
+}
+
+/**
+ * Deletes a search app: its Durable Object storage (documents, index, snapshots), and its row, whose foreign keys take
+ * its queue entries and jobs. The object is wiped before the row goes, so a failure leaves the row for a retry to find,
+ * and once more after, for a feeding message that was applied in between; once the row is gone the consumer drops the
+ * app's messages. Safe to retry: a missing app is already deleted.
+ */
+export async function deleteSearchApp(env: Env, db: Db, tenantCode: string, code: string): Promise<void> {
+  const searchApp = new SearchAppClient(env, tenantCode, code);
+  await searchApp.destroy();
+  await db.delete(searchApps).where(and(eq(searchApps.tenantCode, tenantCode), eq(searchApps.code, code)));
+  await searchApp.destroy();
+}
+
+/**
+ * Deletes a tenant with everything it owns: each search app as above, then the tenant row, whose foreign keys take
+ * its tokens, agents (with their chat sessions) and email configurations (with their delivery logs). Safe to retry.
+ */
+export async function deleteTenant(env: Env, db: Db, tenantCode: string): Promise<void> {
+  const apps = await db.query.searchApps.findMany({ where: eq(searchApps.tenantCode, tenantCode), columns: { code: true } });
+  for (const app of apps) await deleteSearchApp(env, db, tenantCode, app.code);
+  await db.delete(tenants).where(eq(tenants.code, tenantCode));
 }

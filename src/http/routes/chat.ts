@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { chatOnce, chatStream, prepareChat } from '../../agent/chat';
-import { agentConfigInput, agentView, putAgent, requireAgent } from '../../agent/config';
+import { agentConfigInput, agentView, deleteAgent, listAgents, putAgent, requireAgent } from '../../agent/config';
 import { requireSecret } from '../auth';
 import type { AppEnv } from '../../env';
 import { validate } from '../validate';
@@ -15,6 +15,15 @@ export const agentAdminRoutes = new Hono<AppEnv>()
   .put('/:tenant/:code', validate('param', agentPath), validate('json', agentConfigInput), async (c) => {
     const { tenant, code } = c.req.valid('param');
     return c.json(await putAgent(c.var.db, tenant, code, c.req.valid('json')), 200);
+  })
+  .get('/:tenant', validate('param', agentPath.pick({ tenant: true })), async (c) => {
+    const agents = await listAgents(c.var.db, c.req.valid('param').tenant);
+    return c.json({ agents: agents.map(agentView) }, 200);
+  })
+  .delete('/:tenant/:code', validate('param', agentPath), async (c) => {
+    const { tenant, code } = c.req.valid('param');
+    await deleteAgent(c.var.db, tenant, code);
+    return c.body(null, 204);
   })
   .get('/:tenant/:code', validate('param', agentPath), async (c) => {
     const { tenant, code } = c.req.valid('param');

@@ -94,8 +94,9 @@ export const dataRoutes = new Hono<AppEnv>()
     return c.json(
       {
         active: status.active,
-        cycleId: status.cycle?.id ?? null,
-        state: status.cycle?.state ?? 'NONE',
+        cycleId: status.cycle?.id ?? status.lastFailed?.id ?? null,
+        state: status.cycle?.state ?? (status.lastFailed ? 'FAILED' : 'NONE'),
+        ...(status.lastFailed && !status.cycle ? { failedAt: status.lastFailed.failedAt, reason: status.lastFailed.reason } : {}),
         startedAt: status.cycle?.startedAt ?? null,
         endRequestedAt: status.cycle?.endRequestedAt ?? null,
         stagedDocuments: status.stagedDocuments,

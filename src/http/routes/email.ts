@@ -2,7 +2,14 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { requireSecret } from '../auth';
 import type { AppEnv } from '../../env';
-import { emailConfigInput, emailConfigView, putEmailConfig, requireEmailConfig } from '../../email/configs';
+import {
+  deleteEmailConfig,
+  emailConfigInput,
+  emailConfigView,
+  listEmailConfigs,
+  putEmailConfig,
+  requireEmailConfig,
+} from '../../email/configs';
 import { listDeliveries } from '../../email/deliveries';
 import { queueEmail } from '../../email/send';
 import { validate } from '../validate';
@@ -17,6 +24,15 @@ export const emailAdminRoutes = new Hono<AppEnv>()
   .put('/:tenant/:code', validate('param', configPath), validate('json', emailConfigInput), async (c) => {
     const { tenant, code } = c.req.valid('param');
     return c.json(await putEmailConfig(c.var.db, tenant, code, c.req.valid('json')), 200);
+  })
+  .get('/:tenant', validate('param', configPath.pick({ tenant: true })), async (c) => {
+    const configs = await listEmailConfigs(c.var.db, c.req.valid('param').tenant);
+    return c.json({ emailConfigs: configs.map((config) => emailConfigView(config)) }, 200);
+  })
+  .delete('/:tenant/:code', validate('param', configPath), async (c) => {
+    const { tenant, code } = c.req.valid('param');
+    await deleteEmailConfig(c.var.db, tenant, code);
+    return c.body(null, 204);
   })
   .get('/:tenant/:code', validate('param', configPath), async (c) => {
     const { tenant, code } = c.req.valid('param');

@@ -6,7 +6,9 @@ import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
-import type { Facet, Filter, SearchAppField, SearchRequest } from '../../search/engine/types';
+import { searchKey, suggestKey } from '../../search/answers';
+import { answerThroughEdgeCache, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
+import type { Filter, SearchRequest } from '../../search/engine/types';
 import { SearchAppClient } from '../../search/search-app-client';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
@@ -65,31 +67,48 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
 async function findSearchApp(c: Context<AppEnv>) {
   const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
   const code = parseOrThrow(codeParam, c.req.param('code'), 'path parameters');
-  const row = await cachedSearchApp(c.var.db, tenant, code);
-  return { row, searchApp: new SearchAppClient(c.env, tenant, code) };
+  await cachedSearchApp(c.var.db, tenant, code);
+  return { app: `${tenant}/${code}`, searchApp: new SearchAppClient(c.env, tenant, code) };
 }
 
-/** Facets of `navigation: true` fields first (schema order): the browse menu of an empty-query search. */
-function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
-  const navigation = new Set(fields.filter((field) => field.navigation).map((field) => field.code));
-  const isNavigation = (facet: Facet) => navigation.has(facet.id.split('.')[0]);
-  return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];
+/** GET answers go through the edge cache; `Cache-Control: no-cache` from the caller asks for a freshly computed answer. */
+function edgeCacheRequest(c: Context<AppEnv>, app: string, key: string): EdgeCacheRequest {
+  return {
+    origin: new URL(c.req.url).origin,
+    app,
+    key,
+    cacheable: c.req.method === 'GET',
+    fresh: /no-cache/i.test(c.req.header('Cache-Control') ?? ''),
+    waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+  };
+}
+
+/** The one answer shape around a serialized result: spliced as text, so the result is never parsed in the worker. */
+function answer(c: Context<AppEnv>, started: number, requestId: string | undefined, name: 'result' | 'suggestions', found: EdgeAnswer) {
+  const head = `{"statusCode":200,"requestId":${JSON.stringify(requestId ?? crypto.randomUUID())},"time":${Date.now() - started}`;
+  return c.body(`${head},"${name}":${found.json}}`, 200, { 'Content-Type': 'application/json', 'X-Edge-Cache': found.cache });
 }
 
 async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
   const started = Date.now();
-  const { row, searchApp } = await findSearchApp(c);
+  const { app, searchApp } = await findSearchApp(c);
   const { requestId, ...search } = request;
-  const result = await searchApp.search(search);
-  result.facets = navigationFirst(result.facets, row.fields);
-  return c.json({ statusCode: 200, requestId: requestId ?? crypto.randomUUID(), time: Date.now() - started, result });
+  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, searchKey(search)), {
+    indexVersion: () => searchApp.indexVersion(),
+    answer: (fresh) => searchApp.searchAnswer(search, fresh),
+  });
+  return answer(c, started, requestId, 'result', found);
 }
 
 async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>) {
   const started = Date.now();
-  const { searchApp } = await findSearchApp(c);
-  const suggestions = await searchApp.suggest({ q: input.q, rows: input.rows });
-  return c.json({ statusCode: 200, requestId: input.requestId ?? crypto.randomUUID(), time: Date.now() - started, suggestions });
+  const { app, searchApp } = await findSearchApp(c);
+  const suggest = { q: input.q, rows: input.rows };
+  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, suggestKey(suggest)), {
+    indexVersion: () => searchApp.indexVersion(),
+    answer: (fresh) => searchApp.suggestAnswer(suggest, fresh),
+  });
+  return answer(c, started, input.requestId, 'suggestions', found);
 }
 
 const cacheGet = async (c: Context<AppEnv>, next: () => Promise<void>) => {

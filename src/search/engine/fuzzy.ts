@@ -15,7 +15,8 @@ export function fuzzyTerms(dictionary: SearchableMap<number>, query: string, max
   const found = new Map<number, number>();
   const n = query.length + 1;
   const rows = n + maxDistance;
-  const matrix = new Uint8Array((rows + 1) * n);
+  // Cells outside the diagonal band |i - j| <= maxDistance are never computed and stay over the limit.
+  const matrix = new Uint8Array((rows + 1) * n).fill(maxDistance + 1);
   for (let j = 0; j < n; j++) matrix[j] = j;
   const path: string[] = [];
 
@@ -35,7 +36,7 @@ export function fuzzyTerms(dictionary: SearchableMap<number>, query: string, max
           break;
         }
         path[i - 1] = key[k];
-        if (fillRow(matrix, n, i, query, path) > maxDistance) {
+        if (fillRow(matrix, n, i, query, path, maxDistance) > maxDistance) {
           within = false;
           break;
         }
@@ -47,14 +48,15 @@ export function fuzzyTerms(dictionary: SearchableMap<number>, query: string, max
   return found;
 }
 
-/** Fills distance row `i` (the path's i-th character against the query); answers the row's minimum. */
-function fillRow(matrix: Uint8Array, n: number, i: number, query: string, path: string[]): number {
+/** Fills distance row `i` (the path's i-th character against the query) within the band; answers its minimum. */
+function fillRow(matrix: Uint8Array, n: number, i: number, query: string, path: string[], maxDistance: number): number {
   const row = i * n;
   const above = row - n;
   const char = path[i - 1];
-  matrix[row] = i;
-  let min = i;
-  for (let j = 1; j < n; j++) {
+  if (i <= maxDistance) matrix[row] = i;
+  let min = i <= maxDistance ? i : maxDistance + 1;
+  const to = Math.min(n - 1, i + maxDistance);
+  for (let j = Math.max(1, i - maxDistance); j <= to; j++) {
     let d = Math.min(matrix[above + j - 1] + (char === query[j - 1] ? 0 : 1), matrix[above + j] + 1, matrix[row + j - 1] + 1);
     if (i > 1 && j > 1 && char === query[j - 2] && path[i - 2] === query[j - 1]) d = Math.min(d, matrix[above - n + j - 2] + 1);
     matrix[row + j] = d;

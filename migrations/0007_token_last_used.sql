@@ -1,0 +1,1 @@
+ALTER TABLE `api_tokens` ADD `last_used_at` text;

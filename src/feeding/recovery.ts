@@ -1,0 +1,82 @@
+/**
+ * Feeding recovery, the way an outbox works: every accepted operation is a D1 row holding its payload until
+ * it is staged or terminal, so an entry whose queue message never arrived (the process died between the
+ * insert and the send, or the queue lost it) is sent again. The search app's Durable Object asks for a check
+ * every few seconds while the app has open entries (`recover` messages); the Durable Object's per-document
+ * operation ids make a replay idempotent. A full feed whose entries are given up fails with a reason.
+ */
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { findSearchAppById, type SearchAppRow } from '../db/queries';
+import type { Env } from '../env';
+import { SearchAppClient } from '../search/search-app-client';
+import type { FeedOperation, RecoveryRequest } from '../search/search-app-object';
+import { finishCycleIfDrained } from './full-feed';
+import { sendOperations, setStates, settleCycle } from './operations';
+
+/** An open entry is sent again once it waited this long since it was last sent, doubled per re-send. */
+export const REDRIVE_AFTER_SECONDS = 20;
+/** Re-sends before an entry is given up (about 10 minutes after it was first sent). */
+export const MAX_REDRIVES = 5;
+/** Entries handled per check; the next check takes the rest. */
+const BATCH = 2_000;
+
+interface OpenRow {
+  id: number;
+  document_id: string;
+  operation: 'update' | 'delete';
+  payload: string | null;
+  cycle_id: number | null;
+  redrives: number;
+}
+
+/** One recovery check of a search app: re-sends what is overdue, gives up what was re-sent too often, ends a drained cycle. */
+export async function recoverApp(env: Env, db: Db, request: RecoveryRequest): Promise<void> {
+  const app = await findSearchAppById(db, request.appId);
+  if (!app) return;
+  const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
+  // Overdue: sent long enough ago, and either nothing is being applied or later entries already were.
+  const overdue = await db.all<OpenRow>(sql`
+    SELECT id, document_id, operation, payload, cycle_id, redrives FROM feeding_operations
+    WHERE app_id = ${app.id} AND state IN ('CREATED', 'STARTED')
+      AND (julianday('now') - julianday(coalesce(sent_at, created_at))) * 86400 > ${REDRIVE_AFTER_SECONDS} * (1 << redrives)
+      AND (${request.stalled ? 1 : 0} = 1 OR id < ${request.appliedUpTo})
+    ORDER BY id LIMIT ${BATCH}`);
+  const lost = overdue.filter((row) => row.redrives >= MAX_REDRIVES);
+  const resend = overdue.filter((row) => row.redrives < MAX_REDRIVES);
+  if (lost.length) await giveUp(db, app, searchApp, lost);
+  if (resend.length) {
+    await sendOperations(env, app.id, resend.map(toFeedOperation));
+    await db.run(sql`
+      UPDATE feeding_operations SET sent_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), redrives = redrives + 1
+      WHERE id IN (SELECT value FROM json_each(${JSON.stringify(resend.map((row) => row.id))}))`);
+  }
+  // The process may have died between a cycle's last entry and its swap: an ending cycle with nothing pending swaps now.
+  const cycle = await searchApp.activeCycle();
+  if (cycle?.state === 'ENDING') await finishCycleIfDrained(env, db, app, cycle.id);
+  const [open] = await db.all<{ n: number }>(sql`
+    SELECT count(*) AS n FROM feeding_operations WHERE app_id = ${app.id} AND state IN ('CREATED', 'STARTED')`);
+  if (open.n === 0 && cycle?.state !== 'ENDING') await searchApp.recoveryIdle(request.requestedAt);
+}
+
+async function giveUp(db: Db, app: SearchAppRow, searchApp: SearchAppClient, rows: OpenRow[]): Promise<void> {
+  const reason = `lost: sent ${MAX_REDRIVES + 1} times without being processed`;
+  await setStates(
+    db,
+    rows.map((row) => row.id),
+    'ERROR',
+    reason,
+  );
+  // A full feed missing documents must not replace the live index: its cycle fails.
+  for (const cycleId of new Set(rows.map((row) => row.cycle_id).filter((id) => id !== null))) {
+    if (await searchApp.failFullFeed(cycleId, `${rows.filter((row) => row.cycle_id === cycleId).length} entries were ${reason}`)) {
+      await settleCycle(db, app.id, cycleId, ['CREATED', 'STARTED', 'PREPARED'], 'CANCELED');
+    }
+  }
+}
+
+function toFeedOperation(row: OpenRow): FeedOperation {
+  const op: FeedOperation = { opId: row.id, documentId: row.document_id, operation: row.operation, cycleId: row.cycle_id };
+  if (row.payload !== null) op.payload = JSON.parse(row.payload);
+  return op;
+}

@@ -1,0 +1,83 @@
+/**
+ * Search and suggest answers as the public routes send them: serialized once by the Durable Object,
+ * with the index version they answer for, and keyed by a canonical form of the request so the same
+ * question asked with other parameter order, defaults spelled out or other tracking fields is one key.
+ */
+import type { Facet, SearchAppField, SearchRequest, SuggestRequest } from './engine/types';
+
+/** A serialized answer (`SearchResult` or `Suggestion[]` as JSON) and the index version it was computed on. */
+export interface VersionedAnswer {
+  version: number;
+  json: string;
+}
+
+/** Request fields that say who asks, not what: never part of a key. */
+const TRACKING_FIELDS = new Set(['requestId', 'userId', 'sessionId', 'requestOrigin']);
+
+/** Object keys in order at every level, so the same question in any key order is one string. */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** One string per distinct question: keys sorted at every level, tracking fields and undefined values left out. */
+function answerKey(kind: string, request: object): string {
+  const question = Object.entries(request).filter(([name, value]) => value !== undefined && !TRACKING_FIELDS.has(name));
+  return `${kind} ${JSON.stringify(Object.fromEntries(question), sortedKeys)}`;
+}
+
+/** The key of a search (the validated request: defaults filled, so `page=1` and no page are one key). */
+export function searchKey(request: SearchRequest): string {
+  return answerKey('search', request);
+}
+
+export function suggestKey(request: SuggestRequest): string {
+  return answerKey('suggest', request);
+}
+
+/** Facets of `navigation: true` fields first (schema order): the browse menu of an empty-query search. */
+export function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
+  const navigation = new Set(fields.filter((field) => field.navigation).map((field) => field.code));
+  const isNavigation = (facet: Facet) => navigation.has(facet.id.split('.')[0]);
+  return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];
+}
+
+/**
+ * Serialized answers of one index version, newest kept, bounded by their total size: a repeated query
+ * costs the Durable Object a Map lookup instead of a search. Asking with another version empties it.
+ */
+export class AnswerMemo {
+  #version = -1;
+  #answers = new Map<string, string>();
+  #chars = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  get(version: number, key: string): string | undefined {
+    if (version !== this.#version) return undefined;
+    const json = this.#answers.get(key);
+    if (json !== undefined) {
+      // Map order is insertion order: re-inserting makes this the most recently used.
+      this.#answers.delete(key);
+      this.#answers.set(key, json);
+    }
+    return json;
+  }
+
+  set(version: number, key: string, json: string): void {
+    if (version !== this.#version) {
+      this.#version = version;
+      this.#answers.clear();
+      this.#chars = 0;
+    }
+    if (json.length > this.maxChars / 4) return;
+    this.#chars += json.length - (this.#answers.get(key)?.length ?? 0);
+    this.#answers.delete(key);
+    this.#answers.set(key, json);
+    for (const [oldest, answer] of this.#answers) {
+      if (this.#chars <= this.maxChars) break;
+      this.#answers.delete(oldest);
+      this.#chars -= answer.length;
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The edge cache of public search and suggest answers: the Cache API (`caches.default`) of the data centre
+ * the request reached, keyed by the request's canonical form and the search app's index version, so a
+ * repeated query answers without reaching any Durable Object and a change invalidates through the version.
+ *
+ * The worker learns the version from the Durable Object (`indexVersion`, a call without engine work, or
+ * beside every answer it computes) and trusts it for `VERSION_BOUND_MS` per isolate: a change is seen by
+ * cached answers at most that long after the object applied it. `caches.default` stores nothing on
+ * `workers.dev` hosts (custom domains only): there every lookup misses and the object's own memory of
+ * repeated answers (`AnswerMemo`) is what a repeated query gets.
+ */
+import type { VersionedAnswer } from './answers';
+
+/** How long an isolate answers from the index version it last learned before asking the object again. */
+export const VERSION_BOUND_MS = 1_000;
+/** Entries of one version never change; those of old versions are no longer asked for and age out. */
+const ENTRY_CACHE_CONTROL = 'public, max-age=86400';
+
+/** `HIT`: from the edge cache; `MISS`: computed and stored; `BYPASS`: computed for a caller that asked for a fresh answer or cannot be cached. */
+export type EdgeCacheStatus = 'HIT' | 'MISS' | 'BYPASS';
+
+export interface EdgeAnswer {
+  json: string;
+  cache: EdgeCacheStatus;
+}
+
+export interface EdgeCacheRequest {
+  /** The request's origin: entries live under the deployment's own host. */
+  origin: string;
+  /** `<tenant>/<code>`. */
+  app: string;
+  /** `searchKey` / `suggestKey` of the request. */
+  key: string;
+  /** GET answers are looked up and stored; POST answers neither. */
+  cacheable: boolean;
+  /** The caller sent `Cache-Control: no-cache`: no lookup in any cache, but the fresh answer is stored. */
+  fresh: boolean;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** Where answers come from on a miss: the search app's Durable Object. */
+export interface AnswerSource {
+  indexVersion(): Promise<number>;
+  answer(fresh: boolean): Promise<VersionedAnswer>;
+}
+
+const knownVersions = new Map<string, { version: number; until: number }>();
+
+function learnVersion(app: string, version: number): void {
+  knownVersions.set(app, { version, until: Date.now() + VERSION_BOUND_MS });
+}
+
+async function currentVersion(app: string, source: AnswerSource): Promise<number> {
+  const known = knownVersions.get(app);
+  if (known && known.until > Date.now()) return known.version;
+  const version = await source.indexVersion();
+  learnVersion(app, version);
+  return version;
+}
+
+function entryUrl(request: EdgeCacheRequest, version: number): string {
+  const url = new URL(`/__edge-cache/${request.app}/v${version}`, request.origin);
+  url.searchParams.set('r', request.key);
+  return url.href;
+}
+
+/** The serialized answer of a request, from the edge cache when it holds the current version's, else from `source`. */
+export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: AnswerSource): Promise<EdgeAnswer> {
+  if (!request.cacheable) return { json: (await source.answer(request.fresh)).json, cache: 'BYPASS' };
+  if (!request.fresh) {
+    const cached = await caches.default.match(entryUrl(request, await currentVersion(request.app, source)));
+    if (cached) return { json: await cached.text(), cache: 'HIT' };
+  }
+  const answer = await source.answer(request.fresh);
+  learnVersion(request.app, answer.version);
+  const entry = new Response(answer.json, { headers: { 'Content-Type': 'application/json', 'Cache-Control': ENTRY_CACHE_CONTROL } });
+  request.waitUntil(caches.default.put(entryUrl(request, answer.version), entry));
+  return { json: answer.json, cache: request.fresh ? 'BYPASS' : 'MISS' };
+}

@@ -1,0 +1,136 @@
+import { env } from 'cloudflare:workers';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { call, json, waitFor } from '../helpers';
+import { MAX_REDRIVES } from '../../src/feeding/recovery';
+import { allSettled, bulk, envelope, feedingApp, fullFeed, getDocument, searchIds, type FeedingApp } from './helpers';
+
+/** Outbox recovery: entries recorded in D1 whose queue messages never went out are sent again. */
+
+async function appIdOf(app: FeedingApp): Promise<number> {
+  return (await env.DB.prepare('SELECT id FROM search_apps WHERE tenant_code = ?').bind(app.tenant).first<{ id: number }>())!.id;
+}
+
+/**
+ * Records entries the way acceptOperations does, minus the queue send: what is left when the process dies
+ * between the D1 insert and `sendBatch`. The app's recovery is armed first, as acceptOperations does.
+ */
+async function lostEntries(app: FeedingApp, ids: string[], { cycleId = null as number | null, sentSecondsAgo = 60, redrives = 0 } = {}) {
+  const appId = await appIdOf(app);
+  await app.searchApp.noteAccepted(appId);
+  const rows: number[] = [];
+  for (const id of ids) {
+    const row = await env.DB.prepare(
+      `INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id, payload, sent_at, redrives)
+       VALUES (?, ?, 'update', 'CREATED', 'svc', ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?), ?) RETURNING id`,
+    )
+      .bind(appId, id, cycleId, JSON.stringify({ name: id, description: `recovered ${id}` }), `-${sentSecondsAgo} seconds`, redrives)
+      .first<{ id: number }>();
+    rows.push(row!.id);
+  }
+  return rows;
+}
+
+/** Makes the app's recovery check due and runs the Durable Object's alarm, as the runtime would a moment later. */
+async function runRecoveryCheck(app: FeedingApp): Promise<void> {
+  await runInDurableObject(app.searchApp.stub, async (_instance, state) => {
+    state.storage.sql.exec(`UPDATE meta SET value = '0' WHERE key = 'recoveryAt'`);
+  });
+  expect(await runDurableObjectAlarm(app.searchApp.stub)).toBe(true);
+}
+
+async function recoveryArmed(app: FeedingApp): Promise<boolean> {
+  return runInDurableObject(app.searchApp.stub, async (_instance, state) => {
+    return state.storage.sql.exec(`SELECT 1 FROM meta WHERE key = 'recoveryAt'`).toArray().length > 0;
+  });
+}
+
+async function status(app: FeedingApp) {
+  return json(await call('GET', `/api/v1/data/fullfeed/status/${app.tenant}/${app.code}`, { token: app.feed }));
+}
+
+describe('feeding recovery', () => {
+  it('sends again entries whose messages were never sent, then stops checking', async () => {
+    const app = await feedingApp();
+    const ids = await lostEntries(app, ['lost-1', 'lost-2', 'lost-3']);
+    expect(await recoveryArmed(app)).toBe(true);
+
+    await runRecoveryCheck(app);
+    const states = await allSettled(app, ids);
+    expect([...states.values()]).toEqual(['FINISHED', 'FINISHED', 'FINISHED']);
+    expect(await json(await getDocument(app, 'lost-2'))).toEqual([{ id: 'lost-2', name: 'lost-2', description: 'recovered lost-2' }]);
+    const rows = await env.DB.prepare(`SELECT redrives, payload FROM feeding_operations WHERE id = ?`).bind(ids[0]).first();
+    expect(rows).toEqual({ redrives: 1, payload: null });
+
+    // Nothing open any more: the next check switches the checks off.
+    await runRecoveryCheck(app);
+    await waitFor(
+      () => recoveryArmed(app),
+      (armed) => !armed,
+    );
+  });
+
+  it('leaves entries alone that are neither overdue nor overtaken', async () => {
+    const app = await feedingApp();
+    const [fresh] = await lostEntries(app, ['fresh'], { sentSecondsAgo: 0 });
+    await runRecoveryCheck(app);
+    // The check ran (it re-armed itself) but the entry was sent a moment ago: still waiting for its message.
+    await waitFor(
+      () => recoveryArmed(app),
+      (armed) => armed,
+    );
+    const row = await env.DB.prepare(`SELECT state, redrives FROM feeding_operations WHERE id = ?`).bind(fresh).first();
+    expect(row).toEqual({ state: 'CREATED', redrives: 0 });
+  });
+
+  it('a full feed whose entries were lost still ends: they are sent again and the index swaps', async () => {
+    const app = await feedingApp();
+    expect((await bulk(app, [envelope('old', { name: 'old' })])).status).toBe(200);
+    await waitFor(
+      () => searchIds(app),
+      (found) => found.length === 1,
+    );
+    const { cycleId } = await json(await fullFeed(app, 'start'));
+    const lost = await lostEntries(app, ['cycle-lost-1', 'cycle-lost-2'], { cycleId });
+    const fed = await json(await bulk(app, [envelope('cycle-fed', { name: 'fed' })]));
+    await allSettled(app, [fed.documents[0].id], { staged: true });
+    expect((await fullFeed(app, 'end')).status).toBe(200);
+    expect(await status(app)).toMatchObject({ state: 'ENDING', pendingOperations: 2 });
+
+    // The fed entry (a later id) was applied, so the earlier lost ones count as overtaken.
+    await runRecoveryCheck(app);
+    await allSettled(app, lost);
+    await waitFor(
+      () => status(app),
+      (s) => s.state === 'NONE',
+    );
+    expect((await searchIds(app)).sort()).toEqual(['cycle-fed', 'cycle-lost-1', 'cycle-lost-2']);
+  });
+
+  it('gives up entries sent too often; their full feed fails with a reason and the live index stays', async () => {
+    const app = await feedingApp();
+    expect((await bulk(app, [envelope('live', { name: 'live' })])).status).toBe(200);
+    await waitFor(
+      () => searchIds(app),
+      (found) => found.length === 1,
+    );
+    const { cycleId } = await json(await fullFeed(app, 'start'));
+    const [hopeless] = await lostEntries(app, ['hopeless'], { cycleId, sentSecondsAgo: 3600, redrives: MAX_REDRIVES });
+    const staged = await json(await bulk(app, [envelope('staged', { name: 'staged' })]));
+    await allSettled(app, [staged.documents[0].id], { staged: true });
+    expect((await fullFeed(app, 'end')).status).toBe(200);
+
+    await runRecoveryCheck(app);
+    await allSettled(app, [hopeless]);
+    const entry = await env.DB.prepare(`SELECT state, error FROM feeding_operations WHERE id = ?`).bind(hopeless).first();
+    expect(entry).toEqual({ state: 'ERROR', error: `lost: sent ${MAX_REDRIVES + 1} times without being processed` });
+    const failed = await waitFor(
+      () => status(app),
+      (s) => s.state === 'FAILED',
+    );
+    expect(failed).toMatchObject({ active: false, cycleId, reason: expect.stringContaining('1 entries were lost') });
+    expect(await searchIds(app)).toEqual(['live']);
+    // A new cycle may start after a failed one.
+    expect((await fullFeed(app, 'start')).status).toBe(200);
+  });
+});

@@ -1,0 +1,105 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { searchAppSchemaInput } from '../../src/search/field-schema';
+import { bulk, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
+import { call, expectOk, json, waitFor } from '../helpers';
+
+const schema = {
+  fields: [
+    { code: 'title', dataType: 'string', searchMode: 'balanced', display: true, suggest: true },
+    { code: 'brand', dataType: 'string', searchMode: 'exact', display: true, facet: true, navigation: true },
+  ],
+};
+
+let app: FeedingApp;
+let base = '';
+
+async function feed(id: string, title: string, brand: string) {
+  const res = await expectOk(bulk(app, [envelope(id, { title, brand })]));
+  const [entry] = (await json<{ documents: Array<{ id: number }> }>(res)).documents;
+  expect((await settled(app, entry.id)).state).toBe('FINISHED');
+}
+
+beforeAll(async () => {
+  app = await feedingApp(schema);
+  await feed('p1', 'Red running shoe', 'Acme');
+  await feed('p2', 'Blue running shoe', 'Trail Co');
+  base = `/api/v1/search/${app.tenant}/${app.code}`;
+});
+
+const get = (query: string, headers?: Record<string, string>) => call('GET', `${base}?${query}`, { headers });
+const outcome = async (res: Response) => ({ cache: res.headers.get('X-Edge-Cache'), body: await json(res) });
+
+describe('edge cache of public search and suggest', () => {
+  it('answers a repeated GET search from the cache, whatever the parameter order, defaults or tracking fields', async () => {
+    const first = await outcome(await get('q=shoe&f.brand=Acme&requestId=a'));
+    expect(first.cache).toBe('MISS');
+    expect(first.body).toMatchObject({ statusCode: 200, requestId: 'a', result: { total: 1 } });
+
+    const again = await outcome(await get('f.brand=Acme&page=1&rows=10&q=shoe&requestId=b&userId=u'));
+    expect(again.cache).toBe('HIT');
+    expect(again.body.requestId).toBe('b');
+    expect(again.body.result).toEqual(first.body.result);
+
+    expect((await get('q=shoe&f.brand=Trail%20Co')).headers.get('X-Edge-Cache')).toBe('MISS');
+    const marked = await outcome(await get('q=shoe&f.brand=Acme&highlightPreTag=%3Cb%3E'));
+    expect(marked.cache).toBe('MISS');
+    expect(JSON.stringify(marked.body.result)).toContain('<b>');
+  });
+
+  it('computes a fresh answer for Cache-Control: no-cache and for POST', async () => {
+    await get('q=running');
+    expect((await get('q=running', { 'Cache-Control': 'no-cache' })).headers.get('X-Edge-Cache')).toBe('BYPASS');
+    const viaPost = await call('POST', base, { body: { q: 'running' } });
+    expect(viaPost.status).toBe(200);
+    expect(viaPost.headers.get('X-Edge-Cache')).toBe('BYPASS');
+  });
+
+  it('caches suggest the same way', async () => {
+    const path = `/api/v1/search/suggest/${app.tenant}/${app.code}?q=runn`;
+    const first = await outcome(await call('GET', path));
+    const again = await outcome(await call('GET', `${path}&rows=10`));
+    expect([first.cache, again.cache]).toEqual(['MISS', 'HIT']);
+    expect(again.body.suggestions).toEqual(first.body.suggestions);
+    expect(first.body.suggestions[0].value).toBe('running');
+  });
+
+  it('stops answering a cached page once a change gives the index a new version', async () => {
+    const before = await outcome(await get('q=running&rows=5'));
+    expect(before.body.result.total).toBe(2);
+    expect((await get('q=running&rows=5')).headers.get('X-Edge-Cache')).toBe('HIT');
+
+    const version = await app.searchApp.indexVersion();
+    await feed('p3', 'Green running shoe', 'Acme');
+    expect(await app.searchApp.indexVersion()).toBeGreaterThan(version);
+
+    // The worker trusts the version it learned for VERSION_BOUND_MS; then the new version misses and answers the change.
+    const after = await waitFor(
+      async () => outcome(await get('q=running&rows=5')),
+      (seen) => seen.body.result.total === 3,
+    );
+    expect(after.cache).toBe('MISS');
+    expect((await get('q=running&rows=5')).headers.get('X-Edge-Cache')).toBe('HIT');
+  });
+
+  it('gives the index a new version at a re-index, so answers of the old configuration are not reused', async () => {
+    const version = await app.searchApp.indexVersion();
+    const { documents } = await app.searchApp.reindex({ fields: searchAppSchemaInput.parse(schema).fields, sorts: [] });
+    expect(documents).toBe(3);
+    expect(await app.searchApp.indexVersion()).toBeGreaterThan(version);
+  });
+});
+
+describe("the search app's memory of repeated answers", () => {
+  it('answers the same serialized result for a repeated request of one version, and recomputes after a change', async () => {
+    const request = { q: 'shoe', page: 1, rows: 10 };
+    const first = await app.searchApp.searchAnswer(request);
+    const again = await app.searchApp.searchAnswer({ rows: 10, page: 1, q: 'shoe' });
+    expect(again).toEqual(first);
+    expect(JSON.parse(first.json).facets[0].id).toBe('brand');
+
+    await feed('p4', 'Yellow shoe', 'Acme');
+    const changed = await app.searchApp.searchAnswer(request);
+    expect(changed.version).toBeGreaterThan(first.version);
+    expect(JSON.parse(changed.json).total).toBe(JSON.parse(first.json).total + 1);
+  });
+});
