@@ -25,6 +25,12 @@ export interface Env {
   OPENAI_BASE_URL?: string;
   /** Milliseconds before the first retry of a failed embedding call while feeding, doubled per retry (default 500; tests use 1). */
   EMBEDDING_RETRY_BASE_MS?: string;
+  /** Days terminal feeding queue entries are kept (default 7; README, Retention). */
+  FEEDING_RETENTION_DAYS?: string;
+  /** Days sent or failed email deliveries are kept in the log (default 30). */
+  EMAIL_RETENTION_DAYS?: string;
+  /** Days a chat session may stay idle before it is deleted with its turns (default 30). */
+  CHAT_RETENTION_DAYS?: string;
 }
 
 /** Hono generics shared by every route module. */

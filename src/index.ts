@@ -3,6 +3,7 @@ import type { Env } from './env';
 import { consumeFeeding, consumeFeedingDeadLetters } from './feeding/consumer';
 import { createApp } from './http/app';
 import { logError } from './errors';
+import { runMaintenance } from './retention';
 
 export { SearchAppObject } from './search/search-app-object';
 
@@ -26,5 +27,8 @@ export default {
       return;
     }
     await consume(batch, env, ctx);
+  },
+  async scheduled(_controller, env) {
+    await runMaintenance(env);
   },
 } satisfies ExportedHandler<Env>;

@@ -80,3 +80,20 @@ function toFeedOperation(row: OpenRow): FeedOperation {
   if (row.payload !== null) op.payload = JSON.parse(row.payload);
   return op;
 }
+
+/** Entries open this long without their app's checks catching them are re-armed by the Cron Trigger. */
+const STALE_OPEN_MINUTES = 5;
+
+/**
+ * The Cron Trigger's backstop (the checks are armed with every accept, but an instance could lose its alarm):
+ * apps with entries open for more than a few minutes get their recovery checks armed again.
+ */
+export async function rearmStaleApps(env: Env, db: Db): Promise<void> {
+  const apps = await db.all<{ id: number; tenant_code: string; code: string }>(sql`
+    SELECT id, tenant_code, code FROM search_apps AS app
+    WHERE EXISTS (
+      SELECT 1 FROM feeding_operations
+      WHERE app_id = app.id AND state IN ('CREATED', 'STARTED')
+        AND coalesce(sent_at, created_at) < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${STALE_OPEN_MINUTES} minutes`}))`);
+  for (const app of apps) await new SearchAppClient(env, app.tenant_code, app.code).noteAccepted(app.id);
+}
