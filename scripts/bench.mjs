@@ -2,7 +2,8 @@
 // (issue 7). Writes docs/benchmarks.md and prints it. Settings through the environment:
 //   BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_SERIAL_SECONDS (3), BENCH_CONNECTIONS (32),
 //   BENCH_CHUNK_DOCS (500), BENCH_FEED_CONCURRENCY (4), BENCH_SECONDS_PER_QUERY_TYPE (10, in-process comparison),
-//   BENCH_ONLY (`http` = wrangler dev steps 1-4, `engine` = in-process steps 4-5; both by default),
+//   BENCH_ONLY (`http` = wrangler dev steps 1-4, `engine` = in-process steps 4-5, `vectors` = the engine's vector and
+//   hybrid search in Node only; all by default),
 //   BENCH_SCALE (a number of documents, e.g. 1000000: scale mode, the wrangler dev steps only, on a catalogue of that
 //   size derived from the Debian one by scripts/bench/variants.mjs; writes docs/benchmarks-scale.md instead),
 //   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine).
@@ -62,7 +63,14 @@ async function withServer(options, use) {
 
 function runInProcess(engineBundle) {
   const out = join(workDir, 'in-process.json');
-  const args = JSON.stringify({ root, engineBundle, out, iterations: 2000, secondsPerType: settings.secondsPerQueryType });
+  const args = JSON.stringify({
+    root,
+    engineBundle,
+    out,
+    iterations: 2000,
+    secondsPerType: settings.secondsPerQueryType,
+    vectorsOnly: only === 'vectors',
+  });
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
   const child = spawnSync(process.execPath, ['--expose-gc', ...profile, join(root, 'scripts', 'bench', 'in-process.mjs'), args], {
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -101,7 +109,7 @@ const serverOptions = async () => ({
   vars: { ADMIN_TOKEN: rootToken, AUTH_TOKEN: randomBytes(24).toString('base64url') },
 });
 
-if (only !== 'engine')
+if (only !== 'engine' && only !== 'vectors')
   await step('server', async () => {
     applyMigrations(root, persistDir);
     await withServer(await serverOptions(), async ({ baseUrl }) => {
@@ -120,7 +128,7 @@ if (only !== 'engine')
     });
   });
 
-if (only !== 'engine')
+if (only !== 'engine' && only !== 'vectors')
   results.cold = await step('cold start', async () => {
     const restart = now();
     return withServer(await serverOptions(), async ({ baseUrl }) => {

@@ -8,6 +8,7 @@ import { importEngine } from './engine-bundle.mjs';
 import { miniSearchEngine, oramaEngine, ourEngine } from './peers.mjs';
 import { browseRequest, filteredRequest, keywordRequest, suggestRequest } from './queries.mjs';
 import { elapsedMs, MB, now, percentile } from './stats.mjs';
+import { measureVectors } from './vectors.mjs';
 
 const options = JSON.parse(process.argv[2]);
 if (typeof globalThis.gc !== 'function') throw new Error('in-process.mjs needs node --expose-gc');
@@ -53,7 +54,7 @@ const results = { engines: [], queries: [] };
 const engines = [];
 
 if (options.engineBundle) {
-  const { SearchIndex, displayFields, config } = await importEngine(options.engineBundle, readSchema(options.root));
+  const { SearchIndex, VectorIndex, displayFields, config } = await importEngine(options.engineBundle, readSchema(options.root));
   const ours = ourEngine(SearchIndex, config);
   const built = build(ours);
 
@@ -88,6 +89,12 @@ if (options.engineBundle) {
   results.engines.push(built);
   engines.push(ours);
   results.highlight = measureHighlight(loaded, displayFields);
+  const ids = lines.map((line) => JSON.parse(line).header.id);
+  results.vectors = measureVectors({ VectorIndex, index: loaded, ids, keywordRequest, memoryAfterGc, iterations: 500 });
+  const v = results.vectors;
+  log(
+    `vectors: ${v.documents} × ${v.dimensions}, heap + buffers +${v.memoryMB.toFixed(1)} MB, recall@10 ${v.recallAt10.toFixed(3)}, vector p50 ${v.vectorOnly.p50.toFixed(2)} ms (float32 brute force ${v.bruteForce.p50.toFixed(1)} ms), hybrid p50 ${v.hybrid.p50.toFixed(2)} ms`,
+  );
   log(
     `ours: serialize ${serializeMs.toFixed(0)} ms, ${(bytes.byteLength / MB).toFixed(1)} MB, load ${loadMs.toFixed(0)} ms, heap +${loadedMemory.heapMB.toFixed(1)} MB, array buffers +${loadedMemory.buffersMB.toFixed(1)} MB`,
   );
@@ -121,6 +128,12 @@ function measureHighlight(index, displayFields) {
   const figures = { hits: 10, count: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99) };
   log(`highlight + snippet of 10 hits: p50 ${figures.p50.toFixed(3)} ms, p99 ${figures.p99.toFixed(3)} ms`);
   return figures;
+}
+
+// BENCH_ONLY=vectors: the engine and its vectors, without the peers.
+if (options.vectorsOnly) {
+  writeFileSync(options.out, JSON.stringify(results, null, 2));
+  process.exit(0);
 }
 
 for (const engine of [oramaEngine(), miniSearchEngine()]) {

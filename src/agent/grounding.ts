@@ -1,6 +1,8 @@
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
-import { SearchAppClient } from '../search/search-app-client';
+import { createDb } from '../db/client';
+import { cachedSearchApp } from '../db/queries';
+import { searchWithEmbedder } from '../search/hybrid-search';
 import type { ToolDefinition } from './providers';
 
 export const SEARCH_TOOL: ToolDefinition = {
@@ -39,7 +41,9 @@ export async function runSearchTool(env: Env, tenantCode: string, searchApp: str
   const args = parseArguments(argumentsJson);
   if (!args) return JSON.stringify({ error: 'arguments must be {"q": string, "rows"?: integer}' });
   try {
-    const { total, documents } = await new SearchAppClient(env, tenantCode, searchApp).search({ q: args.q, page: 1, rows: args.rows });
+    // The app's default semanticRatio: hybrid when it has an embedder and semantic fields.
+    const app = await cachedSearchApp(createDb(env.DB), tenantCode, searchApp);
+    const { total, documents } = await searchWithEmbedder(env, app, { q: args.q, page: 1, rows: args.rows });
     return JSON.stringify({ total, documents: documents.map(({ id, document }) => ({ id, fields: document })) });
   } catch (err) {
     if (err instanceof ApiError) return JSON.stringify({ error: err.message });

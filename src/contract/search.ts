@@ -56,8 +56,12 @@ export const filterSchema = z
       ctx.addIssue({ code: 'custom', path: ['values'], message: `a ${filter.filterType} filter needs values` });
   });
 
+/** How much vector ranking weighs against keyword ranking: 0 keyword only, 1 vector only (issue 12). */
+const semanticRatio = z.number().min(0).max(1);
+
 export const searchBody = z.object({
   q: text.optional(),
+  hybrid: z.object({ semanticRatio: semanticRatio.optional() }).strict().optional(),
   page: integer(1, 1_000_000).default(1),
   rows: integer(1, MAX_ROWS).default(10),
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
@@ -76,6 +80,7 @@ export const searchQuery = z.object({
   rows: integer(1, MAX_ROWS).default(10),
   sort: z.string().optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  semanticRatio: z.coerce.number().pipe(semanticRatio).optional(),
   facets: commaList(facetId, MAX_LISTED_FACETS).optional(),
   attributesToHighlight: commaList(fieldCode).optional(),
   attributesToSnippet: commaList(snippetSpec).optional(),
@@ -110,6 +115,10 @@ export const searchResult = z.object({
     .record(z.string(), z.object({ min: z.number(), max: z.number(), avg: z.number(), sum: z.number() }))
     .describe('numeric facets of the matching documents (dates in epoch ms)'),
   paging: z.object({ page: z.number().int(), rows: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
+  semantic: z
+    .object({ ratio: z.number(), fallback: z.string().optional() })
+    .optional()
+    .describe('hybrid searches: the semanticRatio applied; fallback says why only keyword results were answered'),
 });
 
 export const searchResponse = z.object({

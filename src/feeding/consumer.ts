@@ -13,6 +13,8 @@ import { messageBody } from '../validation';
 import { SearchAppClient } from '../search/search-app-client';
 import { findSearchAppById, type SearchAppRow } from '../db/queries';
 import { recoverApp } from './recovery';
+import { EmbeddingError } from '../search/embedding/providers';
+import { embedMissingVectors, embedOperations } from './embeddings';
 import { payloadSchema, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';
 import { feedingMessage, indexConfigOf, setStates, type OperationsMessage, type ReindexMessage } from './operations';
@@ -89,7 +91,23 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
   );
   for (const [opId, reason] of misfits) await setStates(db, [opId], 'ERROR', reason);
 
-  const results = runnable.length ? await new SearchAppClient(env, app.tenantCode, app.code).apply(runnable, indexConfigOf(app)) : [];
+  const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
+  let embedded: Awaited<ReturnType<typeof embedOperations>>;
+  try {
+    embedded = await embedOperations(env, app, searchApp, runnable);
+  } catch (error) {
+    if (!(error instanceof EmbeddingError)) throw error;
+    // The provider failed after its retries: these documents stay as they were, never live without a vector.
+    await setStates(
+      db,
+      runnable.map((op) => op.opId),
+      'ERROR',
+      `embedding failed: ${error.message}`,
+    );
+    await finishCyclesOf(env, db, app, message);
+    return;
+  }
+  const results = runnable.length ? await searchApp.apply(embedded.operations, indexConfigOf(app), embedded.vectors) : [];
   const byState = new Map<FeedingState, number[]>();
   for (const result of results) {
     const ids = byState.get(result.state);
@@ -111,7 +129,18 @@ async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<vo
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
   const { documents } = await searchApp.stats();
   await db.update(feedingJobs).set({ state: 'STARTED', total: documents }).where(eq(feedingJobs.id, message.jobId));
-  const result = await searchApp.reindex(indexConfigOf(app));
+  const config = indexConfigOf(app);
+  try {
+    await embedMissingVectors(env, app, searchApp, config);
+  } catch (error) {
+    if (!(error instanceof EmbeddingError)) throw error;
+    await db
+      .update(feedingJobs)
+      .set({ state: 'ERROR', error: `embedding failed: ${error.message}`, finishedAt: now() })
+      .where(eq(feedingJobs.id, message.jobId));
+    return;
+  }
+  const result = await searchApp.reindex(config);
   await db
     .update(feedingJobs)
     .set({ state: 'FINISHED', processed: result.documents, total: result.documents, finishedAt: now() })

@@ -10,9 +10,9 @@ import type { SearchAppRow } from '../db/queries';
 import { feedingOperations, TERMINAL_FEEDING_STATES, type FeedingState } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
-import type { IndexConfig } from '../search/engine/types';
+import { activeEmbedder } from '../search/embedding/config';
 import { SearchAppClient } from '../search/search-app-client';
-import type { FeedOperation, RecoveryRequest } from '../search/search-app-object';
+import type { AppIndexConfig, FeedOperation, RecoveryRequest } from '../search/search-app-object';
 import type { DocumentOperation, DocumentType } from './envelopes';
 import { FEEDING_STATES, type QueueListQuery, type QueueListResponse } from '../contract/feeding';
 
@@ -77,8 +77,10 @@ export function toQueueEntry(row: OperationRow): QueueEntry {
   return entry;
 }
 
-export function indexConfigOf(app: SearchAppRow): IndexConfig {
-  return { fields: app.fields, sorts: app.sorts, ranking: app.ranking };
+/** What the app's indexes are built with: its schema, named sorts, ranking settings and, with semantic fields, its embedder. */
+export function indexConfigOf(app: SearchAppRow): AppIndexConfig {
+  const embedder = activeEmbedder(app)?.fingerprint;
+  return { fields: app.fields, sorts: app.sorts, ranking: app.ranking, ...(embedder ? { embedder } : {}) };
 }
 
 /** D1 strings are limited to 2 MB: the operations of one insert stay under half of it. */

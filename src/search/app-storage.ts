@@ -4,8 +4,11 @@
  * Each applied batch of changes takes the next sequence number, stored on every document it changed; a
  * snapshot records the sequence it covers, so a cold start loads the snapshot and replays only the
  * documents of newer batches. Deleted documents stay as tombstones until a snapshot covers them.
+ * Document vectors are stored once per content hash (`vectors`), referenced by the documents whose
+ * semantic text has that hash; the vector index is snapshotted beside the keyword index.
  */
-import type { DocumentPayload, IndexConfig } from './engine/types';
+import type { DocumentPayload } from './engine/types';
+import type { AppIndexConfig } from './search-app-object';
 
 /** SQLite rows are limited to 2 MB; snapshot chunks stay well below. */
 const CHUNK_BYTES = 1 << 20;
@@ -25,7 +28,7 @@ export interface FailedCycle {
 }
 
 interface Meta {
-  config: IndexConfig;
+  config: AppIndexConfig;
   seq: number;
   snapshotSeq: number;
   cycle: FullFeedCycle;
@@ -40,6 +43,25 @@ interface Meta {
 export interface StoredDocument {
   id: string;
   payload: DocumentPayload;
+  /** Content hash of the document's vector, when it has one. */
+  vector?: string;
+}
+
+/** A document vector under its content hash, as the feeding consumer computed it. */
+export interface HashedVector {
+  hash: string;
+  vector: Float32Array;
+}
+
+/** The index snapshot: the keyword index's bytes and, when the app has vectors, the vector index's. */
+export interface Snapshot {
+  index: Uint8Array;
+  vectors?: Uint8Array;
+}
+
+/** Vectors as SQLite blobs: float32, little-endian as in memory. */
+function toBlob(vector: Float32Array): Uint8Array {
+  return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
 export class AppStorage {
@@ -50,7 +72,14 @@ export class AppStorage {
       CREATE TABLE IF NOT EXISTS staged (cycle INTEGER NOT NULL, id TEXT NOT NULL, payload TEXT, op INTEGER NOT NULL, PRIMARY KEY (cycle, id));
       CREATE TABLE IF NOT EXISTS snapshot_chunks (n INTEGER PRIMARY KEY, data BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, space TEXT NOT NULL, data BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS vector_chunks (n INTEGER PRIMARY KEY, data BLOB NOT NULL);
     `);
+    // Objects created before vectors existed gain the column that references them.
+    for (const table of ['documents', 'staged']) {
+      const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray();
+      if (!columns.some((c) => c.name === 'vector')) sql.exec(`ALTER TABLE ${table} ADD COLUMN vector TEXT`);
+    }
   }
 
   get<K extends keyof Meta>(key: K): Meta[K] | undefined {
@@ -93,9 +122,16 @@ export class AppStorage {
     return this.sql.exec<{ op: number }>('SELECT op FROM documents WHERE id = ?', id).toArray()[0]?.op ?? 0;
   }
 
-  /** Stores a document as changed at `seq` (one sequence number serves a whole applied batch). */
-  put(id: string, payload: DocumentPayload, op: number, seq: number): void {
-    this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, ?, ?, ?)', id, JSON.stringify(payload), seq, op);
+  /** Stores a document as changed at `seq` (one sequence number serves a whole applied batch), with its vector's hash. */
+  put(id: string, payload: DocumentPayload, op: number, seq: number, vector: string | null = null): void {
+    this.sql.exec(
+      'INSERT OR REPLACE INTO documents (id, payload, seq, op, vector) VALUES (?, ?, ?, ?, ?)',
+      id,
+      JSON.stringify(payload),
+      seq,
+      op,
+      vector,
+    );
   }
 
   markDeleted(id: string, op: number, seq: number): void {
@@ -106,32 +142,82 @@ export class AppStorage {
     return this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM documents WHERE payload IS NOT NULL').one().n;
   }
 
-  /** Live documents one row at a time (a cursor: never all payloads in memory). */
+  /** Live documents in feeding order, one row at a time (a cursor: never all payloads in memory). */
   *liveDocuments(): Generator<StoredDocument> {
-    for (const row of this.sql.exec<{ id: string; payload: string }>('SELECT id, payload FROM documents WHERE payload IS NOT NULL')) {
-      yield { id: row.id, payload: JSON.parse(row.payload) as DocumentPayload };
+    yield* this.documentRows('SELECT id, payload, vector FROM documents WHERE payload IS NOT NULL');
+  }
+
+  /** Live documents in id order after `after`, a cursor that pages can resume. */
+  *liveDocumentsAfter(after: string): Generator<StoredDocument> {
+    yield* this.documentRows('SELECT id, payload, vector FROM documents WHERE payload IS NOT NULL AND id > ? ORDER BY id', after);
+  }
+
+  private *documentRows(query: string, ...bindings: string[]): Generator<StoredDocument> {
+    for (const row of this.sql.exec<{ id: string; payload: string; vector: string | null }>(query, ...bindings)) {
+      yield { id: row.id, payload: JSON.parse(row.payload) as DocumentPayload, vector: row.vector ?? undefined };
     }
   }
 
+  /** Points a live document at another vector (a re-index with a new embedder or semantic fields). */
+  setVector(id: string, vector: string | null): void {
+    this.sql.exec('UPDATE documents SET vector = ? WHERE id = ?', vector, id);
+  }
+
   /** Documents changed by batches after sequence `seq`, batch by batch (within a batch in SQLite's order); `payload` undefined = deleted. */
-  *changesSince(seq: number): Generator<{ id: string; payload?: DocumentPayload }> {
-    for (const row of this.sql.exec<{ id: string; payload: string | null }>(
-      'SELECT id, payload FROM documents WHERE seq > ? ORDER BY seq',
+  *changesSince(seq: number): Generator<{ id: string; payload?: DocumentPayload; vector?: string }> {
+    for (const row of this.sql.exec<{ id: string; payload: string | null; vector: string | null }>(
+      'SELECT id, payload, vector FROM documents WHERE seq > ? ORDER BY seq',
       seq,
     )) {
-      yield { id: row.id, payload: row.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined };
+      yield {
+        id: row.id,
+        payload: row.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined,
+        vector: row.vector ?? undefined,
+      };
     }
+  }
+
+  // ---------------------------------------------------------------- vectors
+
+  /** Which of these content hashes have a stored vector. */
+  knownVectors(hashes: string[]): Set<string> {
+    const rows = this.sql.exec<{ hash: string }>(
+      'SELECT hash FROM vectors WHERE hash IN (SELECT value FROM json_each(?))',
+      JSON.stringify(hashes),
+    );
+    return new Set([...rows].map((row) => row.hash));
+  }
+
+  /** Stores vectors of the embedder whose fingerprint is `space`. */
+  putVectors(space: string, vectors: HashedVector[]): void {
+    for (const { hash, vector } of vectors) {
+      this.sql.exec('INSERT OR IGNORE INTO vectors (hash, space, data) VALUES (?, ?, ?)', hash, space, toBlob(vector));
+    }
+  }
+
+  /** A stored vector and the fingerprint of the embedder that made it. */
+  vector(hash: string): { space: string; vector: Float32Array } | undefined {
+    const row = this.sql.exec<{ space: string; data: ArrayBuffer }>('SELECT space, data FROM vectors WHERE hash = ?', hash).toArray()[0];
+    return row ? { space: row.space, vector: new Float32Array(row.data) } : undefined;
+  }
+
+  /** Drops vectors no live or staged document references any more. */
+  dropUnusedVectors(): void {
+    this.sql.exec(`
+      DELETE FROM vectors WHERE hash NOT IN (
+        SELECT vector FROM documents WHERE vector IS NOT NULL UNION SELECT vector FROM staged WHERE vector IS NOT NULL)`);
   }
 
   // ---------------------------------------------------------------- full feed staging
 
-  stage(cycle: number, id: string, payload: DocumentPayload | undefined, op: number): void {
+  stage(cycle: number, id: string, payload: DocumentPayload | undefined, op: number, vector: string | null = null): void {
     this.sql.exec(
-      'INSERT OR REPLACE INTO staged (cycle, id, payload, op) VALUES (?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO staged (cycle, id, payload, op, vector) VALUES (?, ?, ?, ?, ?)',
       cycle,
       id,
       payload ? JSON.stringify(payload) : null,
       op,
+      vector,
     );
   }
 
@@ -156,7 +242,7 @@ export class AppStorage {
     const seq = this.nextSeq();
     this.sql.exec('DELETE FROM documents');
     this.sql.exec(
-      'INSERT INTO documents (id, payload, seq, op) SELECT id, payload, ?, op FROM staged WHERE cycle = ? AND payload IS NOT NULL',
+      'INSERT INTO documents (id, payload, seq, op, vector) SELECT id, payload, ?, op, vector FROM staged WHERE cycle = ? AND payload IS NOT NULL',
       seq,
       cycle,
     );
@@ -165,19 +251,31 @@ export class AppStorage {
 
   // ---------------------------------------------------------------- snapshot
 
-  /** Stores an index snapshot covering every change up to `seq`, and drops the tombstones it covers. */
-  writeSnapshot(bytes: Uint8Array, config: IndexConfig, seq: number): void {
-    this.sql.exec('DELETE FROM snapshot_chunks');
-    for (let n = 0, offset = 0; offset < bytes.length; n++, offset += CHUNK_BYTES) {
-      this.sql.exec('INSERT INTO snapshot_chunks (n, data) VALUES (?, ?)', n, bytes.subarray(offset, offset + CHUNK_BYTES));
-    }
+  /** Stores an index snapshot covering every change up to `seq`, and drops the tombstones and vectors it no longer needs. */
+  writeSnapshot(snapshot: Snapshot, config: AppIndexConfig, seq: number): void {
+    this.writeChunks('snapshot_chunks', snapshot.index);
+    this.writeChunks('vector_chunks', snapshot.vectors);
     this.sql.exec('DELETE FROM documents WHERE payload IS NULL AND seq <= ?', seq);
+    this.dropUnusedVectors();
     this.set('config', config);
     this.set('snapshotSeq', seq);
   }
 
-  readSnapshot(): Uint8Array | undefined {
-    const chunks = this.sql.exec<{ data: ArrayBuffer }>('SELECT data FROM snapshot_chunks ORDER BY n').toArray();
+  readSnapshot(): Snapshot | undefined {
+    const index = this.readChunks('snapshot_chunks');
+    return index && { index, vectors: this.readChunks('vector_chunks') };
+  }
+
+  private writeChunks(table: 'snapshot_chunks' | 'vector_chunks', bytes: Uint8Array | undefined): void {
+    this.sql.exec(`DELETE FROM ${table}`);
+    if (!bytes) return;
+    for (let n = 0, offset = 0; offset < bytes.length; n++, offset += CHUNK_BYTES) {
+      this.sql.exec(`INSERT INTO ${table} (n, data) VALUES (?, ?)`, n, bytes.subarray(offset, offset + CHUNK_BYTES));
+    }
+  }
+
+  private readChunks(table: 'snapshot_chunks' | 'vector_chunks'): Uint8Array | undefined {
+    const chunks = this.sql.exec<{ data: ArrayBuffer }>(`SELECT data FROM ${table} ORDER BY n`).toArray();
     if (!chunks.length) return undefined;
     const bytes = new Uint8Array(chunks.reduce((size, c) => size + c.data.byteLength, 0));
     let offset = 0;

@@ -3,13 +3,16 @@
  * the request reached, keyed by the request's canonical form and the search app's index version, so a
  * repeated query answers without reaching any Durable Object and a change invalidates through the version.
  *
+ * In front of it, each isolate keeps the answers it saw last for the version it trusts (`AnswerMemo`, per app):
+ * a repeat within the same isolate costs neither a cache lookup nor a Durable Object call.
+ *
  * The worker learns the version from the Durable Object (`indexVersion`, a call without engine work, or
  * beside every answer it computes) and trusts it for `VERSION_BOUND_MS` per isolate: a change is seen by
  * cached answers at most that long after the object applied it. `caches.default` stores nothing on
  * `workers.dev` hosts (custom domains only): there every lookup misses and the object's own memory of
  * repeated answers (`AnswerMemo`) is what a repeated query gets.
  */
-import type { VersionedAnswer } from './answers';
+import { AnswerMemo, type VersionedAnswer } from './answers';
 
 /** How long an isolate answers from the index version it last learned before asking the object again. */
 export const VERSION_BOUND_MS = 1_000;
@@ -45,6 +48,22 @@ export interface AnswerSource {
 }
 
 const knownVersions = new Map<string, { version: number; until: number }>();
+/** Apps whose answers an isolate remembers (the least recently created go first), and characters per app. */
+const ISOLATE_APPS = 32;
+const ISOLATE_CHARS_PER_APP = 500_000;
+const isolateAnswers = new Map<string, AnswerMemo>();
+
+function isolateMemo(app: string): AnswerMemo {
+  let memo = isolateAnswers.get(app);
+  if (!memo) {
+    for (const oldest of isolateAnswers.keys()) {
+      if (isolateAnswers.size < ISOLATE_APPS) break;
+      isolateAnswers.delete(oldest);
+    }
+    isolateAnswers.set(app, (memo = new AnswerMemo(ISOLATE_CHARS_PER_APP)));
+  }
+  return memo;
+}
 
 function learnVersion(app: string, version: number): void {
   knownVersions.set(app, { version, until: Date.now() + VERSION_BOUND_MS });
@@ -58,22 +77,33 @@ async function currentVersion(app: string, source: AnswerSource): Promise<number
   return version;
 }
 
-function entryUrl(request: EdgeCacheRequest, version: number): string {
-  const url = new URL(`/__edge-cache/${request.app}/v${version}`, request.origin);
-  url.searchParams.set('r', request.key);
+/** Where the Cache API keeps the answer of a request at an index version. */
+export function edgeCacheUrl(origin: string, app: string, version: number, key: string): string {
+  const url = new URL(`/__edge-cache/${app}/v${version}`, origin);
+  url.searchParams.set('r', key);
   return url.href;
 }
 
 /** The serialized answer of a request, from the edge cache when it holds the current version's, else from `source`. */
 export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: AnswerSource): Promise<EdgeAnswer> {
   if (!request.cacheable) return { json: (await source.answer(request.fresh)).json, cache: 'BYPASS' };
+  const { origin, app, key } = request;
+  const memo = isolateMemo(app);
   if (!request.fresh) {
-    const cached = await caches.default.match(entryUrl(request, await currentVersion(request.app, source)));
-    if (cached) return { json: await cached.text(), cache: 'HIT' };
+    const version = await currentVersion(app, source);
+    const remembered = memo.get(version, key);
+    if (remembered !== undefined) return { json: remembered, cache: 'HIT' };
+    const cached = await caches.default.match(edgeCacheUrl(origin, app, version, key));
+    if (cached) {
+      const json = await cached.text();
+      memo.set(version, key, json);
+      return { json, cache: 'HIT' };
+    }
   }
   const answer = await source.answer(request.fresh);
-  learnVersion(request.app, answer.version);
+  learnVersion(app, answer.version);
+  memo.set(answer.version, key, answer.json);
   const entry = new Response(answer.json, { headers: { 'Content-Type': 'application/json', 'Cache-Control': ENTRY_CACHE_CONTROL } });
-  request.waitUntil(caches.default.put(entryUrl(request, answer.version), entry));
+  request.waitUntil(caches.default.put(edgeCacheUrl(origin, app, answer.version, key), entry));
   return { json: answer.json, cache: request.fresh ? 'BYPASS' : 'MISS' };
 }

@@ -5,10 +5,19 @@
 import type { Env } from '../env';
 import { ApiError, type ErrorDetail } from '../errors';
 import type { VersionedAnswer } from './answers';
-import type { FullFeedCycle } from './app-storage';
+import type { FullFeedCycle, HashedVector } from './app-storage';
 import type { HighlightRequest } from './engine/highlight';
-import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
-import type { FeedOperation, FullFeedStatus, IndexStats, OperationResult, SearchAppObject } from './search-app-object';
+import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type {
+  AppIndexConfig,
+  FeedOperation,
+  FullFeedStatus,
+  IndexStats,
+  MissingVectors,
+  OperationResult,
+  SearchAppObject,
+  SemanticSearch,
+} from './search-app-object';
 
 /**
  * What the Durable Object answers for a call that can fail on the caller's input. Error classes do not
@@ -32,9 +41,9 @@ export class SearchAppClient {
   }
 
   /** One page of results; an invalid query (unknown facet or sort, a value not fitting its facet) is ApiError 400. */
-  async search(request: SearchRequest & HighlightRequest): Promise<SearchResult> {
+  async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<SearchResult> {
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchResult>.
-    return unwrap((await this.stub.search(request)) as Outcome<SearchResult>);
+    return unwrap((await this.stub.search(request, semantic)) as Outcome<SearchResult>);
   }
 
   async suggest(request: SuggestRequest): Promise<Suggestion[]> {
@@ -66,12 +75,28 @@ export class SearchAppClient {
     return this.stub.hasDocument(id);
   }
 
-  async apply(operations: FeedOperation[], config: IndexConfig): Promise<OperationResult[]> {
-    return this.stub.apply(operations, config);
+  /** Applies operations; `vectors` are the ones embedded for them that the object does not have yet. */
+  async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
+    return this.stub.apply(operations, config, vectors);
   }
 
-  async reindex(config: IndexConfig): Promise<{ documents: number }> {
-    return this.stub.reindex(config);
+  /** Rebuilds the indexes with `config`; 409 while a semantic text of a document has no stored vector. */
+  async reindex(config: AppIndexConfig): Promise<{ documents: number }> {
+    return unwrap(await this.stub.reindex(config));
+  }
+
+  /** Semantic texts a re-index with `config` would lack vectors for, a page of documents at a time. */
+  async missingVectors(config: AppIndexConfig, after: string, limit: number): Promise<MissingVectors> {
+    return this.stub.missingVectors(config, after, limit);
+  }
+
+  /** Which of these content hashes have a stored vector. */
+  async knownVectors(hashes: string[]): Promise<Set<string>> {
+    return new Set(await this.stub.knownVectors(hashes));
+  }
+
+  async storeVectors(space: string, vectors: HashedVector[]): Promise<void> {
+    await this.stub.storeVectors(space, vectors);
   }
 
   /** Deletes the app's documents, index and snapshots. */
@@ -117,7 +142,7 @@ export class SearchAppClient {
     return this.stub.failFullFeed(cycleId, reason);
   }
 
-  async finishFullFeed(cycleId: number, config: IndexConfig): Promise<boolean> {
+  async finishFullFeed(cycleId: number, config: AppIndexConfig): Promise<boolean> {
     return this.stub.finishFullFeed(cycleId, config);
   }
 

@@ -2,8 +2,9 @@ import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
 import { numberVar, type Env } from '../env';
 import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswer } from './answers';
-import { AppStorage, type FailedCycle, type FullFeedCycle } from './app-storage';
-import { displayFields, QueryError, SearchIndex } from './engine';
+import { AppStorage, type FailedCycle, type FullFeedCycle, type HashedVector } from './app-storage';
+import { contentHash, embeddingText } from './embedding/text';
+import { displayFields, QueryError, SearchIndex, VectorIndex } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { Outcome } from './search-app-client';
@@ -16,6 +17,28 @@ export interface FeedOperation {
   payload?: DocumentPayload;
   /** Set when the operation was sent during a full-feed cycle. */
   cycleId?: number | null;
+  /** Content hash of the document's semantic text (its vector's key); absent or null: no vector. */
+  vector?: string | null;
+}
+
+/** What an app's indexes are built with: the engine's configuration and the embedder its vectors come from. */
+export interface AppIndexConfig extends IndexConfig {
+  /** Fingerprint of the embedder (`embedderFingerprint`); absent when the app has no embedder or no semantic field. */
+  embedder?: string;
+}
+
+/** The query vector of a hybrid search and how much its ranking weighs (0 to 1). */
+export interface SemanticSearch {
+  vector: Float32Array;
+  ratio: number;
+  /** Fingerprint of the embedder that made `vector`: only vectors of the same embedder are compared with it. */
+  embedder: string;
+}
+
+/** Texts a re-index still has to embed, and where the next page of documents starts (null: all seen). */
+export interface MissingVectors {
+  texts: Array<{ hash: string; text: string }>;
+  next: string | null;
 }
 
 export interface OperationResult {
@@ -38,6 +61,15 @@ export interface FullFeedStatus {
   lastFailed: FailedCycle | null;
   stagedDocuments: number;
   liveDocuments: number;
+}
+
+/** Why a hybrid search answered keyword results only. */
+const NO_VECTORS = 'the index has no vectors of this embedder yet: feed documents, or schedule a feeding job after an embedder change';
+
+/** The content hash of a document's semantic text under the config's embedder; null when it has no semantic text. */
+function vectorHash(config: AppIndexConfig, payload: DocumentPayload): string | null {
+  const text = config.embedder ? embeddingText(config.fields, payload) : '';
+  return config.embedder && text ? contentHash(config.embedder, text) : null;
 }
 
 /** Seconds between the first change after a snapshot and the snapshot that covers it (`SNAPSHOT_DELAY_SECONDS`). */
@@ -74,6 +106,9 @@ function ok<T>(value: T): Outcome<T> {
 export class SearchAppObject extends DurableObject<Env> {
   #storage: AppStorage;
   #index?: SearchIndex;
+  /** Vectors of the live documents, of the embedder `#space`; absent until the first vector. */
+  #vectors?: VectorIndex;
+  #space?: string;
   readonly #answers = new AnswerMemo(ANSWER_MEMO_CHARS);
   /** Feeding progress of this instance, for recovery: when it last applied operations, and up to which id. */
   #lastAppliedAt = 0;
@@ -87,15 +122,23 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- feeding
 
-  /** Applies operations in id order; a document's older operations are IGNORED behind newer ones. */
-  async apply(operations: FeedOperation[], config: IndexConfig): Promise<OperationResult[]> {
+  /**
+   * Applies operations in id order; a document's older operations are IGNORED behind newer ones. `vectors` are
+   * the ones the consumer embedded for these operations (the others' hashes are stored already).
+   */
+  async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
     this.#lastAppliedAt = Date.now();
     for (const op of operations) this.#appliedUpTo = Math.max(this.#appliedUpTo, op.opId);
     const newest = new Map<string, number>();
     for (const op of operations) newest.set(op.documentId, Math.max(op.opId, newest.get(op.documentId) ?? 0));
     const cycle = this.#storage.get('cycle');
     const results = this.ctx.storage.transactionSync(() => {
+      if (config.embedder) this.#storage.putVectors(config.embedder, vectors);
+      const referenced = [...new Set(operations.map((op) => op.vector).filter((hash): hash is string => !!hash))];
+      // A vector dropped since the consumer asked (an unused-vector sweep) fails the batch, which the queue retries.
+      if (this.#storage.knownVectors(referenced).size < referenced.length) throw new Error('document vectors are not stored');
       let seq: number | undefined;
+
       return [...operations]
         .sort((a, b) => a.opId - b.opId)
         .map((op): OperationResult => {
@@ -103,18 +146,21 @@ export class SearchAppObject extends DurableObject<Env> {
           if (op.cycleId) {
             if (cycle?.id !== op.cycleId) return { opId: op.opId, state: 'CANCELED' };
             if (this.#storage.stagedOp(cycle.id, op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
-            this.#storage.stage(cycle.id, op.documentId, op.operation === 'update' ? op.payload : undefined, op.opId);
+            const update = op.operation === 'update';
+            this.#storage.stage(cycle.id, op.documentId, update ? op.payload : undefined, op.opId, update ? (op.vector ?? null) : null);
             return { opId: op.opId, state: 'PREPARED' };
           }
           if (this.#storage.lastOp(op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
           const index = this.#indexFor(config);
           seq ??= this.#storage.nextSeq();
           if (op.operation === 'update') {
-            this.#storage.put(op.documentId, op.payload ?? {}, op.opId, seq);
+            this.#storage.put(op.documentId, op.payload ?? {}, op.opId, seq, op.vector ?? null);
             index.add(op.documentId, op.payload ?? {});
+            this.#indexVector(op.documentId, op.vector);
           } else {
             this.#storage.markDeleted(op.documentId, op.opId, seq);
             index.remove(op.documentId);
+            this.#vectors?.remove(op.documentId);
           }
           return { opId: op.opId, state: 'FINISHED' };
         });
@@ -154,12 +200,58 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#storage.document(id) !== undefined || (cycle !== undefined && this.#storage.hasStaged(cycle.id, id));
   }
 
-  /** Rebuilds the index from the stored documents with a new configuration (Schedule feeding job). */
-  async reindex(config: IndexConfig): Promise<{ documents: number }> {
-    return this.ctx.storage.transactionSync(() => {
-      this.#storage.nextSeq(); // a new index version: answers cached for the old configuration are not reused
-      return { documents: this.#rebuild(config).size };
-    });
+  /**
+   * Rebuilds the index from the stored documents with a new configuration (Schedule feeding job). With an
+   * embedder, each document first points at the vector of its current semantic text, which `missingVectors`
+   * and `storeVectors` made sure is stored; unchanged texts keep their vectors.
+   */
+  async reindex(config: AppIndexConfig): Promise<Outcome<{ documents: number }>> {
+    if (config.embedder) {
+      const changes: Array<[string, string | null]> = [];
+      for (const doc of this.#storage.liveDocuments()) {
+        const hash = vectorHash(config, doc.payload);
+        if (hash !== (doc.vector ?? null)) changes.push([doc.id, hash]);
+      }
+      const hashes = [...new Set(changes.map(([, hash]) => hash).filter((hash): hash is string => hash !== null))];
+      const known = this.#storage.knownVectors(hashes);
+      const missing = hashes.filter((hash) => !known.has(hash)).length;
+      if (missing) return { ok: false, status: 409, message: `${missing} semantic texts have no vector yet` };
+      this.ctx.storage.transactionSync(() => {
+        for (const [id, hash] of changes) this.#storage.setVector(id, hash);
+      });
+    }
+    return ok(
+      this.ctx.storage.transactionSync(() => {
+        this.#storage.nextSeq(); // a new index version: answers cached for the old configuration are not reused
+        return { documents: this.#rebuild(config).size };
+      }),
+    );
+  }
+
+  /** Up to `limit` semantic texts of live documents (in id order after `after`) whose vector is not stored. */
+  async missingVectors(config: AppIndexConfig, after: string, limit: number): Promise<MissingVectors> {
+    const texts = new Map<string, string>();
+    let last: string | null = null;
+    if (!config.embedder) return { texts: [], next: null };
+    for (const doc of this.#storage.liveDocumentsAfter(after)) {
+      if (texts.size >= limit) return { texts: [...texts].map(([hash, text]) => ({ hash, text })), next: last };
+      last = doc.id;
+      const hash = vectorHash(config, doc.payload);
+      if (hash && hash !== doc.vector && !texts.has(hash) && !this.#storage.knownVectors([hash]).size) {
+        texts.set(hash, embeddingText(config.fields, doc.payload));
+      }
+    }
+    return { texts: [...texts].map(([hash, text]) => ({ hash, text })), next: null };
+  }
+
+  /** Which of these content hashes have a stored vector (the consumer embeds only the others). */
+  async knownVectors(hashes: string[]): Promise<string[]> {
+    return [...this.#storage.knownVectors(hashes)];
+  }
+
+  /** Stores vectors of the embedder `space` ahead of a re-index. */
+  async storeVectors(space: string, vectors: HashedVector[]): Promise<void> {
+    this.#storage.putVectors(space, vectors);
   }
 
   // ---------------------------------------------------------------- full feed
@@ -187,7 +279,7 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** Swaps the staged dataset in as the live one, atomically; a no-op when the cycle is already done. */
-  async finishFullFeed(cycleId: number, config: IndexConfig): Promise<boolean> {
+  async finishFullFeed(cycleId: number, config: AppIndexConfig): Promise<boolean> {
     const cycle = this.#storage.get('cycle');
     if (cycle?.id !== cycleId || cycle.state !== 'ENDING') return false;
     this.ctx.storage.transactionSync(() => {
@@ -233,12 +325,18 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- search
 
-  async search(request: SearchRequest & HighlightRequest): Promise<Outcome<SearchResult>> {
+  /**
+   * One page of results; with `semantic`, keyword and vector rankings fused. Without vectors of the query's
+   * embedder (none fed yet, or the embedder changed and no re-index ran) it answers keyword results, flagged.
+   */
+  async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<Outcome<SearchResult>> {
     const index = this.#loadIndex();
     const started = Date.now();
     try {
       const highlighter = index?.highlighter(request);
-      const found = index?.search(request) ?? { total: 0, hits: [], facets: [], facetStats: {} };
+      const vectors = semantic && this.#space === semantic.embedder ? this.#vectors : undefined;
+      const hybrid = semantic && vectors ? { vectors, vector: semantic.vector, ratio: semantic.ratio } : undefined;
+      const found = index?.search(request, hybrid) ?? { total: 0, hits: [], facets: [], facetStats: {} };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
       return ok({
@@ -251,6 +349,7 @@ export class SearchAppObject extends DurableObject<Env> {
         facets: found.facets,
         facetStats: found.facetStats,
         paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
+        ...(semantic ? { semantic: hybrid ? { ratio: hybrid.ratio } : { ratio: 0, fallback: NO_VECTORS } } : {}),
       });
     } catch (error) {
       if (error instanceof QueryError) return { ok: false, status: 400, message: 'Invalid search request', details: error.details };
@@ -346,21 +445,29 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- index lifecycle
 
-  /** The in-memory index, loading it on first use; undefined while the app was never fed. */
+  /** The in-memory index (with the vectors), loading it on first use; undefined while the app was never fed. */
   #loadIndex(): SearchIndex | undefined {
     if (this.#index) return this.#index;
     const stored = this.#storage.get('config');
     if (!stored) return undefined;
-    const bytes = this.#storage.readSnapshot();
-    if (bytes) {
+    const snapshot = this.#storage.readSnapshot();
+    if (snapshot) {
       try {
-        const index = SearchIndex.load(stored, bytes);
+        const index = SearchIndex.load(stored, snapshot.index);
+        this.#space = stored.embedder;
+        this.#vectors = snapshot.vectors && VectorIndex.load(snapshot.vectors);
         for (const change of this.#storage.changesSince(this.#storage.get('snapshotSeq') ?? 0)) {
-          if (change.payload) index.add(change.id, change.payload);
-          else index.remove(change.id);
+          if (change.payload) {
+            index.add(change.id, change.payload);
+            this.#indexVector(change.id, change.vector);
+          } else {
+            index.remove(change.id);
+            this.#vectors?.remove(change.id);
+          }
         }
         return (this.#index = index);
       } catch (error) {
+        this.#vectors = undefined;
         console.error(JSON.stringify({ level: 'warn', msg: 'snapshot unusable, rebuilding', error: String(error) }));
       }
     }
@@ -368,25 +475,43 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** The index, or the first, empty one of an app never fed before, built with `config`. */
-  #indexFor(config: IndexConfig): SearchIndex {
+  #indexFor(config: AppIndexConfig): SearchIndex {
     const loaded = this.#loadIndex();
     if (loaded) return loaded;
     this.#storage.set('config', config);
+    this.#space = config.embedder;
     return (this.#index = new SearchIndex(config));
   }
 
-  /** A fresh index from the stored documents, snapshotted at once so the next cold start is a load. */
-  #rebuild(config: IndexConfig): SearchIndex {
-    this.#index = undefined; // let the old index go before the new one grows
+  /** Fresh indexes from the stored documents and vectors, snapshotted at once so the next cold start is a load. */
+  #rebuild(config: AppIndexConfig): SearchIndex {
+    // Let the old indexes go before the new ones grow.
+    this.#index = undefined;
+    this.#vectors = undefined;
+    this.#space = config.embedder;
     const index = new SearchIndex(config);
-    for (const doc of this.#storage.liveDocuments()) index.add(doc.id, doc.payload);
+    for (const doc of this.#storage.liveDocuments()) {
+      index.add(doc.id, doc.payload);
+      this.#indexVector(doc.id, doc.vector);
+    }
     this.#index = index;
     this.#writeSnapshot(index);
     return index;
   }
 
+  /** Puts a document's stored vector in the vector index, when it is of the index's embedder. */
+  #indexVector(id: string, hash: string | null | undefined): void {
+    this.#vectors?.remove(id);
+    const stored = hash && this.#space ? this.#storage.vector(hash) : undefined;
+    // A vector of another embedder (fed after an embedder change) joins at the next re-index.
+    if (!stored || stored.space !== this.#space) return;
+    this.#vectors ??= new VectorIndex(stored.vector.length);
+    if (stored.vector.length === this.#vectors.dimensions) this.#vectors.add(id, stored.vector);
+  }
+
   #writeSnapshot(index: SearchIndex): void {
-    this.#storage.writeSnapshot(index.serialize(), index.config, this.#storage.get('seq') ?? 0);
+    const config: AppIndexConfig = { ...index.config, embedder: this.#space };
+    this.#storage.writeSnapshot({ index: index.serialize(), vectors: this.#vectors?.serialize() }, config, this.#storage.get('seq') ?? 0);
   }
 
   /** Arms the snapshot of the changes just made (unless one is pending). */

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AnswerMemo, searchKey } from '../../src/search/answers';
+import { edgeCacheUrl } from '../../src/search/edge-cache';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
 import { bulk, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
-import { call, expectOk, json, waitFor } from '../helpers';
+import { BASE, call, expectOk, json, waitFor } from '../helpers';
 
 const schema = {
   fields: [
@@ -39,6 +41,15 @@ describe('edge cache of public search and suggest', () => {
     expect(again.cache).toBe('HIT');
     expect(again.body.requestId).toBe('b');
     expect(again.body.result).toEqual(first.body.result);
+
+    // The Cache API holds it under the index version, for every isolate of the data centre.
+    const key = searchKey({ q: 'shoe', page: 1, rows: 10, filters: { brand: { filterType: 'term', values: ['Acme'] } } });
+    const url = edgeCacheUrl(BASE, `${app.tenant}/${app.code}`, await app.searchApp.indexVersion(), key);
+    const stored = await waitFor(
+      () => caches.default.match(url), // the put runs after the answer, in waitUntil
+      (entry) => entry !== undefined,
+    );
+    expect(JSON.parse((await stored?.text()) ?? 'null')).toEqual(first.body.result);
 
     expect((await get('q=shoe&f.brand=Trail%20Co')).headers.get('X-Edge-Cache')).toBe('MISS');
     const marked = await outcome(await get('q=shoe&f.brand=Acme&highlightPreTag=%3Cb%3E'));
@@ -101,5 +112,27 @@ describe("the search app's memory of repeated answers", () => {
     const changed = await app.searchApp.searchAnswer(request);
     expect(changed.version).toBeGreaterThan(first.version);
     expect(JSON.parse(changed.json).total).toBe(JSON.parse(first.json).total + 1);
+  });
+});
+
+describe('AnswerMemo', () => {
+  it('keeps the most recently used answers of one version within its size, and forgets them all at the next version', () => {
+    const memo = new AnswerMemo(40);
+    memo.set(1, 'a', 'x'.repeat(10));
+    memo.set(1, 'b', 'y'.repeat(10));
+    memo.set(1, 'c', 'z'.repeat(10));
+    expect(memo.get(1, 'a')).toBe('x'.repeat(10)); // now the most recently used
+    memo.set(1, 'd', 'w'.repeat(10)); // 40 characters: all fit
+    memo.set(1, 'e', 'v'.repeat(10)); // over: the least recently used (b) goes
+    expect(memo.get(1, 'b')).toBeUndefined();
+    expect(memo.get(1, 'a')).toBeDefined();
+    expect(memo.get(1, 'e')).toBeDefined();
+    memo.set(1, 'big', 'q'.repeat(11)); // over a quarter of the size: not kept
+    expect(memo.get(1, 'big')).toBeUndefined();
+
+    expect(memo.get(2, 'a')).toBeUndefined();
+    memo.set(2, 'f', 'u');
+    expect(memo.get(2, 'a')).toBeUndefined();
+    expect(memo.get(2, 'f')).toBe('u');
   });
 });

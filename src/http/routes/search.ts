@@ -9,6 +9,8 @@ import { ApiError } from '../../errors';
 import { searchKey, suggestKey } from '../../search/answers';
 import { answerThroughEdgeCache, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
 import type { Filter, SearchRequest } from '../../search/engine/types';
+import { semanticRatioOf, searchWithEmbedder, type RequestedRatio } from '../../search/hybrid-search';
+import { navigationFirst } from '../../search/answers';
 import { SearchAppClient } from '../../search/search-app-client';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
@@ -19,7 +21,8 @@ const GET_CACHE_CONTROL = 'public, max-age=5';
 const RANGE = /^(.*?)\.\.(.*)$/;
 
 /** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
-type SearchCall = SearchRequest & HighlightRequest & { requestId?: string };
+/** A search request as the routes read it: the engine's request, highlighting, the caller's request id and the semanticRatio asked for. */
+type SearchCall = SearchRequest & HighlightRequest & { requestId?: string; semantic: RequestedRatio };
 
 function fromQueryString(c: Context<AppEnv>): SearchCall {
   const all = c.req.queries();
@@ -40,9 +43,9 @@ function fromQueryString(c: Context<AppEnv>): SearchCall {
     } else
       throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
-  const query = parseOrThrow(searchQuery, singles, 'query parameters');
+  const { semanticRatio, ...query } = parseOrThrow(searchQuery, singles, 'query parameters');
   // A plain object for the Durable Object call (RPC cannot clone prototype-less objects); its keys are checked above.
-  return { ...query, filters: Object.fromEntries(filters) };
+  return { ...query, filters: Object.fromEntries(filters), semantic: { ratio: semanticRatio, path: 'semanticRatio' } };
 }
 
 function fromBody(body: z.output<typeof searchBody>): SearchCall {
@@ -60,6 +63,7 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
     highlightPreTag: body.highlightPreTag,
     highlightPostTag: body.highlightPostTag,
     requestId: body.requestId,
+    semantic: { ratio: body.hybrid?.semanticRatio, path: 'hybrid.semanticRatio' },
   };
 }
 
@@ -67,8 +71,8 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
 async function findSearchApp(c: Context<AppEnv>) {
   const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
   const code = parseOrThrow(codeParam, c.req.param('code'), 'path parameters');
-  await cachedSearchApp(c.var.db, tenant, code);
-  return { app: `${tenant}/${code}`, searchApp: new SearchAppClient(c.env, tenant, code) };
+  const row = await cachedSearchApp(c.var.db, tenant, code);
+  return { app: `${tenant}/${code}`, row, searchApp: new SearchAppClient(c.env, tenant, code) };
 }
 
 /** GET answers go through the edge cache; `Cache-Control: no-cache` from the caller asks for a freshly computed answer. */
@@ -91,8 +95,14 @@ function answer(c: Context<AppEnv>, started: number, requestId: string | undefin
 
 async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
   const started = Date.now();
-  const { app, searchApp } = await findSearchApp(c);
-  const { requestId, ...search } = request;
+  const { app, row, searchApp } = await findSearchApp(c);
+  const { requestId, semantic, ...search } = request;
+  // Hybrid searches embed the query in the worker and are not cached at the edge.
+  if (semanticRatioOf(row, search, semantic) > 0) {
+    const result = await searchWithEmbedder(c.env, row, search, semantic);
+    result.facets = navigationFirst(result.facets, row.fields);
+    return c.json({ statusCode: 200, requestId: requestId ?? crypto.randomUUID(), time: Date.now() - started, result });
+  }
   const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, searchKey(search)), {
     indexVersion: () => searchApp.indexVersion(),
     answer: (fresh) => searchApp.searchAnswer(search, fresh),

@@ -4,6 +4,7 @@
  * (answered as `***`, kept when a later PUT omits it).
  */
 import { z } from 'zod';
+import type { SearchAppField } from '../engine/types';
 
 /** A search app without its own `defaultSemanticRatio` weighs vector and keyword ranking equally. */
 export const DEFAULT_SEMANTIC_RATIO = 0.5;
@@ -54,4 +55,15 @@ export function embedderFingerprint(stored: StoredEmbedder): string {
   return stored.provider === 'workers-ai'
     ? `workers-ai|${stored.model}`
     : `openai|${stored.baseUrl ?? ''}|${stored.model}|${stored.dimensions ?? ''}`;
+}
+
+/** A search app's embedder in use: it has one and at least one `semantic: true` field. */
+export interface ActiveEmbedder {
+  embedder: StoredEmbedder;
+  fingerprint: string;
+}
+
+export function activeEmbedder(app: { embedder: StoredEmbedder | null; fields: SearchAppField[] }): ActiveEmbedder | undefined {
+  if (!app.embedder || !app.fields.some((field) => field.semantic)) return undefined;
+  return { embedder: app.embedder, fingerprint: embedderFingerprint(app.embedder) };
 }

@@ -3,6 +3,7 @@
  * prefixed with the field code, cut to the model's input limit. The content hash of that text (with the
  * embedder's fingerprint) names the vector, so unchanged text is never embedded twice.
  */
+import { createHash } from 'node:crypto';
 import type { DocumentPayload, SearchAppField } from '../engine/types';
 import { attributeEntries, categoryPaths, stringValues } from '../engine/values';
 
@@ -36,8 +37,10 @@ export function embeddingText(fields: SearchAppField[], payload: DocumentPayload
   return lines.join('\n').slice(0, MAX_EMBEDDING_CHARS);
 }
 
-/** SHA-256 (hex, 128 bits) of the embedder fingerprint and the text: the key a vector is stored under. */
-export async function contentHash(fingerprint: string, text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${fingerprint}\n${text}`));
-  return [...new Uint8Array(digest, 0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('');
+/**
+ * SHA-256 (first 128 bits, hex) of the embedder fingerprint and the text: the key a vector is stored under.
+ * Synchronous (node:crypto), so the Durable Object can hash every document inside one re-index.
+ */
+export function contentHash(fingerprint: string, text: string): string {
+  return createHash('sha256').update(`${fingerprint}\n${text}`).digest('hex').slice(0, 32);
 }

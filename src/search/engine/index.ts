@@ -8,6 +8,7 @@
  */
 import { decodeIndex, encodeIndex } from './codec';
 import { addDocument, removeDocument } from './documents';
+import type { HybridQuery } from './hybrid';
 import { Highlighter, type HighlightRequest } from './highlight';
 import { runSearch } from './search';
 import { createState, type IndexState } from './state';
@@ -16,6 +17,8 @@ import type { DocumentPayload, EngineSearchResult, IndexConfig, SearchEngine, Se
 
 export { editDistance, fuzzyDistance, normalize, tokenize } from './analysis';
 export { QueryError } from './query-error';
+export { VectorIndex } from './vectors';
+export type { HybridQuery } from './hybrid';
 export { displayFields } from './values';
 
 /** Compaction runs once dead ordinals are this share of all ordinals (and at least MIN_DEAD). */
@@ -86,7 +89,8 @@ export class SearchIndex implements SearchEngine {
   /**
    * One page of documents matching `q` (all documents when it is empty), filtered, sorted (by relevance
    * unless `sort` names a sort), with facet counts. Throws `QueryError` for an unknown facet or sort, or
-   * a filter value that does not fit its field.
+   * a filter value that does not fit its field. With `hybrid` (a query vector, the document vectors and a
+   * semanticRatio above 0), keyword and vector rankings are fused; filters, facets, sorts and paging apply alike.
    *
    * @example
    * ```ts
@@ -94,8 +98,8 @@ export class SearchIndex implements SearchEngine {
    * // { total, hits: [{ id, position }], facets: [{ id: 'section', name: 'section', values: [{ value, count }] }] }
    * ```
    */
-  search(request: SearchRequest): EngineSearchResult {
-    return runSearch(this.#state, request);
+  search(request: SearchRequest, hybrid?: HybridQuery): EngineSearchResult {
+    return runSearch(this.#state, request, hybrid);
   }
 
   /**

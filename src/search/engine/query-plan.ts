@@ -13,6 +13,8 @@ const MAX_JOINED = 3;
 const MAX_SPLITS = 2;
 const MIN_SPLIT_PART = 2;
 const MIN_SPLIT_WORD = 5;
+/** A word in more postings than this is meant as typed: it is not also tried split. */
+const MAX_SPLIT_POSTINGS = 100;
 /** Score multipliers of the other interpretations, against 1 for the words as typed. */
 const WHOLE = 1;
 const PLURAL = 0.9;
@@ -70,15 +72,15 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   const counted = stops === all ? all : all & ~stops;
   words.forEach((word, i) => {
     // Stop words are optional: they join neighbours, but alone they match nothing unless the query has nothing else.
-    if (!(counted & (1 << i))) return joins(words, i, alternatives);
+    if (!(counted & (1 << i))) return joins(state, words, i, alternatives);
     const typos = relaxed ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word);
     alternatives.push({ mask: 1 << i, first: i, terms: [word], prefix: i === last || relaxed, typos, quality: 1, exact: true });
     for (const form of pluralForms(word)) {
       if (dictionary.has(form))
         alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
     }
-    if (word.length >= MIN_SPLIT_WORD) alternatives.push(...splits(state, word, i));
-    joins(words, i, alternatives);
+    if (word.length >= MIN_SPLIT_WORD && rare(state, word)) alternatives.push(...splits(state, word, i));
+    joins(state, words, i, alternatives);
   });
   for (const synonym of synonyms) {
     for (let i = 0; i + synonym.input.length <= words.length; i++) {
@@ -107,13 +109,22 @@ function alternative(first: number, last: number, terms: string[], words: string
 }
 
 /** Word i glued to the next one or two (`wire shark` -> `wireshark`), for names typed as separate words. */
-function joins(words: string[], i: number, alternatives: Alternative[]): void {
+function joins(state: IndexState, words: string[], i: number, alternatives: Alternative[]): void {
   for (let end = i + 1; end < words.length && end - i < MAX_JOINED; end++) {
-    alternatives.push(alternative(i, end, [words.slice(i, end + 1).join('')], words, JOINED, true));
+    const glued = words.slice(i, end + 1);
+    // Typos in a glued form only when one of its words is not indexed as typed (`thunder brid`): real words
+    // glued (`debian games`) are meant exactly, and typo look-ups are the costly part of a first query.
+    const typos = glued.some((word) => !state.text.dictionary.has(word));
+    alternatives.push(alternative(i, end, [glued.join('')], words, JOINED, typos));
   }
 }
 
-/** A word as two words of the dictionary that are in it (`photomanager` -> `photo`, `manager`). */
+function rare(state: IndexState, word: string): boolean {
+  const termId = state.text.dictionary.get(word);
+  return termId === undefined || state.text.count(termId) <= MAX_SPLIT_POSTINGS;
+}
+
+/** A word as two words of the dictionary next to each other (`networkmanager` -> `network manager`, `ytdlp` -> `yt dlp`). */
 function splits(state: IndexState, word: string, i: number): Alternative[] {
   const found: Alternative[] = [];
   for (let cut = MIN_SPLIT_PART; cut <= word.length - MIN_SPLIT_PART && found.length < MAX_SPLITS; cut++) {

@@ -102,7 +102,8 @@ function columnRank(column: ValueColumn): (ord: number) => number {
   };
 }
 
-function popcount(bits: number): number {
+/** Set bits of a 32-bit number (matched query terms). */
+export function popcount(bits: number): number {
   let count = 0;
   for (let b = bits; b; b &= b - 1) count++;
   return count;

@@ -6,9 +6,10 @@
  */
 import { facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
+import { hybridCandidates, type HybridQuery } from './hybrid';
 import { matchPlan, release } from './matching';
 import { planQuery } from './query-plan';
-import { feedingOrder, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
+import { feedingOrder, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
 import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, SearchRequest } from './types';
 
@@ -22,6 +23,8 @@ export interface Candidates {
   ords: number[];
   /** Relevance order, best first; absent for a search without a query (feeding order). */
   relevance?: Compare;
+  /** How well a keyword candidate matched, 0 to 1: the share of query words it matched × its BM25 score relative to the best. */
+  keywordScore?: (ord: number) => number;
   /** Frees per-query memory once the search is answered. */
   done(): void;
 }
@@ -36,14 +39,30 @@ export function keywordCandidates(state: IndexState, q: string): Candidates | un
     release(matches);
     matches = matchPlan(state, planQuery(state, q, true) ?? plan);
   }
-  return { ords: matches.ords, relevance: relevanceOrder(state, matches), done: () => release(matches) };
+  const found = matches;
+  const { counted } = found.plan;
+  const words = popcount(counted) || 1;
+  let best = 0;
+  for (const ord of found.ords) best = Math.max(best, found.score[ord]);
+  return {
+    ords: found.ords,
+    relevance: relevanceOrder(state, found),
+    keywordScore: (ord) => (popcount(found.words[ord] & counted) / words) * (best > 0 ? found.score[ord] / best : 1),
+    done: () => release(found),
+  };
 }
 
-export function runSearch(state: IndexState, request: SearchRequest): EngineSearchResult {
+/** A search; with `hybrid` (and a ratio above 0), keyword and vector rankings fused (see `hybridCandidates`). */
+export function runSearch(state: IndexState, request: SearchRequest, hybrid?: HybridQuery): EngineSearchResult {
   const sort = resolveSort(state, request.sort);
   const filters = compileFilters(state, request.filters ?? {});
   const selected = selectFacets(state, request.facets);
-  const candidates = keywordCandidates(state, request.q ?? '') ?? { ords: liveOrds(state), done: () => {} };
+  const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
+  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '');
+  const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
+    ords: liveOrds(state),
+    done: () => {},
+  };
   try {
     const limit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
     let passing = candidates.ords;

@@ -121,6 +121,11 @@ export interface SearchResult {
   /** Facet id -> stats, for the numeric facets that have values among the matching documents. */
   facetStats: Record<string, FacetStats>;
   paging: Paging;
+  /**
+   * Present when the search was hybrid: the semanticRatio applied, and `fallback`, the reason, when vector
+   * ranking could not take part (keyword results only, ratio 0).
+   */
+  semantic?: { ratio: number; fallback?: string };
 }
 
 export interface SuggestRequest {
