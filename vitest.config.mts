@@ -26,6 +26,13 @@ const workers = defineProject({
           email: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: 'email-dlq' },
           'email-dlq': { maxBatchSize: 10, maxBatchTimeout: 0 },
         },
+        // The rate-limit tiers of wrangler.toml, but `standard` (every configuration's default) out of reach, so only
+        // test/robustness/rate-limits.test.ts, which picks `low`, meets a limit.
+        ratelimits: {
+          RATE_LIMIT_LOW: { namespace_id: '1501', simple: { limit: 10, period: 10 } },
+          RATE_LIMIT_STANDARD: { namespace_id: '1502', simple: { limit: 1_000_000, period: 10 } },
+          RATE_LIMIT_HIGH: { namespace_id: '1503', simple: { limit: 1_000_000, period: 10 } },
+        },
         // Workers AI is remote-only; tests bind AI to a local stand-in entrypoint with the same `run`.
         serviceBindings: { AI: { name: 'workers-ai-stand-in', entrypoint: 'WorkersAiStandIn' } },
         workers: [
