@@ -8,6 +8,8 @@ export interface Env {
   SEARCH_APP: DurableObjectNamespace<SearchAppObject>;
   FEEDING_QUEUE: Queue;
   EMAIL_QUEUE: Queue;
+  /** The static assets (`public/`, built from `ui/`): the search page. */
+  ASSETS: Fetcher;
   /** Root token of the admin API. Without it every admin call answers 401. */
   ADMIN_TOKEN?: string;
   /** Agent token of the chat endpoints. */
