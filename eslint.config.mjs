@@ -11,7 +11,7 @@ const platformImports = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.wrangler/', 'migrations/', 'coverage/', '**/dist/'] },
+  { ignores: ['node_modules/', '.wrangler/', 'migrations/', 'coverage/', '**/dist/', 'public/', 'test-results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,7 +1,8 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, defineProject } from 'vitest/config';
 
-export default defineConfig({
+/** Every test but the browser ones, in the Workers runtime against real D1, Durable Objects and Queues. */
+const workers = defineProject({
   plugins: [
     cloudflareTest(async ({ inject }) => ({
       wrangler: { configPath: './wrangler.toml' },
@@ -25,6 +26,13 @@ export default defineConfig({
           email: { maxBatchSize: 10, maxBatchTimeout: 0, maxRetries: 5, deadLetterQueue: 'email-dlq' },
           'email-dlq': { maxBatchSize: 10, maxBatchTimeout: 0 },
         },
+        // The rate-limit tiers of wrangler.toml, but `standard` (every configuration's default) out of reach, so only
+        // test/robustness/rate-limits.test.ts, which picks `low`, meets a limit.
+        ratelimits: {
+          RATE_LIMIT_LOW: { namespace_id: '1501', simple: { limit: 10, period: 10 } },
+          RATE_LIMIT_STANDARD: { namespace_id: '1502', simple: { limit: 1_000_000, period: 10 } },
+          RATE_LIMIT_HIGH: { namespace_id: '1503', simple: { limit: 1_000_000, period: 10 } },
+        },
         // Workers AI is remote-only; tests bind AI to a local stand-in entrypoint with the same `run`.
         serviceBindings: { AI: { name: 'workers-ai-stand-in', entrypoint: 'WorkersAiStandIn' } },
         workers: [
@@ -40,9 +48,28 @@ export default defineConfig({
     })),
   ],
   test: {
+    name: 'workers',
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/browser/**'],
     globalSetup: ['./test/email/stand-ins.ts', './test/agent/openai-server.ts'],
     setupFiles: ['./test/apply-migrations.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
 });
+
+/** The search page in real Chromium, in Node, against a real `wrangler dev` seeded with the demo catalogue. */
+const browser = defineProject({
+  test: {
+    name: 'browser',
+    include: ['test/browser/**/*.test.ts'],
+    environment: 'node',
+    globalSetup: ['./test/browser/dev-server.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // The page writes the URL 400 ms after a change (InstantSearch's history router) and answers over HTTP.
+    expect: { poll: { timeout: 10_000 } },
+  },
+});
+
+export default defineConfig({ test: { projects: [workers, browser] } });

@@ -43,12 +43,13 @@ async function putSchema(baseUrl, token, tenant, app) {
   return true;
 }
 
-export async function seedDemo(baseUrl, adminToken, tenant = 'demo', app = 'catalog') {
+/** `seedFile` keeps the tokens between runs (another file for another persisted state). */
+export async function seedDemo(baseUrl, adminToken, { tenant = 'demo', app = 'catalog', seedFile = SEED_FILE } = {}) {
   await waitUntilUp(baseUrl);
   await request(baseUrl, 'PUT', `/api/v1/admin/tenants/${tenant}`, adminToken, { name: 'Demo shop' });
   await request(baseUrl, 'PUT', `/api/v1/admin/searchapps/${tenant}/${app}`, adminToken, { name: 'Demo catalogue' });
 
-  let saved = existsSync(SEED_FILE) ? JSON.parse(readFileSync(SEED_FILE, 'utf8')) : undefined;
+  let saved = existsSync(seedFile) ? JSON.parse(readFileSync(seedFile, 'utf8')) : undefined;
   if (!saved || !(await putSchema(baseUrl, saved.adminToken, tenant, app))) {
     const admin = await request(baseUrl, 'POST', `/api/v1/admin/tokens/${tenant}`, adminToken, {
       kind: 'admin',
@@ -61,7 +62,7 @@ export async function seedDemo(baseUrl, adminToken, tenant = 'demo', app = 'cata
       name: 'demo feeding',
     });
     saved = { adminToken: admin.token, feedingToken: feeding.token };
-    writeFileSync(SEED_FILE, JSON.stringify(saved, null, 2) + '\n');
+    writeFileSync(seedFile, JSON.stringify(saved, null, 2) + '\n');
     await putSchema(baseUrl, saved.adminToken, tenant, app);
   }
   const lines = [];
@@ -79,5 +80,6 @@ export async function seedDemo(baseUrl, adminToken, tenant = 'demo', app = 'cata
     lines.push(`${status.liveDocuments} documents already indexed`);
   }
   lines.push(`try: curl '${baseUrl}/api/v1/search/${tenant}/${app}?q=vim&rows=3'`);
+  lines.push(`search page: ${baseUrl}/ui/${tenant}/${app}`);
   return { tenant, app, ...saved, lines };
 }

@@ -8,6 +8,8 @@ export interface Env {
   SEARCH_APP: DurableObjectNamespace<SearchAppObject>;
   FEEDING_QUEUE: Queue;
   EMAIL_QUEUE: Queue;
+  /** The static assets (`public/`, built from `ui/`): the search page. */
+  ASSETS: Fetcher;
   /** Root token of the admin API. Without it every admin call answers 401. */
   ADMIN_TOKEN?: string;
   /** Agent token of the chat endpoints. */
@@ -23,6 +25,10 @@ export interface Env {
   OPENAI_BASE_URL?: string;
   /** Milliseconds before the first retry of a failed embedding call while feeding, doubled per retry (default 500; tests use 1). */
   EMBEDDING_RETRY_BASE_MS?: string;
+  /** Rate Limiting bindings, one per tier (src/rate-limit.ts); without them nothing is limited. */
+  RATE_LIMIT_LOW?: RateLimit;
+  RATE_LIMIT_STANDARD?: RateLimit;
+  RATE_LIMIT_HIGH?: RateLimit;
   /** Days terminal feeding queue entries are kept (default 7; README, Retention). */
   FEEDING_RETENTION_DAYS?: string;
   /** Days sent or failed email deliveries are kept in the log (default 30). */

@@ -59,6 +59,15 @@ export class ApiError extends Error {
   static conflict(message: string) {
     return new ApiError(409, message);
   }
+  /** 429, answered with `Retry-After: seconds`. */
+  static tooManyRequests(retryAfterSeconds: number) {
+    const error = new ApiError(429, `Too many requests; retry after ${retryAfterSeconds} s`);
+    error.retryAfterSeconds = retryAfterSeconds;
+    return error;
+  }
+
+  /** Set on 429 answers: when the caller may try again. */
+  retryAfterSeconds?: number;
 }
 
 /** The ErrorBody of `status`: its reason phrase, the message, and details when there are any. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { enforceRateLimit } from '../rate-limit';
 import { createDb, type Db } from '../db/client';
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
@@ -65,12 +66,25 @@ export interface ChatAnswer {
  * Checks everything that can be refused before a model is called, in this order: unknown agent 404,
  * disabled 403, then the body 400 (text, model, attachments). A provider this deployment lacks is 500.
  */
-export async function prepareChat(env: Env, tenantCode: string, code: string, readBody: () => Promise<unknown>): Promise<PreparedChat> {
+export async function prepareChat(
+  env: Env,
+  tenantCode: string,
+  code: string,
+  readBody: () => Promise<unknown>,
+  clientIp = 'unknown',
+): Promise<PreparedChat> {
   const db = createDb(env.DB);
   const agent = await requireAgent(db, tenantCode, code);
   if (!agent.enabled) throw ApiError.forbidden(`Agent configuration '${tenantCode}/${code}' is disabled`);
 
   const body = await parseJsonBody(readBody, chatRequestSchema);
+  // Per session when the client names one, else per client address (a fresh session id per request would evade it).
+  const session = body.sessionId ?? body.session_id;
+  await enforceRateLimit(env, agent.rateLimit, {
+    kind: 'chat',
+    agentId: agent.id,
+    session: session ? `session:${session}` : `ip:${clientIp}`,
+  });
   const init = body.type === 'init';
   const attachmentInputs = init ? [] : (body.attachments ?? []);
   const text = body.text ?? '';

@@ -1,5 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { rateLimitTier } from '../rate-limit';
 import type { Db } from '../db/client';
 import { findSearchApp, requireTenant } from '../db/queries';
 import { agents, type StoredOpenAiSettings } from '../db/schema';
@@ -27,6 +28,7 @@ export const agentConfigInput = z
     system_prompt: z.string().max(100_000).default(''),
     search_app: codeParam.nullable().optional(),
     enabled: z.boolean().default(true),
+    rate_limit: rateLimitTier.default('standard'),
     openai: z
       .object({
         baseUrl: z.url({ protocol: /^https?$/ }).optional(),
@@ -74,6 +76,7 @@ export async function putAgent(db: Db, tenantCode: string, code: string, input: 
     systemPrompt: input.system_prompt,
     searchApp: input.search_app ?? null,
     enabled: input.enabled,
+    rateLimit: input.rate_limit,
     openai,
   };
   const [row] = await db
@@ -106,6 +109,7 @@ export function agentView(row: AgentRow) {
     system_prompt: row.systemPrompt,
     search_app: row.searchApp,
     enabled: row.enabled,
+    rate_limit: row.rateLimit,
     openai: { baseUrl: row.openai.baseUrl ?? null, apiKey: row.openai.apiKey ? '***' : null },
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

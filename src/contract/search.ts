@@ -111,6 +111,9 @@ export const searchResult = z.object({
     }),
   ),
   facets: z.array(z.object({ id: z.string(), name: z.string(), values: z.array(facetValue) })),
+  facetStats: z
+    .record(z.string(), z.object({ min: z.number(), max: z.number(), avg: z.number(), sum: z.number() }))
+    .describe('numeric facets of the matching documents (dates in epoch ms)'),
   paging: z.object({ page: z.number().int(), rows: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
   semantic: z
     .object({ ratio: z.number(), fallback: z.string().optional() })

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { RateLimitTier } from '../rate-limit';
 import type { SearchAppField } from '../search/field-schema';
 import type { EmailProviderConfig } from '../email/providers';
 import type { NamedSort, RankingSettings } from '../search/engine/types';
@@ -47,6 +48,8 @@ export const searchApps = sqliteTable(
       .$type<RankingSettings>()
       .notNull()
       .default(sql`'{}'`),
+    /** Rate-limit tier of search and suggest (src/rate-limit.ts). */
+    rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
     ...timestamps,
   },
   (t) => [uniqueIndex('search_apps_tenant_code').on(t.tenantCode, t.code)],
@@ -105,6 +108,8 @@ export const emailConfigs = sqliteTable(
       .default(sql`'{}'`),
     provider: text('provider', { mode: 'json' }).$type<StoredEmailProvider>(),
     security: text('security', { mode: 'json' }).$type<StoredEmailSecurity>(),
+    /** Rate-limit tier of email send (src/rate-limit.ts). */
+    rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
     ...timestamps,
   },
   (t) => [uniqueIndex('email_configs_tenant_code').on(t.tenantCode, t.code)],
@@ -165,6 +170,8 @@ export const agents = sqliteTable(
       .$type<StoredOpenAiSettings>()
       .notNull()
       .default(sql`'{}'`),
+    /** Rate-limit tier of chat (src/rate-limit.ts). */
+    rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
     ...timestamps,
   },
   (t) => [uniqueIndex('agents_tenant_code').on(t.tenantCode, t.code)],

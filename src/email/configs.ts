@@ -8,6 +8,7 @@ import { emailConfigs, type EmailVariables, type StoredEmailSecurity } from '../
 import { ApiError } from '../errors';
 import { emailProviderSchema, redactProvider } from './providers';
 import { templateErrors } from './templates';
+import { rateLimitTier } from '../rate-limit';
 import { notReserved } from '../validation';
 
 export type EmailConfigRow = typeof emailConfigs.$inferSelect;
@@ -42,6 +43,7 @@ export const emailConfigInput = z
       .strict()
       .nullable()
       .optional(),
+    rateLimit: rateLimitTier.optional(),
     /** Issues a new API key for the existing security configuration; the old one stops working. */
     rotateKey: z.boolean().optional(),
   })
@@ -104,6 +106,7 @@ export async function putEmailConfig(db: Db, tenantCode: string, code: string, i
     variables: (input.variables as EmailVariables | undefined) ?? existing?.variables ?? {},
     provider: input.provider === undefined ? (existing?.provider ?? null) : input.provider,
     security,
+    rateLimit: input.rateLimit ?? existing?.rateLimit ?? 'standard',
   };
   const [row] = await db
     .insert(emailConfigs)
@@ -139,6 +142,7 @@ export function emailConfigView(row: EmailConfigRow, apiKey?: string) {
     ),
     provider: row.provider ? redactProvider(row.provider) : null,
     security: row.security ? { type: row.security.type, header: row.security.header } : null,
+    rateLimit: row.rateLimit,
     ...(apiKey ? { apiKey } : {}),
     ready: missing.length === 0,
     missing,

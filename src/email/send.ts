@@ -5,6 +5,7 @@ import { emailDeliveries } from '../db/schema';
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
 import { parseJsonBody } from '../validation';
+import { enforceRateLimit } from '../rate-limit';
 import { findEmailConfig, MASKED, missingForSend, variablesSchema } from './configs';
 import { updateDelivery, type EmailJob } from './deliveries';
 
@@ -40,6 +41,7 @@ export async function queueEmail(env: Env, request: SendRequest): Promise<void> 
   if (!config?.security || !presented || !hexEqual(presentedHash, config.security.keyHash)) {
     throw ApiError.unauthorized('Missing or invalid API key');
   }
+  await enforceRateLimit(env, config.rateLimit, { kind: 'email', configId: config.id });
   const missing = missingForSend(config);
   if (missing.length) throw ApiError.conflict(`Email configuration is not ready to send; missing: ${missing.join(', ')}`);
 

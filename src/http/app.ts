@@ -11,6 +11,7 @@ import { dataRoutes } from './routes/data';
 import { jobRoutes } from './routes/jobs';
 import { schemaRoutes } from './routes/schema';
 import { searchRoutes } from './routes/search';
+import { uiRoutes } from './routes/ui';
 
 /** The HTTP surface: each capability mounts its routes here. */
 export function createApp() {
@@ -31,5 +32,6 @@ export function createApp() {
   app.route('/api/v1/email', emailSendRoutes);
   app.route('/api/v1/agent', chatRoutes);
   app.route('/api/v1/search', searchRoutes);
+  app.route('/ui', uiRoutes);
   return app;
 }

@@ -9,7 +9,11 @@ export function errorResponse(status: ContentfulStatusCode, message: string, det
 
 /** Maps anything thrown by a handler to the one error body; unexpected errors are logged, never echoed. */
 export function onError(err: Error, c: Context): Response {
-  if (err instanceof ApiError) return errorResponse(err.status, err.message, err.details);
+  if (err instanceof ApiError) {
+    const response = errorResponse(err.status, err.message, err.details);
+    if (err.retryAfterSeconds !== undefined) response.headers.set('Retry-After', String(err.retryAfterSeconds));
+    return response;
+  }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
     return errorResponse(status, err.message || errorBody(status, '').error);

@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { createDb, type Db } from '../db/client';
 import { requireSearchApp, type SearchAppRow } from '../db/queries';
@@ -29,3 +30,8 @@ export const withSearchApp = createMiddleware<{ Bindings: AppEnv['Bindings']; Va
   c.set('searchApp', new SearchAppClient(c.env, app.tenantCode, app.code));
   await next();
 });
+
+/** The caller's address as Cloudflare reports it; local development has none, so all local callers share one. */
+export function clientIp(c: Context): string {
+  return c.req.header('CF-Connecting-IP') ?? 'unknown';
+}

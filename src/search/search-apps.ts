@@ -6,6 +6,7 @@ import { findSearchApp, requireSearchApp, requireTenant, type SearchAppRow } fro
 import { searchApps, tenants } from '../db/schema';
 import type { Env } from '../env';
 import { SearchAppClient } from './search-app-client';
+import { rateLimitTier } from '../rate-limit';
 import { embedderInput, embedderView, nextEmbedder } from './embedding/config';
 import type { RankingSettings } from './engine/types';
 import type { SearchAppSchema } from './field-schema';
@@ -48,6 +49,7 @@ export const searchAppInput = z
       .optional(),
     embedder: embedderInput.nullable().optional(),
     defaultSemanticRatio: z.number().min(0).max(1).optional(),
+    rateLimit: rateLimitTier.optional(),
     ...rankingInput,
   })
   .strict();
@@ -72,6 +74,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
       sorts: changes.sorts ?? [],
       embedder,
       defaultSemanticRatio: changes.defaultSemanticRatio,
+      rateLimit: changes.rateLimit,
       ranking,
     })
     .onConflictDoUpdate({
@@ -81,6 +84,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
         ...(changes.sorts ? { sorts: changes.sorts } : {}),
         ...(changes.embedder !== undefined ? { embedder } : {}),
         ...(changes.defaultSemanticRatio !== undefined ? { defaultSemanticRatio: changes.defaultSemanticRatio } : {}),
+        ...(changes.rateLimit ? { rateLimit: changes.rateLimit } : {}),
         ranking,
         updatedAt: new Date().toISOString(),
       },

@@ -1,7 +1,7 @@
 import algoliasearchHelper, { type SearchResults } from 'algoliasearch-helper';
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { edgeSearchClient, fetchTransport, suggestionsSource, type SearchBody, type SearchTransport } from '@edge-search/instantsearch';
+import { clientTransport, edgeSearchClient, suggestionsSource, type SearchBody, type SearchTransport } from '@edge-search/instantsearch';
 import { BASE, waitFor } from '../helpers';
 import { bulk, debianEnvelopes, feedingApp } from '../feeding/helpers';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
     (stats) => stats.indexed === DOCUMENTS,
     60_000,
   );
-  const http = fetchTransport({ url: BASE, tenant, fetch: (input, init) => exports.default.fetch(new Request(input, init)) });
+  const http = clientTransport({ url: BASE, tenant, fetch: (input, init) => exports.default.fetch(new Request(input, init)) });
   transport = {
     search: (searchApp, body) => {
       calls.push(body);

@@ -3,19 +3,22 @@
  * (what `algoliasearch-helper` sends and reads), typed structurally so no Algolia package is needed.
  */
 
-/** A facet filter: `attr:value`, `attr:-value` (excluded); an inner array is an OR group. */
-export type FacetFilters = Array<string | string[]>;
+/**
+ * Facet filters: `attr:value`, `attr:-value` (excluded); an array is an AND list, an array inside it an OR
+ * group (Algolia's type nests further; the adapter refuses deeper nesting).
+ */
+export type FacetFilters = string | FacetFilters[];
 
-/** A numeric filter: `attr>=10`, `attr<=20`, `attr=5`, `attr!=5`, `attr>1`, `attr<9`. */
-export type NumericFilters = Array<string | string[]>;
+/** Numeric filters: `attr>=10`, `attr<=20`, `attr=5`, `attr!=5`, `attr>1`, `attr<9`, nested like facet filters. */
+export type NumericFilters = string | NumericFilters[];
 
 export interface AlgoliaSearchParams {
   query?: string;
   page?: number;
   hitsPerPage?: number;
   facets?: string | string[];
-  facetFilters?: FacetFilters | string;
-  numericFilters?: NumericFilters | string;
+  facetFilters?: FacetFilters;
+  numericFilters?: NumericFilters;
   maxValuesPerFacet?: number;
   attributesToHighlight?: string | string[];
   attributesToSnippet?: string | string[];

@@ -4,7 +4,7 @@
  * `not` filter, a hierarchical level (`tags.lvl1:a/b`) a `tree` filter, numeric bounds a `range`.
  */
 import type { FacetFilters, NumericFilters } from './algolia';
-import type { Filter } from './transport';
+import type { SearchFilter as Filter } from './transport';
 
 /** A filter the service cannot express in one request (the adapter never guesses). */
 export class UnsupportedFilterError extends Error {
@@ -53,8 +53,17 @@ function parseFacetFilter(filter: string): { attribute: string; value: string; e
   return { attribute, value, excluded };
 }
 
-const asList = <T>(value: T[] | string | undefined): Array<T | string> =>
-  value === undefined ? [] : typeof value === 'string' ? [value] : value;
+type Nested = string | Nested[];
+
+/** The AND list of a filter parameter, each entry a string or an OR group of strings. */
+function andList(value: Nested | undefined): Array<string | string[]> {
+  const entries = value === undefined ? [] : typeof value === 'string' ? [value] : value;
+  return entries.map((entry) => {
+    if (typeof entry === 'string') return entry;
+    if (entry.every((item): item is string => typeof item === 'string')) return entry;
+    throw new UnsupportedFilterError(`filters nested deeper than an OR group are not supported: ${JSON.stringify(entry)}`);
+  });
+}
 
 /** The service's filters for InstantSearch's facet and numeric filters; throws UnsupportedFilterError. */
 export function translateFilters(
@@ -69,7 +78,7 @@ export function translateFilters(
     if (levelOf(attribute) !== undefined) entry.hierarchical = true;
     return entry;
   };
-  for (const filter of asList(facetFilters)) {
+  for (const filter of andList(facetFilters)) {
     if (Array.isArray(filter)) {
       const parsed = filter.map(parseFacetFilter);
       const attributes = new Set(parsed.map((p) => facetIdOf(p.attribute)));
@@ -104,9 +113,9 @@ function termFilter(id: string, { groups, required, excluded, hierarchical }: Fa
 const NUMERIC = /^(.+?)\s*(>=|<=|!=|=|>|<)\s*(-?[\d.]+(?:e[+-]?\d+)?)$/i;
 
 /** Per attribute, the bounds of its numeric filters; `>`/`<` become the next representable number inside. */
-function numericRanges(numericFilters: NumericFilters | string | undefined): Map<string, Filter> {
+function numericRanges(numericFilters: NumericFilters | undefined): Map<string, Filter> {
   const ranges = new Map<string, Filter>();
-  for (const filter of asList(numericFilters)) {
+  for (const filter of andList(numericFilters)) {
     if (Array.isArray(filter))
       throw new UnsupportedFilterError(`OR groups of numeric filters are not supported: ${JSON.stringify(filter)}`);
     const match = NUMERIC.exec(filter);

@@ -14,4 +14,4 @@ export { parseIndexName, toSearchBody, SORT_SEPARATOR } from './requests';
 export { toAlgoliaResult } from './responses';
 export { edgeSearchClient, type EdgeSearchClientOptions, type InstantSearchClient } from './search-client';
 export { suggestionsSource, type SuggestionsSource } from './suggestions';
-export { EdgeSearchHttpError, fetchTransport, type FetchTransportOptions, type SearchBody, type SearchTransport } from './transport';
+export { clientTransport, type ClientTransportOptions, type SearchBody, type SearchTransport } from './transport';

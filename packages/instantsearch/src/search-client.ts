@@ -8,10 +8,10 @@
 import type { AlgoliaRequest, AlgoliaResponse, AlgoliaResult } from './algolia';
 import { requestedFacets, toSearchBody } from './requests';
 import { toAlgoliaResult } from './responses';
-import { fetchTransport, type FetchTransportOptions, type SearchResult, type SearchTransport } from './transport';
+import { clientTransport, type ClientTransportOptions, type SearchResult, type SearchTransport } from './transport';
 
-export interface EdgeSearchClientOptions extends FetchTransportOptions {
-  /** Another way to reach the service (a typed client, a test's); by default `fetch` on `url`. */
+export interface EdgeSearchClientOptions extends ClientTransportOptions {
+  /** Another way to reach the service (a test's recorder); by default the typed client on `url`. */
   transport?: SearchTransport;
 }
 
@@ -66,7 +66,7 @@ function groupRequests(requests: readonly AlgoliaRequest[]): Group[] {
  * ```
  */
 export function edgeSearchClient(options: EdgeSearchClientOptions): InstantSearchClient {
-  const transport = options.transport ?? fetchTransport(options);
+  const transport = options.transport ?? clientTransport(options);
   return {
     transport,
     async search(requests) {

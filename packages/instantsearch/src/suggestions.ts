@@ -2,7 +2,9 @@
  * Query suggestions from the service's suggest call, as a source of Algolia Autocomplete
  * (`@algolia/autocomplete-js` `getSources`) or of any search box that lists completions.
  */
-import type { Suggestion, SearchTransport } from './transport';
+import type { SearchTransport } from './transport';
+
+type Suggestion = { value: string; count: number };
 
 export interface SuggestionsSource {
   sourceId: string;

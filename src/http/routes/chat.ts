@@ -4,6 +4,7 @@ import { chatOnce, chatStream, prepareChat } from '../../agent/chat';
 import { agentConfigInput, agentView, deleteAgent, listAgents, putAgent, requireAgent } from '../../agent/config';
 import { requireSecret } from '../auth';
 import type { AppEnv } from '../../env';
+import { clientIp } from '../middleware';
 import { validate } from '../validate';
 import { codeParam } from '../../validation';
 
@@ -34,11 +35,11 @@ export const agentAdminRoutes = new Hono<AppEnv>()
 export const chatRoutes = new Hono<AppEnv>()
   .use('*', requireSecret('AUTH_TOKEN'))
   .post('/chat/:tenant/:code', async (c) => {
-    const chat = await prepareChat(c.env, c.req.param('tenant'), c.req.param('code'), () => c.req.json());
+    const chat = await prepareChat(c.env, c.req.param('tenant'), c.req.param('code'), () => c.req.json(), clientIp(c));
     return c.json(await chatOnce(chat), 200);
   })
   .post('/chat/streaming/:tenant/:code', async (c) => {
-    const chat = await prepareChat(c.env, c.req.param('tenant'), c.req.param('code'), () => c.req.json());
+    const chat = await prepareChat(c.env, c.req.param('tenant'), c.req.param('code'), () => c.req.json(), clientIp(c));
     const { body, done } = chatStream(chat);
     c.executionCtx.waitUntil(done);
     // `identity` keeps wrangler dev and Cloudflare from compressing the stream, which buffers the

@@ -14,6 +14,8 @@ import { navigationFirst } from '../../search/answers';
 import { SearchAppClient } from '../../search/search-app-client';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
+import { enforceRateLimit } from '../../rate-limit';
+import { clientIp } from '../middleware';
 
 /** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
 const GET_CACHE_CONTROL = 'public, max-age=5';
@@ -72,6 +74,7 @@ async function findSearchApp(c: Context<AppEnv>) {
   const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
   const code = parseOrThrow(codeParam, c.req.param('code'), 'path parameters');
   const row = await cachedSearchApp(c.var.db, tenant, code);
+  await enforceRateLimit(c.env, row.rateLimit, { kind: 'search', appId: row.id, clientIp: clientIp(c) });
   return { app: `${tenant}/${code}`, row, searchApp: new SearchAppClient(c.env, tenant, code) };
 }
 

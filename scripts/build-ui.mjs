@@ -1,0 +1,22 @@
+// Builds the search page (ui/) into public/ui/, the Worker's static assets: InstantSearch.js and the
+// adapter bundled by esbuild (no CDN). Run by wrangler's [build] (dev, deploy) and before the tests.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'public', 'ui');
+mkdirSync(out, { recursive: true });
+await build({
+  entryPoints: [join(root, 'ui', 'search-page.ts')],
+  bundle: true,
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  outfile: join(out, 'search-page.js'),
+  logLevel: 'warning',
+});
+copyFileSync(join(root, 'ui', 'search.html'), join(out, 'search.html'));
+copyFileSync(join(root, 'ui', 'search-page.css'), join(out, 'search-page.css'));
+copyFileSync(join(root, 'node_modules', 'instantsearch.css', 'themes', 'satellite-min.css'), join(out, 'satellite.css'));

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEMO_APP, DEMO_TENANT } from './demo';
+import { hitDetail, launchChromium, openPage, renderedFor, resultCount, type Browser } from './page';
+
+const base = inject('browserBaseUrl');
+const pageUrl = (query = '') => `${base}/ui/${DEMO_TENANT}/${DEMO_APP}${query}`;
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** The service's own answer for a GET search, to compare the page with. */
+async function apiTotal(query: string): Promise<number> {
+  const answer = await fetch(`${base}/api/v1/search/${DEMO_TENANT}/${DEMO_APP}?rows=1&facets=&${query}`).then(
+    (r) => r.json() as Promise<{ result: { total: number } }>,
+  );
+  return answer.result.total;
+}
+
+describe('search page in Chromium', () => {
+  it('suggests completions while typing and shows highlighted hits for a misspelled query', async () => {
+    const page = await openPage(browser, pageUrl());
+    await renderedFor(page, '');
+    const box = page.getByRole('searchbox', { name: 'Search' });
+    await box.click();
+    await page.keyboard.type('pyth');
+    const suggestion = page.locator('#suggestions li').first();
+    await expect.poll(() => suggestion.innerText()).toMatch(/^pyth/);
+    await page.keyboard.press('Escape');
+    await box.fill('');
+    await page.keyboard.type('pyton');
+    await renderedFor(page, 'pyton');
+    expect(await resultCount(page)).toBe(await apiTotal('q=pyton'));
+    const marks = await page.locator('.hit h3 mark').allInnerTexts();
+    expect(marks.length).toBeGreaterThan(0);
+    expect(marks.every((mark) => mark.toLowerCase() === 'python')).toBe(true);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('pyton');
+  });
+
+  it('refines by a facet value: hits and counts change, other values of the facet keep their counts', async () => {
+    const page = await openPage(browser, pageUrl('?q=python'));
+    await renderedFor(page, 'python');
+    const before = await resultCount(page);
+    const item = (value: string) => page.locator('[data-facet="section"] .ais-RefinementList-item', { hasText: value });
+    const docCount = Number(await item('doc').locator('.ais-RefinementList-count').innerText());
+    const pythonCount = Number(await item('python').locator('.ais-RefinementList-count').innerText());
+    expect(docCount).toBeLessThan(before);
+    await item('doc').locator('input').check();
+    await expect.poll(() => resultCount(page)).toBe(docCount);
+    await expect.poll(async () => [...new Set(await hitDetail(page, 'section'))]).toEqual(['doc']);
+    expect(Number(await item('python').locator('.ais-RefinementList-count').innerText())).toBe(pythonCount);
+    await expect.poll(() => new URL(page.url()).searchParams.getAll('section')).toEqual(['doc']);
+  });
+
+  it('moves a range slider: fewer hits, all inside the range, the range in the URL', async () => {
+    const page = await openPage(browser, pageUrl());
+    await renderedFor(page, '');
+    const before = await resultCount(page);
+    const upper = page.locator('[data-facet="installedSize"] .rheostat-handle').last();
+    await upper.focus();
+    for (let i = 0; i < 9; i++) await page.keyboard.press('PageDown');
+    await expect.poll(() => new URL(page.url()).searchParams.get('installedSize') ?? '').toMatch(/^\d*:\d+$/);
+    const [, max] = (new URL(page.url()).searchParams.get('installedSize') ?? '').split(':').map(Number);
+    await expect.poll(() => resultCount(page)).toBe(await apiTotal(`f.installedSize=..${max}`));
+    expect(await resultCount(page)).toBeLessThan(before);
+    expect((await hitDetail(page, 'installedSize')).every((size) => Number(size) <= max)).toBe(true);
+  });
+
+  it('changes the sort to a named or field sort', async () => {
+    const page = await openPage(browser, pageUrl('?q=lib'));
+    await renderedFor(page, 'lib');
+    await page.locator('.ais-SortBy-select').selectOption({ label: 'installedSize ↓' });
+    await expect.poll(() => new URL(page.url()).searchParams.get('sort')).toBe('installedSize_desc');
+    await expect
+      .poll(async () => {
+        const sizes = (await hitDetail(page, 'installedSize')).map(Number);
+        return sizes.length > 1 && sizes.every((size, i) => i === 0 || sizes[i - 1] >= size);
+      })
+      .toBe(true);
+  });
+
+  it('restores the query, refinements, sort and page from the URL', async () => {
+    const page = await openPage(browser, pageUrl('?q=library&section=libs&section=libdevel&sort=installedSize_desc&page=2'));
+    await renderedFor(page, 'library');
+    expect(await page.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe('library');
+    const checked = page.locator('[data-facet="section"] .ais-RefinementList-item--selected');
+    expect((await checked.locator('.ais-RefinementList-labelText').allInnerTexts()).sort()).toEqual(['libdevel', 'libs']);
+    const total = await apiTotal('q=library&f.section=libs&f.section=libdevel');
+    expect(total).toBeGreaterThan(10);
+    expect(await resultCount(page)).toBe(total);
+    const sections = await hitDetail(page, 'section');
+    expect(sections.length).toBeGreaterThan(0);
+    expect(sections.every((section) => section === 'libs' || section === 'libdevel')).toBe(true);
+    expect(await page.locator('.ais-Pagination-item--selected').innerText()).toBe('2');
+    expect(await page.locator('.ais-SortBy-select').inputValue()).toBe(`${DEMO_APP}:installedSize_desc`);
+  });
+});
