@@ -3,6 +3,7 @@ import type { AppEnv } from '../env';
 import { limitBodies } from './body-limit';
 import { errorResponse, onError } from './errors';
 import { withDb } from './middleware';
+import { openApiDocument } from './openapi';
 import { adminRoutes } from './routes/admin';
 import { agentAdminRoutes, chatRoutes } from './routes/chat';
 import { emailAdminRoutes, emailSendRoutes } from './routes/email';
@@ -21,6 +22,7 @@ export function createApp() {
   app.use('*', limitBodies);
   app.use('*', withDb);
   app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/openapi.json', (c) => c.json(openApiDocument));
   app.route('/api/v1/admin/email', emailAdminRoutes);
   app.route('/api/v1/admin/agents', agentAdminRoutes);
   app.route('/api/v1/admin', adminRoutes);

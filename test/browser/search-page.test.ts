@@ -38,7 +38,8 @@ describe('search page in Chromium', () => {
     const marks = await page.locator('.hit h3 mark').allInnerTexts();
     expect(marks.length).toBeGreaterThan(0);
     expect(marks.every((mark) => mark.toLowerCase() === 'python')).toBe(true);
-    expect(new URL(page.url()).searchParams.get('q')).toBe('pyton');
+    // The router writes the URL after a short delay: wait for it rather than read it at once.
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe('pyton');
   });
 
   it('refines by a facet value: hits and counts change, other values of the facet keep their counts', async () => {
