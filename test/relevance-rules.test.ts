@@ -1,23 +1,8 @@
 // Each ranking rule of issue 11 pinned on a small fixture (the whole catalogue is scored by `npm run relevance`).
 import { describe, expect, it } from 'vitest';
 import { SearchIndex } from '../src/search/engine/index';
-import type { IndexConfig, RankingSettings, SearchAppField } from '../src/search/engine/types';
-
-function field(code: string, dataType: SearchAppField['dataType'], extra: Partial<SearchAppField> = {}): SearchAppField {
-  return {
-    code,
-    dataType,
-    searchMode: 'balanced',
-    weight: 1,
-    display: true,
-    facet: false,
-    sort: false,
-    suggest: false,
-    navigation: false,
-    semantic: false,
-    ...extra,
-  };
-}
+import type { IndexConfig, RankingSettings } from '../src/search/engine/types';
+import { field } from './fixtures/field';
 
 const fields = [
   field('name', 'string', { searchMode: 'fuzzy', weight: 10 }),

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import sampleText from './fixtures/debian-sample.ndjson?raw';
 import schema from './fixtures/debian-packages.schema.json';
 import { QueryError, SearchIndex, displayFields, editDistance, tokenize } from '../src/search/engine/index';
-import type { IndexConfig, SearchAppField, SearchRequest } from '../src/search/engine/types';
+import type { IndexConfig, SearchRequest } from '../src/search/engine/types';
 import { searchAppSchemaInput } from '../src/search/field-schema';
 import { shopProducts } from './fixtures/shop';
+import { field } from './fixtures/field';
 
 const debianConfig: IndexConfig = {
   fields: searchAppSchemaInput.parse(schema).fields,
@@ -24,22 +25,6 @@ const debian = debianIndex();
 
 const ids = (index: SearchIndex, request: Partial<SearchRequest>) =>
   index.search({ page: 1, rows: 10, ...request }).hits.map((hit) => hit.id);
-
-function field(code: string, dataType: SearchAppField['dataType'], extra: Partial<SearchAppField> = {}): SearchAppField {
-  return {
-    code,
-    dataType,
-    searchMode: 'balanced',
-    weight: 1,
-    display: true,
-    facet: false,
-    sort: false,
-    suggest: false,
-    navigation: false,
-    semantic: false,
-    ...extra,
-  };
-}
 
 const shopConfig: IndexConfig = {
   fields: [
