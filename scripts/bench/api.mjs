@@ -7,7 +7,7 @@ export const APP = 'debian';
 /** Tenant, search app, an admin and a feeding token, and the schema, through the admin API. */
 export async function createSearchApp(baseUrl, rootToken, schema) {
   await request(baseUrl, 'PUT', `/api/v1/admin/tenants/${TENANT}`, rootToken, { name: 'Benchmark' });
-  await request(baseUrl, 'PUT', `/api/v1/admin/searchapps/${TENANT}/${APP}`, rootToken, { name: 'Debian packages' });
+  await request(baseUrl, 'PUT', `/api/v1/admin/searchapps/${TENANT}/${APP}`, rootToken, { name: 'Debian packages', rateLimit: 'off' }); // a load test is one client by design
   const admin = await request(baseUrl, 'POST', `/api/v1/admin/tokens/${TENANT}`, rootToken, { kind: 'admin', permission: 'WRITE' });
   const feeding = await request(baseUrl, 'POST', `/api/v1/admin/tokens/${TENANT}`, rootToken, { kind: 'feeding', permission: 'WRITE' });
   await request(baseUrl, 'PUT', `/api/v1/searchapp/schema/${TENANT}/${APP}`, admin.token, schema);
