@@ -50,6 +50,8 @@ export const searchApps = sqliteTable(
       .default(sql`'{}'`),
     /** Rate-limit tier of search and suggest (src/rate-limit.ts). */
     rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
+    /** Shard Durable Objects of the index (1 to 16); a change takes effect at the next full feed's swap. */
+    shards: integer('shards').notNull().default(1),
     ...timestamps,
   },
   (t) => [uniqueIndex('search_apps_tenant_code').on(t.tenantCode, t.code)],
@@ -110,6 +112,8 @@ export const emailConfigs = sqliteTable(
     security: text('security', { mode: 'json' }).$type<StoredEmailSecurity>(),
     /** Rate-limit tier of email send (src/rate-limit.ts). */
     rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
+    /** Shard Durable Objects of the index (1 to 16); a change takes effect at the next full feed's swap. */
+    shards: integer('shards').notNull().default(1),
     ...timestamps,
   },
   (t) => [uniqueIndex('email_configs_tenant_code').on(t.tenantCode, t.code)],
@@ -172,6 +176,8 @@ export const agents = sqliteTable(
       .default(sql`'{}'`),
     /** Rate-limit tier of chat (src/rate-limit.ts). */
     rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
+    /** Shard Durable Objects of the index (1 to 16); a change takes effect at the next full feed's swap. */
+    shards: integer('shards').notNull().default(1),
     ...timestamps,
   },
   (t) => [uniqueIndex('agents_tenant_code').on(t.tenantCode, t.code)],

@@ -6,6 +6,7 @@ import { findSearchApp, requireSearchApp, requireTenant, type SearchAppRow } fro
 import { searchApps, tenants } from '../db/schema';
 import type { Env } from '../env';
 import { SearchAppClient } from './search-app-client';
+import { MAX_SHARDS } from './shards';
 import { rateLimitTier } from '../rate-limit';
 import { embedderInput, embedderView, nextEmbedder } from './embedding/config';
 import type { RankingSettings } from './engine/types';
@@ -50,6 +51,7 @@ export const searchAppInput = z
     embedder: embedderInput.nullable().optional(),
     defaultSemanticRatio: z.number().min(0).max(1).optional(),
     rateLimit: rateLimitTier.optional(),
+    shards: z.number().int().min(1).max(MAX_SHARDS).optional(),
     ...rankingInput,
   })
   .strict();
@@ -75,6 +77,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
       embedder,
       defaultSemanticRatio: changes.defaultSemanticRatio,
       rateLimit: changes.rateLimit,
+      shards: changes.shards,
       ranking,
     })
     .onConflictDoUpdate({
@@ -85,6 +88,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
         ...(changes.embedder !== undefined ? { embedder } : {}),
         ...(changes.defaultSemanticRatio !== undefined ? { defaultSemanticRatio: changes.defaultSemanticRatio } : {}),
         ...(changes.rateLimit ? { rateLimit: changes.rateLimit } : {}),
+        ...(changes.shards ? { shards: changes.shards } : {}),
         ranking,
         updatedAt: new Date().toISOString(),
       },
