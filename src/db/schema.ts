@@ -6,6 +6,7 @@ import type { EmailProviderConfig } from '../email/providers';
 import type { NamedSort, RankingSettings } from '../search/engine/types';
 import type { FeedingState } from '../contract/feeding';
 import type { StoredEmbedder } from '../search/embedding/config';
+import type { ReplicaRegion } from '../search/replica-regions';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const timestamps = {
@@ -52,6 +53,11 @@ export const searchApps = sqliteTable(
     rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
     /** Shard Durable Objects of the index (1 to 16); a change takes effect at the next full feed's swap. */
     shards: integer('shards').notNull().default(1),
+    /** Regions (Durable Object location hints) with a read replica of the index; none: every read goes to the primary. */
+    replicas: text('replicas', { mode: 'json' })
+      .$type<ReplicaRegion[]>()
+      .notNull()
+      .default(sql`'[]'`),
     ...timestamps,
   },
   (t) => [uniqueIndex('search_apps_tenant_code').on(t.tenantCode, t.code)],
@@ -112,8 +118,6 @@ export const emailConfigs = sqliteTable(
     security: text('security', { mode: 'json' }).$type<StoredEmailSecurity>(),
     /** Rate-limit tier of email send (src/rate-limit.ts). */
     rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
-    /** Shard Durable Objects of the index (1 to 16); a change takes effect at the next full feed's swap. */
-    shards: integer('shards').notNull().default(1),
     ...timestamps,
   },
   (t) => [uniqueIndex('email_configs_tenant_code').on(t.tenantCode, t.code)],
@@ -176,8 +180,6 @@ export const agents = sqliteTable(
       .default(sql`'{}'`),
     /** Rate-limit tier of chat (src/rate-limit.ts). */
     rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
-    /** Shard Durable Objects of the index (1 to 16); a change takes effect at the next full feed's swap. */
-    shards: integer('shards').notNull().default(1),
     ...timestamps,
   },
   (t) => [uniqueIndex('agents_tenant_code').on(t.tenantCode, t.code)],

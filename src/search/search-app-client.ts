@@ -11,6 +11,9 @@ import type { Env } from '../env';
 import { ApiError, type ErrorDetail } from '../errors';
 import type { VersionedAnswer } from './answers';
 import { navigationFirst } from './answers';
+import { currentVersion } from './edge-cache';
+import { readTarget, type ReadPlacement } from './replica-reads';
+import type { ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
 import { mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './engine';
 import type { HighlightRequest } from './engine/highlight';
@@ -19,6 +22,7 @@ import type {
   AppIndexConfig,
   FeedOperation,
   FullFeedStatus,
+  IndexRead,
   IndexStats,
   MissingVectors,
   OperationResult,
@@ -43,6 +47,11 @@ function unwrap<T>(outcome: Outcome<T>): T {
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
+/** A serialized answer and which copy of the index computed it. */
+export interface RoutedAnswer extends VersionedAnswer {
+  servedBy: ReplicaRegion | 'primary';
+}
+
 /** How a full feed's swap ended. */
 export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 
@@ -59,6 +68,8 @@ const knownShards = new Map<string, number>();
 export class SearchAppClient {
   /** Shard 0's raw stub, for tests that evict the object or run its alarm. */
   readonly stub: ShardStub;
+  /** Shard 0's object name, which its replicas' names extend. */
+  readonly name: string;
   readonly #env: Env;
   readonly #tenantCode: string;
   readonly #code: string;
@@ -67,7 +78,31 @@ export class SearchAppClient {
     this.#env = env;
     this.#tenantCode = tenantCode;
     this.#code = code;
+    this.name = shardName(tenantCode, code, 0);
     this.stub = this.shard(0);
+  }
+
+  /**
+   * A search or suggest answered by the nearest replica when it has the index version this isolate knows (learned
+   * from this primary at most `VERSION_BOUND_MS` ago, or now when `fresh`), else by the primary. An app of several
+   * shards answers from its shards' primaries (replicas copy one index object: shard 0 alone would be a part).
+   */
+  async nearestAnswer(read: IndexRead, placement: ReadPlacement, fresh = false): Promise<RoutedAnswer> {
+    if ((knownShards.get(this.#app) ?? 1) === 1) {
+      const target = readTarget(this.#env, this.name, placement);
+      if (target.region) {
+        const minVersion = await currentVersion(this.name, this, fresh);
+        const outcome = await target.stub.replicaAnswer({ primary: this.name, name: target.name }, read, minVersion, fresh);
+        if (outcome) return { ...unwrap(outcome), servedBy: target.region };
+      }
+    }
+    const answer = read.kind === 'search' ? await this.searchAnswer(read.request, fresh) : await this.suggestAnswer(read.request, fresh);
+    return { ...answer, servedBy: 'primary' };
+  }
+
+  /** Keeps the replicas of these regions, deletes the others. */
+  async retainReplicas(regions: readonly ReplicaRegion[]): Promise<void> {
+    await this.stub.retainReplicas([...regions]);
   }
 
   /** The stub of one shard's object (the coordinator is shard 0). */
