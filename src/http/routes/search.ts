@@ -6,11 +6,10 @@ import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
-import { searchKey, suggestKey } from '../../search/answers';
+import { suggestKey } from '../../search/answers';
 import { answerThroughEdgeCache, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
 import type { Filter, SearchRequest } from '../../search/engine/types';
-import { semanticRatioOf, searchWithEmbedder, type RequestedRatio } from '../../search/hybrid-search';
-import { navigationFirst } from '../../search/answers';
+import { searchAnswer, type RequestedRatio } from '../../search/hybrid-search';
 import { SearchAppClient } from '../../search/search-app-client';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
@@ -100,15 +99,10 @@ async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
   const started = Date.now();
   const { app, row, searchApp } = await findSearchApp(c);
   const { requestId, semantic, ...search } = request;
-  // Hybrid searches embed the query in the worker and are not cached at the edge.
-  if (semanticRatioOf(row, search, semantic) > 0) {
-    const result = await searchWithEmbedder(c.env, row, search, semantic);
-    result.facets = navigationFirst(result.facets, row.fields);
-    return c.json({ statusCode: 200, requestId: requestId ?? crypto.randomUUID(), time: Date.now() - started, result });
-  }
-  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, searchKey(search)), {
+  const { key, answer: compute } = searchAnswer(c.env, row, search, semantic);
+  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, key), {
     indexVersion: () => searchApp.indexVersion(),
-    answer: (fresh) => searchApp.searchAnswer(search, fresh),
+    answer: compute,
   });
   return answer(c, started, requestId, 'result', found);
 }
