@@ -44,20 +44,23 @@ export interface SearchAnswer {
 }
 
 /**
- * How a search is answered: by keyword, or hybrid with the query's vector. The key needs no embedding, so a
- * cached hybrid answer costs no provider call; a keyword answer given because the provider failed is `transient`.
+ * How a search is answered: by keyword (through `keywordAnswer` when given, e.g. from a read replica), or hybrid
+ * with the query's vector by the app's primary object. The key needs no embedding, so a cached hybrid answer costs
+ * no provider call; a keyword answer given because the provider failed is `transient`.
  */
 export function searchAnswer(
   env: Env,
   app: SearchAppRow,
   request: SearchRequest & HighlightRequest,
   requested: RequestedRatio = { path: 'semanticRatio' },
+  keywordAnswer?: (fresh: boolean) => Promise<VersionedAnswer>,
 ): SearchAnswer {
   const ratio = semanticRatioOf(app, request, requested);
   const active = activeEmbedder(app);
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
+  const keyword = keywordAnswer ?? ((fresh: boolean) => searchApp.searchAnswer(request, fresh));
   const q = request.q?.trim();
-  if (!active || ratio === 0 || !q) return { key: searchKey(request), answer: (fresh) => searchApp.searchAnswer(request, fresh) };
+  if (!active || ratio === 0 || !q) return { key: searchKey(request), answer: keyword };
   const hybrid = { ratio, embedder: active.fingerprint };
   return {
     key: searchKey(request, hybrid),
@@ -68,9 +71,9 @@ export function searchAnswer(
       } catch (error) {
         if (!(error instanceof EmbeddingError)) throw error;
         logError('query embedding failed', error, { tenantCode: app.tenantCode, code: app.code });
-        const keyword = await searchApp.searchAnswer(request, fresh);
+        const answer = await keyword(fresh);
         const semantic = { ratio: 0, fallback: `embedding failed: ${error.message}` };
-        return { version: keyword.version, json: JSON.stringify({ ...JSON.parse(keyword.json), semantic }), transient: true };
+        return { version: answer.version, json: JSON.stringify({ ...JSON.parse(answer.json), semantic }), transient: true };
       }
     },
   };
