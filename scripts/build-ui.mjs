@@ -1,5 +1,6 @@
-// Builds the search page (ui/) into public/ui/, the Worker's static assets: InstantSearch.js and the
-// adapter bundled by esbuild (no CDN). Run by wrangler's [build] (dev, deploy) and before the tests.
+// Builds the Worker's static assets from ui/ (no CDN): the search page into public/ui/ (InstantSearch.js and
+// the adapter bundled by esbuild) and the API reference into public/docs/ (Swagger UI's prebuilt bundle).
+// Run by wrangler's [build] (dev, deploy) and before the tests.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,3 +21,11 @@ await build({
 copyFileSync(join(root, 'ui', 'search.html'), join(out, 'search.html'));
 copyFileSync(join(root, 'ui', 'search-page.css'), join(out, 'search-page.css'));
 copyFileSync(join(root, 'node_modules', 'instantsearch.css', 'themes', 'satellite-min.css'), join(out, 'satellite.css'));
+
+const docs = join(root, 'public', 'docs');
+const swaggerUi = join(root, 'node_modules', 'swagger-ui-dist');
+mkdirSync(docs, { recursive: true });
+copyFileSync(join(root, 'ui', 'docs.html'), join(docs, 'index.html'));
+copyFileSync(join(root, 'ui', 'docs.js'), join(docs, 'docs.js'));
+copyFileSync(join(swaggerUi, 'swagger-ui-bundle.js'), join(docs, 'swagger-ui-bundle.js'));
+copyFileSync(join(swaggerUi, 'swagger-ui.css'), join(docs, 'swagger-ui.css'));

@@ -31,6 +31,10 @@ const packages: Array<[string, string, number?, boolean?]> = [
   ['television-guide', 'program guide', 5, false],
   ['tv-remote', 'remote control', 50, false],
   ['tv-tuner', 'remote control', 10, true],
+  ['simplescreenrecorder', 'screen recorder'],
+  ['xsane', 'document scanner frontend'],
+  ['tuxtype', 'typing tutor'],
+  ['stype', 'types for ruby'],
 ];
 
 function index(ranking?: RankingSettings): SearchIndex {
@@ -65,6 +69,20 @@ describe('relevance rules', () => {
     expect(top('pyth')[0]).toBe('python3');
     // A word as typed before a completion: `kde` starts `kde-full`, only completes `kded5`.
     expect(top('kde')[0]).toBe('kde-full');
+  });
+  it('finds other forms of a word: verb, -ing, -er and -ment forms share a stem', () => {
+    expect(top('record screen')[0]).toBe('simplescreenrecorder');
+    expect(top('scan document')[0]).toBe('xsane');
+    expect(top('typing')).toContain('tuxtype');
+    expect(top('network manager')[0]).toBe('network-manager');
+    expect(top('networkmanager management')[0]).toBe('network-manager');
+  });
+  it('ranks the word as typed above its other forms', () => {
+    expect(top('type')).toEqual(['stype', 'tuxtype']);
+  });
+  it('treats the filler of a question or request as stop words', () => {
+    expect(top('how do I record my screen')[0]).toBe('simplescreenrecorder');
+    expect(top('I want a program to scan documents')[0]).toBe('xsane');
   });
   it('treats stop words as optional', () => {
     expect(top('the gimp')[0]).toBe('gimp');

@@ -23,6 +23,8 @@ export function createApp() {
   app.use('*', withDb);
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/openapi.json', (c) => c.json(openApiDocument));
+  // The API reference page over that document: static assets built from ui/docs.html (no CDN).
+  app.get('/docs', (c) => c.env.ASSETS.fetch(new URL('/docs/index.html', c.req.url)));
   app.route('/api/v1/admin/email', emailAdminRoutes);
   app.route('/api/v1/admin/agents', agentAdminRoutes);
   app.route('/api/v1/admin', adminRoutes);

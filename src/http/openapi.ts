@@ -28,6 +28,7 @@ const error = z.object({
 const ROUTES: Record<string, Operation> = {
   'GET /health': { summary: 'Liveness', token: 'none' },
   'GET /openapi.json': { summary: 'This document', token: 'none' },
+  'GET /docs': { summary: 'API reference page over this document (HTML)', token: 'none' },
   'GET /ui/:tenant/:code': { summary: 'Search page of a search app (HTML)', token: 'none' },
   'GET /api/v1/admin/tenants': { summary: 'List tenants', token: 'root' },
   'GET /api/v1/admin/tenants/:tenant': { summary: 'Read a tenant', token: 'root', answer: contract.tenant },

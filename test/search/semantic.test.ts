@@ -178,6 +178,35 @@ describe('semantic and hybrid search', () => {
     expect((await documentEmbeddingCalls(app.tag)).length).toBe(calls);
   });
 
+  it('embeds the documents of all queue messages of a batch together, in one provider call', async () => {
+    const app = await semanticApp();
+    const calls = (await documentEmbeddingCalls(app.tag)).length;
+    // 25 KB each: the bulk's 8 documents go in two queue messages (at most 110 KB each), sent and consumed as one batch.
+    const padding = ' lorem'.repeat(4000);
+    const big = Array.from({ length: 8 }, (_, i) =>
+      envelope(`big${i}`, { name: `big${i}`, description: `archive number ${i} for cars${padding}`, section: 'big' }),
+    );
+    expect(await feed(app, big)).toEqual(big.map(() => 'FINISHED'));
+    const received = (await documentEmbeddingCalls(app.tag)).slice(calls);
+    expect(received.map((r) => r.body.input.length)).toEqual([8]);
+    expect(await ids(app, 'q=automobile&semanticRatio=1&rows=3&f.section=big')).toHaveLength(3);
+  });
+
+  it('ends only the entries whose text the failing provider could not embed ERROR; the others apply', async () => {
+    const app = await semanticApp();
+    await failEmbeddings(app.tag, 10, 500);
+    const states = await feed(app, [
+      envelope('samba', { name: 'samba', description: 'dog grooming guide', section: 'pets' }),
+      envelope('vim', { name: 'vim', description: 'vi improved, a text editor', section: 'editors-2' }), // same semantic text
+      { header: { id: 'zip', action: 'delete' } },
+    ]);
+    await failEmbeddings(app.tag, 0);
+    expect(states).toEqual(['ERROR', 'FINISHED', 'FINISHED']);
+    expect(await ids(app, 'q=zip&semanticRatio=0')).toEqual([]);
+    expect((await json(await search(app, 'q=vim&semanticRatio=0'))).result.documents[0].document.section).toBe('editors-2');
+    expect((await json(await search(app, 'q=samba&semanticRatio=0'))).result.documents[0].document.section).toBe('net');
+  });
+
   it('retries a failing provider, then ends the entries ERROR with its reason and leaves the live index alone', async () => {
     const app = await semanticApp();
     const calls = (await embeddingsReceived(app.tag)).length;

@@ -1,6 +1,15 @@
 /** The typed client: every call of the service, its types derived from the server's zod schemas. */
 import type {
+  AgentConfig,
+  AgentConfigBody,
   BulkFeedingResponse,
+  ChatAnswer,
+  ChatBody,
+  ChatStreamLine,
+  EmailConfig,
+  EmailConfigBody,
+  EmailDelivery,
+  EmailSendBody,
   DocumentType,
   FeedingState,
   FullFeedAnswer,
@@ -22,7 +31,7 @@ import type {
   TokenInfo,
 } from '../../../src/contract/index.ts';
 import { feedInChunks, type FeedOptions, type FeedSummary } from './feed.ts';
-import { send, type ClientOptions, type RequestOptions } from './http.ts';
+import { open, send, TOKEN_HEADER, type ClientOptions, type RequestOptions } from './http.ts';
 
 export interface EdgeSearchOptions extends ClientOptions {
   /** Tenant code of every tenant call. */
@@ -248,6 +257,90 @@ export class EdgeSearchClient {
 
   revokeToken(id: string): Promise<void> {
     return this.request('DELETE', `/api/v1/admin/tokens/${segment(this.options.tenant)}/${segment(id)}`, { token: 'root' });
+  }
+
+  // ------------------------------------------------------------ agents (root token; chat with the agent token)
+
+  agents(): Promise<{ agents: AgentConfig[] }> {
+    return this.request('GET', `/api/v1/admin/agents/${segment(this.options.tenant)}`, { token: 'root' });
+  }
+
+  getAgent(code: string): Promise<AgentConfig> {
+    return this.request('GET', this.tenantPath('agents', code), { token: 'root' });
+  }
+
+  /** Replaces the agent configuration; an omitted `openai.apiKey` keeps the stored one. */
+  putAgent(code: string, body: AgentConfigBody): Promise<AgentConfig> {
+    return this.request('PUT', this.tenantPath('agents', code), { token: 'root', json: body });
+  }
+
+  /** Deletes the agent configuration with its chat sessions; safe to retry. */
+  deleteAgent(code: string): Promise<void> {
+    return this.request('DELETE', this.tenantPath('agents', code), { token: 'root' });
+  }
+
+  /** One chat turn, answered whole. */
+  chat(agent: string, body: ChatBody, options?: { signal?: AbortSignal }): Promise<ChatAnswer> {
+    const path = `/api/v1/agent/chat/${segment(this.options.tenant)}/${segment(agent)}`;
+    return this.request('POST', path, { token: 'agent', json: body, signal: options?.signal });
+  }
+
+  /**
+   * One chat turn, streamed: yields each delta as the model produces it, then the final answer.
+   *
+   * ```ts
+   * for await (const line of client.chatStream('assistant', { text: 'Which editor for Rust?' })) {
+   *   if (line.streaming) process.stdout.write(line.data);
+   * }
+   * ```
+   */
+  async *chatStream(agent: string, body: ChatBody, options?: { signal?: AbortSignal }): AsyncGenerator<ChatStreamLine> {
+    const path = `/api/v1/agent/chat/streaming/${segment(this.options.tenant)}/${segment(agent)}`;
+    const response = await open(this.options, 'POST', path, { token: 'agent', json: body, signal: options?.signal });
+    if (!response.body) return;
+    let pending = '';
+    for await (const text of response.body.pipeThrough(new TextDecoderStream())) {
+      const lines = (pending + text).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) yield JSON.parse(line) as ChatStreamLine;
+    }
+    if (pending.trim()) yield JSON.parse(pending) as ChatStreamLine;
+  }
+
+  // ------------------------------------------------------------ email (root token; send with the configuration's key)
+
+  emailConfigs(): Promise<{ emailConfigs: EmailConfig[] }> {
+    return this.request('GET', `/api/v1/admin/email/${segment(this.options.tenant)}`, { token: 'root' });
+  }
+
+  getEmailConfig(code: string): Promise<EmailConfig> {
+    return this.request('GET', this.tenantPath('email', code), { token: 'root' });
+  }
+
+  /** Creates or updates the configuration (present fields replace, `null` clears); a new API key is answered once. */
+  putEmailConfig(code: string, body: EmailConfigBody): Promise<EmailConfig & { apiKey?: string }> {
+    return this.request('PUT', this.tenantPath('email', code), { token: 'root', json: body });
+  }
+
+  /** Deletes the configuration with its delivery log; safe to retry. */
+  deleteEmailConfig(code: string): Promise<void> {
+    return this.request('DELETE', this.tenantPath('email', code), { token: 'root' });
+  }
+
+  /** The newest deliveries of the configuration, newest first. */
+  emailDeliveries(code: string, options: { limit?: number } = {}): Promise<{ deliveries: EmailDelivery[] }> {
+    return this.request('GET', `${this.tenantPath('email', code)}/deliveries`, { token: 'root', query: { limit: options.limit } });
+  }
+
+  /** Queues one email; `apiKey` is the configuration's key, sent in its header (default `X-Service-Token`). */
+  sendEmail(code: string, body: EmailSendBody, key: { apiKey: string; header?: string }): Promise<void> {
+    const path = `/api/v1/email/send/${segment(this.options.tenant)}/${segment(code)}`;
+    return this.request('POST', path, { json: body, headers: { [key.header ?? TOKEN_HEADER]: key.apiKey } }).then(() => undefined);
+  }
+
+  /** `/api/v1/admin/{kind}/{tenant}/{code}`, URL-encoded. */
+  private tenantPath(kind: 'agents' | 'email', code: string): string {
+    return `/api/v1/admin/${kind}/${segment(this.options.tenant)}/${segment(code)}`;
   }
 }
 

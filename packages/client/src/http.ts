@@ -4,8 +4,8 @@ import type { ErrorBody, ErrorDetail } from '../../../src/contract/index.ts';
 /** The header every token travels in. */
 export const TOKEN_HEADER = 'X-Service-Token';
 
-/** Which token a call presents: a tenant's feeding or admin token, the root (admin API) token, or none (search). */
-export type TokenKind = 'feeding' | 'admin' | 'root' | 'none';
+/** Which token a call presents: a tenant's feeding or admin token, the root (admin API) token, the agent token (chat) or none (search). */
+export type TokenKind = 'feeding' | 'admin' | 'root' | 'agent' | 'none';
 
 export interface ClientOptions {
   /** Base address, e.g. `https://search.example.com` or `http://127.0.0.1:8787`. */
@@ -16,6 +16,8 @@ export interface ClientOptions {
   adminToken?: string;
   /** Root token of the admin API (`ADMIN_TOKEN` secret): tenants, search apps, tokens. */
   rootToken?: string;
+  /** Agent token (`AUTH_TOKEN` secret): agent chat. */
+  agentToken?: string;
   /** A `fetch` to use instead of the global one (a service binding's, a test's). */
   fetch?: typeof fetch;
 }
@@ -27,6 +29,8 @@ export interface RequestOptions {
   json?: unknown;
   body?: BodyInit;
   contentType?: string;
+  /** Further headers (an email configuration's API key header). */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 
@@ -52,12 +56,19 @@ export class EdgeSearchError extends Error {
 
 /** Sends one request; answers the parsed JSON (or text for non-JSON answers, undefined for 204). */
 export async function send<T>(options: ClientOptions, method: string, path: string, request: RequestOptions = {}): Promise<T> {
+  const response = await open(options, method, path, request);
+  if (response.status === 204) return undefined as T;
+  return (response.headers.get('Content-Type')?.includes('json') ? await response.json() : await response.text()) as T;
+}
+
+/** Sends one request and answers the response with its body unread (a stream); a non-2xx answer throws. */
+export async function open(options: ClientOptions, method: string, path: string, request: RequestOptions = {}): Promise<Response> {
   const url = new URL(path.replace(/^\//, ''), options.url.endsWith('/') ? options.url : `${options.url}/`);
   for (const [name, value] of Object.entries(request.query ?? {})) {
     if (value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(one));
   }
-  const headers = new Headers();
+  const headers = new Headers(request.headers);
   const token = tokenFor(options, request.token ?? 'none');
   if (token) headers.set(TOKEN_HEADER, token);
   let body = request.body;
@@ -69,22 +80,22 @@ export async function send<T>(options: ClientOptions, method: string, path: stri
   // Node's fetch streams a ReadableStream body only in half-duplex mode.
   if (body instanceof ReadableStream) init.duplex = 'half';
   const response = await (options.fetch ?? fetch)(url, init);
-  const isJson = response.headers.get('Content-Type')?.includes('json') ?? false;
   if (!response.ok) {
+    const isJson = response.headers.get('Content-Type')?.includes('json') ?? false;
     const errorBody = isJson ? ((await response.json().catch(() => undefined)) as ErrorBody | undefined) : undefined;
     throw new EdgeSearchError(response.status, errorBody, `${method} ${url.pathname} answered ${response.status}`);
   }
-  if (response.status === 204) return undefined as T;
-  return (isJson ? await response.json() : await response.text()) as T;
+  return response;
 }
 
 function tokenFor(options: ClientOptions, kind: TokenKind): string | undefined {
   if (kind === 'none') return undefined;
-  const token = kind === 'feeding' ? options.token : kind === 'admin' ? options.adminToken : options.rootToken;
-  if (!token) {
-    const option =
-      kind === 'feeding' ? 'token (EDGE_SEARCH_TOKEN)' : kind === 'admin' ? 'adminToken (EDGE_SEARCH_ADMIN_TOKEN)' : 'rootToken';
-    throw new Error(`This call needs the ${kind} token: set ${option}`);
-  }
+  const [token, option] = {
+    feeding: [options.token, 'token (EDGE_SEARCH_TOKEN)'],
+    admin: [options.adminToken, 'adminToken (EDGE_SEARCH_ADMIN_TOKEN)'],
+    root: [options.rootToken, 'rootToken'],
+    agent: [options.agentToken, 'agentToken'],
+  }[kind];
+  if (!token) throw new Error(`This call needs the ${kind} token: set ${option}`);
   return token;
 }

@@ -2,6 +2,7 @@
  * Text analysis shared by indexing, querying and highlighting: one tokenizer, one normalization, one edit
  * distance, so that what the engine matched and what a highlighter marks agree.
  */
+import { stemmer } from 'stemmer';
 
 const TOKEN = /[\p{L}\p{N}]+/gu;
 const MARKS = /\p{M}+/gu;
@@ -89,6 +90,26 @@ export function pluralForms(word: string): string[] {
   else if (/(?:s|x|z|ch|sh)$/.test(word)) forms.push(`${word}es`);
   else forms.push(`${word}s`);
   return forms;
+}
+
+const MIN_STEMMED = 4;
+/** Agent nouns Porter keeps whole (`scanner`, `player`, `editor`): their verb too, a doubled consonant undone. */
+const AGENT = /(?:([bdgmnpt])\1)?(?:er|or)s?$/;
+const MIN_AGENT = 6;
+const MIN_VERB = 4;
+
+/**
+ * Stems of an English word (Porter's, and for an agent noun its verb's): two words share a stem when they are
+ * forms of one another (`record`, `recorder`, `recording`; `scan`, `scanner`; `manager`, `management`).
+ * None for short words, words with digits, or non-ASCII words.
+ */
+export function stems(word: string): string[] {
+  if (word.length < MIN_STEMMED || !/^[a-z]+$/.test(word)) return [];
+  const stem = stemmer(word);
+  const verb = word.length >= MIN_AGENT ? word.replace(AGENT, '$1') : word;
+  if (verb === word || verb.length < MIN_VERB) return [stem];
+  const verbStem = stemmer(verb);
+  return verbStem === stem ? [stem] : [stem, verbStem];
 }
 
 /**

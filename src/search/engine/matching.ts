@@ -82,7 +82,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const queryPosition = alternative.first - m.plan.firstCounted;
   const touched: number[] = [];
   const hits = m.hits;
-  for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos)) {
+  for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
     const count = collectHits(state, expansion, alternative.quality, hits);
     const typos = expansion.typos + 1;
     const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
@@ -169,7 +169,12 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
       const ord = data[p] >>> 5;
       if (state.alive[ord] !== 1) continue;
       const slot = slots[data[p] & 31];
-      if (!slot.weight || (expansion.kind === 'prefix' && !slot.prefix) || (expansion.kind === 'fuzzy' && !slot.fuzzy)) continue;
+      if (
+        !slot.weight ||
+        ((expansion.kind === 'prefix' || expansion.kind === 'stem') && !slot.prefix) ||
+        (expansion.kind === 'fuzzy' && !slot.fuzzy)
+      )
+        continue;
       const occurrence = data[p + 1];
       const tf = frequencyOf(occurrence);
       const norm = 1 - B + (B * text.length(slot.slot, ord)) / averages[slot.slot];

@@ -36,6 +36,8 @@ export interface Alternative {
   quality: number;
   /** A match counts as the word as typed (all but singular/plural forms). */
   exact: boolean;
+  /** Other forms of the word match too (`record` -> `recording`): the word as typed only. */
+  forms?: boolean;
 }
 
 export interface QueryPlan {
@@ -74,7 +76,16 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
     // Stop words are optional: they join neighbours, but alone they match nothing unless the query has nothing else.
     if (!(counted & (1 << i))) return joins(state, words, i, alternatives);
     const typos = relaxed ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word);
-    alternatives.push({ mask: 1 << i, first: i, terms: [word], prefix: i === last || relaxed, typos, quality: 1, exact: true });
+    alternatives.push({
+      mask: 1 << i,
+      first: i,
+      terms: [word],
+      prefix: i === last || relaxed,
+      typos,
+      quality: 1,
+      exact: true,
+      forms: true,
+    });
     for (const form of pluralForms(word)) {
       if (dictionary.has(form))
         alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
