@@ -149,14 +149,14 @@ export class SearchAppClient {
   }
 
   /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
-  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<VersionedAnswer> {
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false, semantic?: SemanticSearch): Promise<VersionedAnswer> {
     if ((knownShards.get(this.#app) ?? 1) === 1) {
-      const answer = unwrap(await this.stub.searchAnswer(request, fresh));
+      const answer = unwrap(await this.stub.searchAnswer(request, fresh, semantic));
       if (answer.shards === 1) return { version: answer.version, json: answer.json };
       knownShards.set(this.#app, answer.shards);
     }
     // As shard 0 answers alone: the facets of navigation fields first.
-    const { result, version, navigation } = await this.#searchShards(request);
+    const { result, version, navigation } = await this.#searchShards(request, semantic);
     const fields = navigation.map((code) => ({ code, navigation: true }));
     return { version, json: JSON.stringify({ ...result, facets: navigationFirst(result.facets, fields) }) };
   }
