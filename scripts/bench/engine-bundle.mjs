@@ -14,7 +14,7 @@ export async function bundleEngine(root, outDir) {
   await build({
     stdin: {
       contents:
-        "export { SearchIndex, displayFields } from './src/search/engine/index.ts'; export { VectorIndex } from './src/search/engine/vectors.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
+        "export { SearchIndex, displayFields, mergeCorpusStats, mergeHits } from './src/search/engine/index.ts'; export { shardOf } from './src/search/shards.ts'; export { VectorIndex } from './src/search/engine/vectors.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
       resolveDir: root,
       loader: 'ts',
     },

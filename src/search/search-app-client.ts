@@ -15,9 +15,9 @@ import { currentVersion } from './edge-cache';
 import { readTarget, type ReadPlacement } from './replica-reads';
 import type { ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
-import { mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './engine';
+import { mergeCorpusStats, mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './engine';
 import type { HighlightRequest } from './engine/highlight';
-import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type { CorpusStats, DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type {
   AppIndexConfig,
   FeedOperation,
@@ -200,9 +200,10 @@ export class SearchAppClient {
     const started = Date.now();
     const start = (request.page - 1) * request.rows;
     const partRequest = { ...request, page: 1, rows: start + request.rows, facetLimit: EVERY_FACET_VALUE };
+    const corpus = await this.#corpusStats(request.q, semantic);
     const parts = (await this.#fanOut(async (shard, generation) => {
       // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
-      return unwrap((await this.#reader(shard).searchPart(partRequest, semantic, generation)) as Outcome<SearchPart>);
+      return unwrap((await this.#reader(shard).searchPart(partRequest, semantic, generation, corpus)) as Outcome<SearchPart>);
     })) as SearchPart[];
     const total = parts.reduce((sum, part) => sum + part.total, 0);
     const documents = mergeHits(
@@ -225,6 +226,18 @@ export class SearchAppClient {
       ...(semanticAnswer ? { semantic: semanticAnswer } : {}),
     };
     return { result, version: versionOf(parts), navigation: parts[0].navigation };
+  }
+
+  /**
+   * The whole index's BM25 statistics for a query's words, summed from every shard's share (one parallel round trip
+   * before the search, as Elasticsearch's dfs_query_then_fetch); none without words or for vector ranking alone.
+   */
+  async #corpusStats(q: string | undefined, semantic?: SemanticSearch): Promise<CorpusStats | undefined> {
+    const words = q?.trim();
+    if (!words || (semantic && semantic.ratio >= 1)) return undefined;
+    const parts = await this.#fanOut((shard, generation) => this.#reader(shard).corpusPart(words, generation));
+    // RPC typing widens the [term, entries] tuples; the object declares CorpusStats.
+    return mergeCorpusStats(parts.map((part) => part.stats as CorpusStats));
   }
 
   /**

@@ -8,6 +8,7 @@ import { contentHash, embeddingText } from './embedding/text';
 import { displayFields, QueryError, SearchIndex, VectorIndex, type RankedSuggestion } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type {
+  CorpusStats,
   DocumentPayload,
   EngineSearchResult,
   IndexConfig,
@@ -483,7 +484,7 @@ export class SearchAppObject extends DurableObject<Env> {
 
   #search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Outcome<SearchResult> {
     const started = Date.now();
-    return this.#run(request, semantic, false, (found, documents, semanticAnswer) => ({
+    return this.#run(request, semantic, undefined, (found, documents, semanticAnswer) => ({
       total: found.total,
       time: Date.now() - started,
       documents,
@@ -496,16 +497,18 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /**
    * This shard's part of a sharded search (the caller asks for page 1 of `page × rows` rows and every facet value):
-   * hits with merge keys, facets and stats to sum. With `generation`, a swap to it prepared here is made live first
+   * hits with merge keys, facets and stats to sum; `corpus`, the whole index's BM25 statistics for the query, makes
+   * its scores those of one index. With `generation`, a swap to it prepared here is made live first
    * (another shard answered from it, so every shard was prepared and the swap decided).
    */
   async searchPart(
     request: SearchRequest & HighlightRequest,
     semantic?: SemanticSearch,
     generation?: number,
+    corpus?: CorpusStats,
   ): Promise<Outcome<SearchPart>> {
     if (generation !== undefined) await this.commitSwap(generation);
-    return this.#run(request, semantic, true, (found, documents, semanticAnswer) => ({
+    return this.#run(request, semantic, { corpus }, (found, documents, semanticAnswer) => ({
       ...this.#view(),
       total: found.total,
       documents,
@@ -522,7 +525,7 @@ export class SearchAppObject extends DurableObject<Env> {
   #run<T>(
     request: SearchRequest & HighlightRequest,
     semantic: SemanticSearch | undefined,
-    part: boolean,
+    part: { corpus?: CorpusStats } | undefined,
     shape: (found: EngineSearchResult, documents: ResultDocument[], semanticAnswer: Pick<SearchResult, 'semantic'>) => T,
   ): Outcome<T> {
     const index = this.#loadIndex();
@@ -530,7 +533,7 @@ export class SearchAppObject extends DurableObject<Env> {
       const highlighter = index?.highlighter(request);
       const vectors = semantic && this.#space === semantic.embedder ? this.#vectors : undefined;
       const hybrid = semantic && vectors ? { vectors, vector: semantic.vector, ratio: semantic.ratio } : undefined;
-      const feeding = part ? { feedingKey: (id: string) => this.#storage.lastOp(id) } : undefined;
+      const feeding = part && { feedingKey: (id: string) => this.#storage.lastOp(id), corpus: part.corpus };
       const found = index?.search(request, hybrid, feeding) ?? { total: 0, hits: [], facets: [], facetStats: {}, facetStatCounts: {} };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
@@ -549,6 +552,13 @@ export class SearchAppObject extends DurableObject<Env> {
 
   async suggest(request: SuggestRequest): Promise<Outcome<Suggestion[]>> {
     return ok(this.#loadIndex()?.suggest(request) ?? []);
+  }
+
+  /** This shard's share of a query's BM25 statistics (summed over the shards before a sharded search); `generation` as for `searchPart`. */
+  async corpusPart(q: string, generation?: number): Promise<ShardView & { stats: CorpusStats }> {
+    if (generation !== undefined) await this.commitSwap(generation);
+    const stats = this.#loadIndex()?.corpusStats(q) ?? { documents: 0, fieldLengths: [], terms: [], matched: false };
+    return { ...this.#view(), stats };
   }
 
   /** This shard's part of a sharded suggest; `generation` as for `searchPart`. */

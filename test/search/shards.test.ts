@@ -9,12 +9,12 @@ import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, wa
 const DOCUMENTS = debianEnvelopes.slice(0, 300);
 
 /** A Debian-schema app with `shards` shards, its documents fed by a full feed (whose swap takes the setting). */
-async function shardedApp(shards: number, tenant?: string): Promise<FeedingApp> {
+async function shardedApp(shards: number, tenant?: string, schema: unknown = debianSchema): Promise<FeedingApp> {
   const created = tenant ? await createTenant(tenant) : await createTenantWithApp('shards');
   await expectOk(call('PUT', `/api/v1/admin/searchapps/${created.tenant}/${created.code}`, { token: ADMIN_TOKEN, body: { shards } }));
   const admin = (await createToken(created.tenant, 'admin')).token;
   const feed = (await createToken(created.tenant, 'feeding')).token;
-  await expectOk(call('PUT', `/api/v1/searchapp/schema/${created.tenant}/${created.code}`, { token: admin, body: debianSchema }));
+  await expectOk(call('PUT', `/api/v1/searchapp/schema/${created.tenant}/${created.code}`, { token: admin, body: schema }));
   return { ...created, admin, feed, searchApp: new SearchAppClient(env, created.tenant, created.code) };
 }
 
@@ -113,6 +113,60 @@ describe('a search app over several shards', () => {
     const found = await four.searchApp.search({ q: 'zyxwvut', page: 1, rows: 5 });
     expect(found.documents.map((d) => d.id)).toEqual([id]);
   });
+});
+
+/**
+ * Documents whose words are spread unevenly over the shards, so a shard's own BM25 statistics would rank differently
+ * from the whole index's; titles of two words with distinct first words (no name families, whose prior is per shard).
+ */
+function unevenCatalogue(): Array<{ header: { id: string; action: 'update' }; payload: Record<string, unknown> }> {
+  const syllables = ['ka', 'lo', 'mi', 'nu', 'pe', 'ra', 'si', 'to', 'vu', 'ze'];
+  const name = (i: number) => syllables[i % 10] + syllables[Math.floor(i / 10) % 10] + syllables[Math.floor(i / 100) % 10];
+  const colors = ['red', 'blue', 'green', 'black'];
+  const words = ['lamp', 'chair', 'wood', 'steel', 'table', 'soft', 'light', 'modern', 'classic', 'desk', 'shelf', 'oak'];
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return Array.from({ length: 240 }, (_, i) => {
+    const length = 2 + Math.floor(random() * 12);
+    // Skewed: low word indexes far more frequent, and more so for the first ids (which land on various shards).
+    const description = Array.from({ length }, () => words[Math.floor(random() ** (i < 120 ? 2 : 1) * words.length)]).join(' ');
+    return {
+      header: { id: `doc-${i}`, action: 'update' as const },
+      payload: { title: `${name(i)} ${colors[i % 4]}`, description, color: colors[i % 4] },
+    };
+  });
+}
+
+const unevenSchema = {
+  fields: [
+    { code: 'title', dataType: 'string', searchMode: 'fuzzy', weight: 5, display: true, sort: true },
+    { code: 'description', dataType: 'string', searchMode: 'balanced', weight: 2, display: true },
+    { code: 'color', dataType: 'string', searchMode: 'exact', display: true, facet: true },
+  ],
+};
+
+describe('keyword relevance over several shards', () => {
+  let one: FeedingApp;
+  let four: FeedingApp;
+  beforeAll(async () => {
+    [one, four] = await Promise.all([shardedApp(1, undefined, unevenSchema), shardedApp(4, undefined, unevenSchema)]);
+    await feedFully(one, unevenCatalogue());
+    await feedFully(four, unevenCatalogue());
+  }, 120_000);
+
+  it.each(['lamp', 'oak shelf', 'modern desk light', 'wo', 'lolokka', 'red lamp', 'kalo'])(
+    "ranks %s as one shard does, the whole index's BM25 statistics handed to every shard",
+    async (q) => {
+      const request = { q, page: 1, rows: 10, attributesToHighlight: ['*'] };
+      const [single, sharded] = await Promise.all([one.searchApp.search(request), four.searchApp.search(request)]);
+      expect(single.total).toBeGreaterThan(0);
+      expect(sharded.total).toBe(single.total);
+      expect(sharded.documents).toEqual(single.documents);
+      expect(sharded.facets).toEqual(single.facets);
+      const page2 = { ...request, page: 2 };
+      expect((await four.searchApp.search(page2)).documents).toEqual((await one.searchApp.search(page2)).documents);
+    },
+  );
 });
 
 describe('a full feed over several shards', () => {

@@ -7,13 +7,23 @@
  * `search` (the plan) over `matching`, `ranking`, `filters`, `facets`; `suggest`; `analysis` (text).
  */
 import { decodeIndex, encodeIndex } from './codec';
+import { queryCorpusStats } from './corpus';
 import { addDocument, removeDocument } from './documents';
 import type { HybridQuery } from './hybrid';
 import { Highlighter, type HighlightRequest } from './highlight';
 import { runSearch, type ShardPartOptions } from './search';
 import { createState, type IndexState } from './state';
 import { rankedSuggestions, runSuggest, type RankedSuggestion } from './suggest';
-import type { DocumentPayload, EngineSearchResult, IndexConfig, SearchEngine, SearchRequest, Suggestion, SuggestRequest } from './types';
+import type {
+  CorpusStats,
+  DocumentPayload,
+  EngineSearchResult,
+  IndexConfig,
+  SearchEngine,
+  SearchRequest,
+  SuggestRequest,
+  Suggestion,
+} from './types';
 
 export { editDistance, fuzzyDistance, normalize, tokenize } from './analysis';
 export { QueryError } from './query-error';
@@ -21,7 +31,7 @@ export { VectorIndex } from './vectors';
 export { blendScores, type HybridQuery } from './hybrid';
 export type { ShardPartOptions } from './search';
 export type { RankedSuggestion } from './suggest';
-export { mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './merge';
+export { mergeCorpusStats, mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './merge';
 export { displayFields } from './values';
 
 /** Compaction runs once dead ordinals are this share of all ordinals (and at least MIN_DEAD). */
@@ -131,6 +141,11 @@ export class SearchIndex implements SearchEngine {
    */
   suggest(request: SuggestRequest): Suggestion[] {
     return runSuggest(this.#state, request);
+  }
+
+  /** This index's share of a query's BM25 statistics, for a sharded search (`mergeCorpusStats`, then `search` with `part.corpus`). */
+  corpusStats(q: string): CorpusStats {
+    return queryCorpusStats(this.#state, q);
   }
 
   /** `suggest` with each suggestion marked as a completion or a typo correction: one shard's part of a sharded suggest. */

@@ -1,11 +1,11 @@
 /**
  * Merging the parts of a sharded search into the answer one index over all documents would give: hits by their
  * merge keys, facet counts summed (each shard counts every value, so the sums are exact), numeric facet stats
- * combined, suggestions summed by value.
+ * combined, suggestions summed by value, BM25 statistics summed before the search (`mergeCorpusStats`).
  */
 import { compareStrings } from './columns';
 import { suggestionOrder, type RankedSuggestion } from './suggest';
-import type { Facet, FacetStats, MergeKeyPart, MergeKeys, Suggestion } from './types';
+import type { CorpusStats, Facet, FacetStats, MergeKeyPart, MergeKeys, Suggestion } from './types';
 
 function comparePart(a: MergeKeyPart, b: MergeKeyPart): number {
   if (a === b) return 0;
@@ -99,4 +99,20 @@ export function mergeSuggestions(parts: RankedSuggestion[][], rows: number): Sug
     .sort(suggestionOrder)
     .slice(0, rows)
     .map(({ value, count }) => ({ value, count }));
+}
+
+/** The shards' shares of a query's BM25 statistics summed: the figures of one index holding every document. */
+export function mergeCorpusStats(parts: CorpusStats[]): CorpusStats {
+  const terms = new Map<string, number>();
+  for (const part of parts) for (const [term, entries] of part.terms) terms.set(term, (terms.get(term) ?? 0) + entries);
+  const slots = Math.max(0, ...parts.map((part) => part.fieldLengths.length));
+  return {
+    documents: parts.reduce((sum, part) => sum + part.documents, 0),
+    fieldLengths: Array.from({ length: slots }, (_, slot) => ({
+      total: parts.reduce((sum, part) => sum + (part.fieldLengths[slot]?.total ?? 0), 0),
+      documents: parts.reduce((sum, part) => sum + (part.fieldLengths[slot]?.documents ?? 0), 0),
+    })),
+    terms: [...terms],
+    matched: parts.some((part) => part.matched),
+  };
 }

@@ -35,8 +35,9 @@ export interface CorpusStatistics {
   averageLength(slot: number): number;
 }
 
-/** The statistics of this index's own documents. */
+/** The statistics the running query scores with: a sharded index's (`state.corpus`), else this index's own documents'. */
 export function corpusStatistics(state: IndexState): CorpusStatistics {
+  if (state.corpus) return state.corpus;
   return {
     documents: Math.max(state.liveCount, 1),
     frequency: (termId) => state.text.count(termId),

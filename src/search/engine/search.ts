@@ -13,7 +13,8 @@ import { planQuery } from './query-plan';
 import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
 import type { SortSpec } from './plan';
 import { liveOrds, type IndexState } from './state';
-import type { EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
+import { corpusStatisticsOf } from './corpus';
+import type { CorpusStats, EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
 
 const DEFAULT_FACET_LIMIT = 50;
 
@@ -43,14 +44,17 @@ export interface KeyOf {
 export interface ShardPartOptions {
   /** The position of a document in the app's feeding order (documents without a query or sort merge by it). */
   feedingKey(id: string): number;
+  /** The whole index's statistics for this query (`corpusStats` of every shard, merged). */
+  corpus?: CorpusStats;
 }
 
 /** The documents matching the query words, ranked; undefined when the query has no words. */
-export function keywordCandidates(state: IndexState, q: string): Candidates | undefined {
+export function keywordCandidates(state: IndexState, q: string, corpus?: CorpusStats): Candidates | undefined {
   const plan = planQuery(state, q);
   if (!plan) return undefined;
   let matches = matchPlan(state, plan);
-  if (!matches.ords.length) {
+  // In a sharded index, whether anything matched is the whole index's answer.
+  if (corpus ? !corpus.matched : !matches.ords.length) {
     // Nothing matched: fall back to completing every word, with one more typo allowed.
     release(matches);
     matches = matchPlan(state, planQuery(state, q, true) ?? plan);
@@ -82,11 +86,25 @@ export function keywordCandidates(state: IndexState, q: string): Candidates | un
  * With `part`, the hits carry merge keys: the search is one shard's part of a sharded one.
  */
 export function runSearch(state: IndexState, request: SearchRequest, hybrid?: HybridQuery, part?: ShardPartOptions): EngineSearchResult {
+  state.corpus = part?.corpus && corpusStatisticsOf(state, part.corpus);
+  try {
+    return searchWithStatistics(state, request, hybrid, part);
+  } finally {
+    state.corpus = undefined;
+  }
+}
+
+function searchWithStatistics(
+  state: IndexState,
+  request: SearchRequest,
+  hybrid?: HybridQuery,
+  part?: ShardPartOptions,
+): EngineSearchResult {
   const sort = resolveSort(state, request.sort);
   const filters = compileFilters(state, request.filters ?? {});
   const selected = selectFacets(state, request.facets);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
-  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '');
+  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.corpus);
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
     ords: liveOrds(state),
     done: () => {},
