@@ -52,6 +52,18 @@ async function status(app: FeedingApp) {
   return json(await call('GET', `/api/v1/data/fullfeed/status/${app.tenant}/${app.code}`, { token: app.feed }));
 }
 
+/** An app whose live index holds the one document `id`, with a full feed started over it. */
+async function fullFeedOverLiveDocument(id: string) {
+  const app = await feedingApp();
+  expect((await bulk(app, [envelope(id, { name: id })])).status).toBe(200);
+  await waitFor(
+    () => searchIds(app),
+    (found) => found.length === 1,
+  );
+  const { cycleId } = await json(await fullFeed(app, 'start'));
+  return { app, cycleId };
+}
+
 describe('feeding recovery', () => {
   it('sends again entries whose messages were never sent, then stops checking', async () => {
     const app = await feedingApp();
@@ -87,13 +99,7 @@ describe('feeding recovery', () => {
   });
 
   it('a full feed whose entries were lost still ends: they are sent again and the index swaps', async () => {
-    const app = await feedingApp();
-    expect((await bulk(app, [envelope('old', { name: 'old' })])).status).toBe(200);
-    await waitFor(
-      () => searchIds(app),
-      (found) => found.length === 1,
-    );
-    const { cycleId } = await json(await fullFeed(app, 'start'));
+    const { app, cycleId } = await fullFeedOverLiveDocument('old');
     const lost = await lostEntries(app, ['cycle-lost-1', 'cycle-lost-2'], { cycleId });
     const fed = await json(await bulk(app, [envelope('cycle-fed', { name: 'fed' })]));
     await allSettled(app, [fed.documents[0].id], { staged: true });
@@ -111,13 +117,7 @@ describe('feeding recovery', () => {
   });
 
   it('gives up entries sent too often; their full feed fails with a reason and the live index stays', async () => {
-    const app = await feedingApp();
-    expect((await bulk(app, [envelope('live', { name: 'live' })])).status).toBe(200);
-    await waitFor(
-      () => searchIds(app),
-      (found) => found.length === 1,
-    );
-    const { cycleId } = await json(await fullFeed(app, 'start'));
+    const { app, cycleId } = await fullFeedOverLiveDocument('live');
     const [hopeless] = await lostEntries(app, ['hopeless'], { cycleId, sentSecondsAgo: 3600, redrives: MAX_REDRIVES });
     const staged = await json(await bulk(app, [envelope('staged', { name: 'staged' })]));
     await allSettled(app, [staged.documents[0].id], { staged: true });
@@ -141,13 +141,7 @@ describe('feeding recovery', () => {
 describe('entries of a cycle that ended while D1 was not told', () => {
   /** A full feed with two documents staged (PREPARED) and ending: the state just before the swap. */
   async function stagedCycle() {
-    const app = await feedingApp();
-    expect((await bulk(app, [envelope('live', { name: 'live' })])).status).toBe(200);
-    await waitFor(
-      () => searchIds(app),
-      (found) => found.length === 1,
-    );
-    const { cycleId } = await json(await fullFeed(app, 'start'));
+    const { app, cycleId } = await fullFeedOverLiveDocument('live');
     const fed = await json(await bulk(app, [envelope('staged-1', { name: 'one' }), envelope('staged-2', { name: 'two' })]));
     const ids: number[] = fed.documents.map((d: { id: number }) => d.id);
     await allSettled(app, ids, { staged: true });
