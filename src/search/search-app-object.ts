@@ -413,10 +413,17 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#version();
   }
 
-  /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
-  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
-    return this.#memoized(searchKey(request), fresh, async () => {
-      const outcome = await this.search(request);
+  /**
+   * `search` serialized once, with its index version; a repeat of the same version (and, hybrid, of the same ratio
+   * and embedder) comes from memory unless `fresh`.
+   */
+  async searchAnswer(
+    request: SearchRequest & HighlightRequest,
+    fresh = false,
+    semantic?: SemanticSearch,
+  ): Promise<Outcome<VersionedAnswer>> {
+    return this.#memoized(searchKey(request, semantic), fresh, async () => {
+      const outcome = await this.search(request, semantic);
       if (!outcome.ok) return outcome;
       return ok({ ...outcome.value, facets: navigationFirst(outcome.value.facets, this.#index?.config.fields ?? []) });
     });
