@@ -20,6 +20,7 @@ import { bundleEngine } from './bench/engine-bundle.mjs';
 import { fullFeed } from './bench/feed.mjs';
 import { loadScenarios } from './bench/load.mjs';
 import { keywordRequest } from './bench/queries.mjs';
+import { replicaScenarios } from './bench/replicas.mjs';
 import { renderReport } from './bench/report.mjs';
 import { applyMigrations, freePort, startWrangler } from './bench/server.mjs';
 import { elapsedMs, now } from './bench/stats.mjs';
@@ -125,6 +126,7 @@ if (only !== 'engine' && only !== 'vectors')
         }),
       );
       results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+      if (!scale) results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log }));
     });
   });
 
