@@ -6,12 +6,11 @@
  */
 import { expand, type Expansion } from './expansions';
 import { isNumeric, type ExactField } from './plan';
+import { bm25, corpusStatistics, inverseDocumentFrequency } from './ranking';
 import type { Alternative, QueryPlan } from './query-plan';
 import { capacity, liveOrds, type IndexState } from './state';
 import { frequencyOf, positionOf, spanOf } from './text-index';
 
-const K1 = 1.2;
-const B = 0.7;
 /** Bonus of a whole-phrase match in an exact-mode field, in BM25 units. */
 const EXACT_FIELD_SCORE = 8;
 
@@ -158,11 +157,11 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
 function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer): number {
   const slots = state.plan.text;
   const text = state.text;
-  const total = Math.max(state.liveCount, 1);
-  const frequency = text.count(expansion.termId);
-  const weight = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5)) * expansion.quality * quality;
-  const averages = slots.map((slot) => text.averageLength(slot.slot));
-  if (hits.ords.length < frequency) growHits(hits, frequency);
+  const statistics = corpusStatistics(state);
+  const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * quality;
+  const averages = slots.map((slot) => statistics.averageLength(slot.slot));
+  const entries = text.count(expansion.termId);
+  if (hits.ords.length < entries) growHits(hits, entries);
   let count = 0;
   for (const { data, from, to } of text.runs(expansion.termId))
     for (let p = from; p < to; p += 2) {
@@ -176,12 +175,10 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
       )
         continue;
       const occurrence = data[p + 1];
-      const tf = frequencyOf(occurrence);
-      const norm = 1 - B + (B * text.length(slot.slot, ord)) / averages[slot.slot];
       hits.ords[count] = ord;
       hits.slots[count] = slot.slot;
       hits.occurrences[count] = occurrence;
-      hits.scores[count] = slot.weight * weight * ((tf * (K1 + 1)) / (tf + K1 * norm));
+      hits.scores[count] = slot.weight * weight * bm25(frequencyOf(occurrence), text.length(slot.slot, ord), averages[slot.slot]);
       count++;
     }
   return count;
