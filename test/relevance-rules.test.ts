@@ -111,6 +111,13 @@ describe('relevance rules', () => {
     engine.add('beta', { name: 'beta', description: 'graphical irc client' });
     expect(top('irc client', engine)).toEqual(['beta', 'alpha']);
   });
+  it('ranks query words next to each other in a field above the same words apart', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Same words, same lengths: without proximity the ids would decide (alpha first).
+    engine.add('alpha', { name: 'alpha', description: 'text tools and an editor' });
+    engine.add('beta', { name: 'beta', description: 'a text editor with tools' });
+    expect(top('text editor', engine)).toEqual(['beta', 'alpha']);
+  });
   it('ranks the head of a name family above a name without one, and that above parts and longer names', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     // Equal descriptions: without the prior, ids would decide (ampx-lib-dev, mplay, vlc).
