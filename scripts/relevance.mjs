@@ -1,6 +1,7 @@
 // `npm run relevance`: scores the query sets of scripts/relevance/cases.ndjson for ours, MiniSearch 7 and Orama 3
 // on the Debian catalogue (issue 11): hit@1, hit@3, hit@10 and MRR@10 per kind, written to docs/relevance.md.
-// `--url http://127.0.0.1:8787 [--tenant demo] [--app catalog]` scores ours through a running service's HTTP API.
+// `--url http://127.0.0.1:8787 [--tenant demo] [--app catalog]` also scores ours through a running service's HTTP API
+// (beside ours in process; the report lists the queries whose top 10 differ between the two).
 // `--shards N` compares ours as one index with ours as N shards instead (scripts/relevance/shards.mjs), writing
 // only that section of docs/relevance.md.
 // The catalogue is read from ../shared/data, or CATALOGUE_DIR (a git worktree elsewhere).
@@ -34,7 +35,6 @@ const workDir = mkdtempSync(join(tmpdir(), 'edge-search-relevance-'));
 process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
 
 async function ours() {
-  if (flags.url) return httpEngine(flags);
   const bundle = await bundleEngine(root, workDir);
   if (!bundle) throw new Error('src/search/engine/index.ts is missing: nothing to score');
   const { SearchIndex, config } = await importEngine(bundle, readSchema(root));
@@ -77,13 +77,14 @@ if (flags.shards) {
 }
 // One engine at a time, so only one index is in memory at once.
 const runs = [];
-for (const makeEngine of [ours, miniSearchEngine, oramaEngine]) runs.push(await score(makeEngine, envelopes, cases));
+const http = flags.url ? [async () => httpEngine(flags)] : [];
+for (const makeEngine of [ours, ...http, miniSearchEngine, oramaEngine]) runs.push(await score(makeEngine, envelopes, cases));
 
 const meta = {
   date: new Date().toISOString().slice(0, 10),
   node: process.version,
   documents: envelopes.length,
-  oursVia: flags.url ? `ours through the HTTP API of ${flags.url}, ${flags.tenant}/${flags.app}` : 'ours in process',
+  oursVia: flags.url ? `ours in process, and through the HTTP API of ${flags.url}, ${flags.tenant}/${flags.app}` : 'ours in process',
   seconds: elapsedMs(started) / 1000,
 };
 // The shard comparison's section (`--shards`) stays.

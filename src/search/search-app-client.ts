@@ -401,6 +401,11 @@ export class SearchAppClient {
     return true;
   }
 
+  /** How an ended cycle ended (`FINISHED`: swapped in, `CANCELED`: cancelled or failed); null while it is active. */
+  async cycleOutcome(cycleId: number): Promise<'FINISHED' | 'CANCELED' | null> {
+    return this.stub.cycleOutcome(cycleId);
+  }
+
   /**
    * Makes an ending cycle's staged documents the live index; `not-ending` when the cycle is not (or no longer)
    * ending, `refused` when a shard refused and the cycle failed.

@@ -17,6 +17,8 @@ import { corpusStatisticsOf } from './corpus';
 import type { CorpusStats, EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
 
 const DEFAULT_FACET_LIMIT = 50;
+/** Score bonus per query word matched right after the previous one in the same field (proximity). */
+const PROXIMITY = 0.5;
 
 /**
  * The documents a search starts from, with their relevance order. Keyword matching yields them
@@ -66,7 +68,7 @@ export function keywordCandidates(state: IndexState, q: string, corpus?: CorpusS
   const prior = familyPrior(state);
   let best = 0;
   for (const ord of found.ords) {
-    found.score[ord] *= prior[ord];
+    found.score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(found.adjacent[ord]));
     best = Math.max(best, found.score[ord]);
   }
   return {
