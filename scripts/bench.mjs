@@ -24,6 +24,7 @@ import { fullFeed } from './bench/feed.mjs';
 import { hybridLoad } from './bench/hybrid.mjs';
 import { loadScenarios, SCENARIOS } from './bench/load.mjs';
 import { keywordRequest } from './bench/queries.mjs';
+import { replicaScenarios } from './bench/replicas.mjs';
 import { renderReport } from './bench/report.mjs';
 import { startDemoServer } from './bench/demo-server.mjs';
 import { measureSearchPage } from './bench/search-page.mjs';
@@ -144,6 +145,7 @@ if (runs('server'))
             }),
           );
           results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+          if (!scale) results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log }));
         } else {
           const scenarios = SCENARIOS.filter((scenario) => scenario.id === 'empty');
           results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log, scenarios }));
