@@ -23,6 +23,7 @@ import { bundleEngine } from './bench/engine-bundle.mjs';
 import { fullFeed } from './bench/feed.mjs';
 import { loadScenarios } from './bench/load.mjs';
 import { keywordRequest } from './bench/queries.mjs';
+import { replicaScenarios } from './bench/replicas.mjs';
 import { renderReport } from './bench/report.mjs';
 import { startDemoServer } from './bench/demo-server.mjs';
 import { measureSearchPage } from './bench/search-page.mjs';
@@ -136,6 +137,7 @@ if (runs('server'))
           }),
         );
         results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+        if (!scale) results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log }));
       },
     );
   });

@@ -111,6 +111,13 @@ describe('relevance rules', () => {
     engine.add('beta', { name: 'beta', description: 'graphical irc client' });
     expect(top('irc client', engine)).toEqual(['beta', 'alpha']);
   });
+  it('ranks query words next to each other in a field above the same words apart', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Same words, same lengths: without proximity the ids would decide (alpha first).
+    engine.add('alpha', { name: 'alpha', description: 'text tools and an editor' });
+    engine.add('beta', { name: 'beta', description: 'a text editor with tools' });
+    expect(top('text editor', engine)).toEqual(['beta', 'alpha']);
+  });
   it('ranks the head of a name family above a name without one, and that above parts and longer names', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     // Equal descriptions: without the prior, ids would decide (ampx-lib-dev, mplay, vlc).
@@ -123,6 +130,14 @@ describe('relevance rules', () => {
     ])
       engine.add(name, { name, description });
     expect(top('media player', engine)).toEqual(['vlc', 'mplay', 'ampx-lib-dev']);
+  });
+  it('keeps the family prior through a few changes, new documents ranking without one', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const name of ['vlc', 'vlc-data', 'mplay']) engine.add(name, { name, description: 'media player' });
+    expect(top('media player', engine)).toEqual(['vlc', 'mplay', 'vlc-data']);
+    // `aplay` arrives after the prior was taken: it ranks as a name without a family, before the part `vlc-data`.
+    engine.add('aplay', { name: 'aplay', description: 'media player' });
+    expect(top('media player', engine)).toEqual(['vlc', 'aplay', 'mplay', 'vlc-data']);
   });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });

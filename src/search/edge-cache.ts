@@ -106,6 +106,7 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
   }
   const answer = await source.answer(request.fresh);
   learnVersion(app, answer.version);
+  if (answer.transient) return { json: answer.json, cache: 'BYPASS' };
   memo.set(answer.version, key, answer.json);
   const entry = new Response(answer.json, { headers: { 'Content-Type': 'application/json', 'Cache-Control': ENTRY_CACHE_CONTROL } });
   request.waitUntil(caches.default.put(edgeCacheUrl(origin, app, answer.version, key), entry));

@@ -76,9 +76,9 @@ export class SearchAppClient {
   }
 
   /** One page of results; an invalid query (unknown facet or sort, a value not fitting its facet) is ApiError 400. */
-  async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<SearchResult> {
+  async search(request: SearchRequest & HighlightRequest): Promise<SearchResult> {
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchResult>.
-    return unwrap((await this.stub.search(request, semantic)) as Outcome<SearchResult>);
+    return unwrap((await this.stub.search(request)) as Outcome<SearchResult>);
   }
 
   async suggest(request: SuggestRequest): Promise<Suggestion[]> {
@@ -86,8 +86,8 @@ export class SearchAppClient {
   }
 
   /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
-  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<VersionedAnswer> {
-    return unwrap(await this.stub.searchAnswer(request, fresh));
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false, semantic?: SemanticSearch): Promise<VersionedAnswer> {
+    return unwrap(await this.stub.searchAnswer(request, fresh, semantic));
   }
 
   /** `suggest` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
@@ -175,6 +175,11 @@ export class SearchAppClient {
   /** Fails the cycle with a reason shown by the status; false when it is no longer the active one. */
   async failFullFeed(cycleId: number, reason: string): Promise<boolean> {
     return this.stub.failFullFeed(cycleId, reason);
+  }
+
+  /** How an ended cycle ended (`FINISHED`: swapped in, `CANCELED`: cancelled or failed); null while it is active. */
+  async cycleOutcome(cycleId: number): Promise<'FINISHED' | 'CANCELED' | null> {
+    return this.stub.cycleOutcome(cycleId);
   }
 
   async finishFullFeed(cycleId: number, config: AppIndexConfig): Promise<boolean> {

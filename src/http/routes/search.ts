@@ -6,11 +6,10 @@ import { cachedSearchApp, type SearchAppRow } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
-import { searchKey, suggestKey } from '../../search/answers';
+import { suggestKey } from '../../search/answers';
 import { answerThroughEdgeCache, type AnswerSource, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
 import type { Filter, SearchRequest } from '../../search/engine/types';
-import { semanticRatioOf, searchWithEmbedder, type RequestedRatio } from '../../search/hybrid-search';
-import { navigationFirst } from '../../search/answers';
+import { searchAnswer, type RequestedRatio } from '../../search/hybrid-search';
 import { SearchAppClient } from '../../search/search-app-client';
 import type { IndexRead } from '../../search/search-app-object';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
@@ -120,16 +119,10 @@ async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
   const started = Date.now();
   const { app, row, searchApp } = await findSearchApp(c);
   const { requestId, semantic, ...search } = request;
-  // Hybrid searches embed the query in the worker and are not cached at the edge.
-  if (semanticRatioOf(row, search, semantic) > 0) {
-    const result = await searchWithEmbedder(c.env, row, search, semantic);
-    result.facets = navigationFirst(result.facets, row.fields);
-    return c.json({ statusCode: 200, requestId: requestId ?? crypto.randomUUID(), time: Date.now() - started, result });
-  }
-  const found = await answerThroughEdgeCache(
-    edgeCacheRequest(c, app, searchKey(search)),
-    indexSource(c, row, searchApp, { kind: 'search', request: search }),
-  );
+  // Keyword answers may come from the nearest replica; hybrid ones from the primary, which holds every vector.
+  const keyword = indexSource(c, row, searchApp, { kind: 'search', request: search });
+  const { key, answer: compute } = searchAnswer(c.env, row, search, semantic, keyword.answer);
+  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, key), { indexVersion: keyword.indexVersion, answer: compute });
   return answer(c, started, requestId, 'result', found);
 }
 

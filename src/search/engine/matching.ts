@@ -34,6 +34,11 @@ export interface Matches {
   slotClean: Uint32Array;
   slotExact: Uint32Array;
   slotAligned: Uint32Array;
+  /** Per document and slot: 1 + the last query word matched there, and its position (for adjacent query words). */
+  slotWord: Uint8Array;
+  slotPosition: Uint32Array;
+  /** Bit i set: query word i matched right after word i - 1 in the same field (proximity). */
+  adjacent: Uint32Array;
   slotEnd: Uint32Array;
   /** The criteria before the score, packed in one number per document (see ranking.ts). */
   rank: Float64Array;
@@ -81,6 +86,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const queryPosition = alternative.first - m.plan.firstCounted;
   const touched: number[] = [];
   const hits = m.hits;
+  const single = (alternative.mask & (alternative.mask - 1)) === 0;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
     const count = collectHits(state, expansion, alternative.quality, hits);
     const typos = expansion.typos + 1;
@@ -100,6 +106,13 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       if (typos === 1) m.slotClean[at] |= alternative.mask;
       if (exact) m.slotExact[at] |= alternative.mask;
       if (position === queryPosition) m.slotAligned[at] |= alternative.mask;
+      if (single) {
+        // Word i right after word i - 1 (recorded as i) in this field.
+        if (alternative.first > 0 && m.slotWord[at] === alternative.first && m.slotPosition[at] + 1 === position)
+          m.adjacent[ord] |= alternative.mask;
+        m.slotWord[at] = alternative.first + 1;
+        m.slotPosition[at] = position;
+      }
       m.slotEnd[at] = Math.max(m.slotEnd[at], position + spanOf(occurrence));
     }
   }
@@ -211,11 +224,14 @@ export function release(matches: Matches): void {
     matches.typo1[ord] = 0;
     matches.exact[ord] = 0;
     matches.rank[ord] = 0;
+    matches.adjacent[ord] = 0;
     for (let at = ord * slots; at < (ord + 1) * slots; at++) {
       matches.slotClean[at] = 0;
       matches.slotEnd[at] = 0;
       matches.slotExact[at] = 0;
       matches.slotAligned[at] = 0;
+      matches.slotWord[at] = 0;
+      matches.slotPosition[at] = 0;
     }
   }
   matches.ords = [];
@@ -238,6 +254,9 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       slotEnd: new Uint32Array(size * slots),
       slotExact: new Uint32Array(size * slots),
       slotAligned: new Uint32Array(size * slots),
+      slotWord: new Uint8Array(size * slots),
+      slotPosition: new Uint32Array(size * slots),
+      adjacent: new Uint32Array(size),
       rank: new Float64Array(size),
       altBest: new Float64Array(size),
       altTypos: new Uint8Array(size),

@@ -7,7 +7,8 @@
  *    fields only) start with it, as typed (`kde` -> `kde-full`) before completed (`pyth` -> `python3`) before with typos;
  * 4. exact words: more words matched as typed (not completed, not a typo);
  * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal,
- *    times the document's prior from its title's length and name family (families.ts);
+ *    times the document's prior from its title's length and name family (families.ts), and ×1.5 for each query
+ *    word right after the previous one in a field (proximity);
  * 6. custom ranking: the app's numeric or boolean fields, in order;
  * 7. document id.
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.

@@ -15,6 +15,8 @@ import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, SearchRequest } from './types';
 
 const DEFAULT_FACET_LIMIT = 50;
+/** Score bonus per query word matched right after the previous one in the same field (proximity). */
+const PROXIMITY = 0.5;
 
 /**
  * The documents a search starts from, with their relevance order. Keyword matching yields them
@@ -46,7 +48,7 @@ export function keywordCandidates(state: IndexState, q: string): Candidates | un
   const prior = familyPrior(state);
   let best = 0;
   for (const ord of found.ords) {
-    found.score[ord] *= prior[ord];
+    found.score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(found.adjacent[ord]));
     best = Math.max(best, found.score[ord]);
   }
   return {
