@@ -9,6 +9,7 @@
 //   app's page instead of starting its own wrangler dev with the demo catalogue),
 //   BENCH_SCALE (a number of documents, e.g. 1000000: scale mode, the wrangler dev steps only, on a catalogue of that
 //   size derived from the Debian one by scripts/bench/variants.mjs; writes docs/benchmarks-scale.md instead),
+//   BENCH_SHARDS (1 to 16, default 1: the search app's shard Durable Objects, set before its full feed),
 //   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -41,6 +42,7 @@ const settings = {
   chunkSize: setting('BENCH_CHUNK_DOCS', 500),
   feedConcurrency: setting('BENCH_FEED_CONCURRENCY', 4),
   secondsPerQueryType: setting('BENCH_SECONDS_PER_QUERY_TYPE', 10),
+  shards: setting('BENCH_SHARDS', 1),
 };
 const scale = process.env.BENCH_SCALE ? Number(process.env.BENCH_SCALE) : undefined;
 if (scale !== undefined && !(Number.isInteger(scale) && scale > 0)) throw new Error(`BENCH_SCALE must be a number of documents`);
@@ -133,7 +135,8 @@ if (runs('server'))
       async () => startWrangler(await serverOptions()),
       async ({ baseUrl }) => {
         if (runs('keyword')) {
-          const tokens = await createSearchApp(baseUrl, rootToken, schema);
+          // The shards take effect at the full feed's swap.
+          const tokens = await createSearchApp(baseUrl, rootToken, schema, { settings: { shards: settings.shards } });
           results.feed = await step('full feed', () =>
             fullFeed({
               baseUrl,

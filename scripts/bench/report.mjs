@@ -178,9 +178,11 @@ export function renderReport(r) {
   }
 
   out.push('## Full feed through the public API (wrangler dev)', '');
-  const feeds = [r.feed && ['keyword only', r.feed], r.hybrid?.feed && ['descriptions embedded (384-d, stand-in)', r.hybrid.feed]].filter(
-    Boolean,
-  );
+  const shards = r.settings.shards > 1 ? `, ${r.settings.shards} shards` : '';
+  const feeds = [
+    r.feed && [`keyword only${shards}`, r.feed],
+    r.hybrid?.feed && ['descriptions embedded (384-d, stand-in)', r.hybrid.feed],
+  ].filter(Boolean);
   if (feeds.length) {
     out.push(
       table(
