@@ -6,7 +6,8 @@
 //   hybrid search in Node only; all by default),
 //   BENCH_SCALE (a number of documents, e.g. 1000000: scale mode, the wrangler dev steps only, on a catalogue of that
 //   size derived from the Debian one by scripts/bench/variants.mjs; writes docs/benchmarks-scale.md instead),
-//   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine).
+//   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine, and so do
+//   the profiled HTTP runs, one `http-<scenario>.cpuprofile` each, for DevTools).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,8 @@ import { readEnvelopes, readSchema } from './bench/catalogue.mjs';
 import { variantCatalogue } from './bench/variants.mjs';
 import { bundleEngine } from './bench/engine-bundle.mjs';
 import { fullFeed } from './bench/feed.mjs';
-import { loadScenarios } from './bench/load.mjs';
+import { loadScenarios, runScenario, SCENARIOS } from './bench/load.mjs';
+import { profileDuring } from './bench/profile.mjs';
 import { keywordRequest } from './bench/queries.mjs';
 import { renderReport } from './bench/report.mjs';
 import { applyMigrations, freePort, startWrangler } from './bench/server.mjs';
@@ -79,6 +81,20 @@ function runInProcess(engineBundle) {
   return JSON.parse(readFileSync(out, 'utf8'));
 }
 
+/** Seconds of each profiled HTTP run. */
+const PROFILE_SECONDS = 3;
+
+/** A profiled run per load scenario (after the measured ones: sampling costs CPU), as shares of CPU per part of the path. */
+async function profileScenarios(baseUrl, inspectorPort) {
+  const profiles = [];
+  for (const scenario of SCENARIOS) {
+    const saveTo = process.env.BENCH_CPU_PROF ? join(resolve(process.env.BENCH_CPU_PROF), `http-${scenario.id}.cpuprofile`) : undefined;
+    const run = () => runScenario(baseUrl, scenario, { connections: settings.connections, seconds: PROFILE_SECONDS });
+    profiles.push({ id: scenario.id, label: scenario.label, parts: await profileDuring(root, inspectorPort, run, saveTo) });
+  }
+  return profiles;
+}
+
 const results = {
   meta: { date: new Date().toISOString(), cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` },
   settings,
@@ -112,7 +128,8 @@ const serverOptions = async () => ({
 if (only !== 'engine' && only !== 'vectors')
   await step('server', async () => {
     applyMigrations(root, persistDir);
-    await withServer(await serverOptions(), async ({ baseUrl }) => {
+    const options = await serverOptions();
+    await withServer(options, async ({ baseUrl }) => {
       const tokens = await createSearchApp(baseUrl, rootToken, schema);
       results.feed = await step('full feed', () =>
         fullFeed({
@@ -125,6 +142,7 @@ if (only !== 'engine' && only !== 'vectors')
         }),
       );
       results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+      results.profile = await step('HTTP CPU profile', () => profileScenarios(baseUrl, options.inspectorPort));
     });
   });
 
