@@ -3,7 +3,10 @@
 //   BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_SERIAL_SECONDS (3), BENCH_CONNECTIONS (32),
 //   BENCH_CHUNK_DOCS (500), BENCH_FEED_CONCURRENCY (4), BENCH_SECONDS_PER_QUERY_TYPE (10, in-process comparison),
 //   BENCH_ONLY (`http` = wrangler dev steps 1-4, `engine` = in-process steps 4-5, `vectors` = the engine's vector and
-//   hybrid search in Node only; all by default),
+//   hybrid search in Node only, `ui` = the search page's keystroke to rendered results in Chromium (step 7); all by
+//   default),
+//   BENCH_UI_URL (the base URL of a running `npm run dev`, e.g. http://127.0.0.1:8787: step 7 types into its demo
+//   app's page instead of starting its own wrangler dev with the demo catalogue),
 //   BENCH_SCALE (a number of documents, e.g. 1000000: scale mode, the wrangler dev steps only, on a catalogue of that
 //   size derived from the Debian one by scripts/bench/variants.mjs; writes docs/benchmarks-scale.md instead),
 //   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine, and so do
@@ -23,6 +26,8 @@ import { loadScenarios, runScenario, SCENARIOS } from './bench/load.mjs';
 import { profileDuring } from './bench/profile.mjs';
 import { keywordRequest } from './bench/queries.mjs';
 import { renderReport } from './bench/report.mjs';
+import { startDemoServer } from './bench/demo-server.mjs';
+import { measureSearchPage } from './bench/search-page.mjs';
 import { applyMigrations, freePort, startWrangler } from './bench/server.mjs';
 import { elapsedMs, now } from './bench/stats.mjs';
 
@@ -52,8 +57,9 @@ process.on('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 
-async function withServer(options, use) {
-  const server = await startWrangler(options);
+/** Runs `use` with the server `start` answers, stopping it afterwards (and on exit). */
+async function withServer(start, use) {
+  const server = await start();
   running.add(server);
   try {
     return await use(server);
@@ -125,40 +131,57 @@ const serverOptions = async () => ({
   vars: { ADMIN_TOKEN: rootToken, AUTH_TOKEN: randomBytes(24).toString('base64url') },
 });
 
-if (only !== 'engine' && only !== 'vectors')
+const stepsOf = { http: ['server', 'cold'], engine: ['engine'], vectors: ['engine'], ui: ['ui'] };
+const runs = (name) => !only || stepsOf[only]?.includes(name);
+
+if (runs('server'))
   await step('server', async () => {
     applyMigrations(root, persistDir);
     const options = await serverOptions();
-    await withServer(options, async ({ baseUrl }) => {
-      const tokens = await createSearchApp(baseUrl, rootToken, schema);
-      results.feed = await step('full feed', () =>
-        fullFeed({
-          baseUrl,
-          feedingToken: tokens.feedingToken,
-          envelopes,
-          chunkSize: settings.chunkSize,
-          concurrency: settings.feedConcurrency,
-          timeoutMs: Math.max(120_000, envelopes.length * 2),
-        }),
-      );
-      results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
-      results.profile = await step('HTTP CPU profile', () => profileScenarios(baseUrl, options.inspectorPort));
-    });
+    await withServer(
+      async () => startWrangler(options),
+      async ({ baseUrl }) => {
+        const tokens = await createSearchApp(baseUrl, rootToken, schema);
+        results.feed = await step('full feed', () =>
+          fullFeed({
+            baseUrl,
+            feedingToken: tokens.feedingToken,
+            envelopes,
+            chunkSize: settings.chunkSize,
+            concurrency: settings.feedConcurrency,
+            timeoutMs: Math.max(120_000, envelopes.length * 2),
+          }),
+        );
+        results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+        results.profile = await step('HTTP CPU profile', () => profileScenarios(baseUrl, options.inspectorPort));
+      },
+    );
   });
 
-if (only !== 'engine' && only !== 'vectors')
+if (runs('cold'))
   results.cold = await step('cold start', async () => {
     const restart = now();
-    return withServer(await serverOptions(), async ({ baseUrl }) => {
-      const startSeconds = elapsedMs(restart) / 1000;
-      const first = await timedSearch(baseUrl, keywordRequest(0));
-      const second = await timedSearch(baseUrl, keywordRequest(1));
-      return { startSeconds, firstSearchMs: first.ms, firstTotal: first.body.result.total, secondSearchMs: second.ms };
-    });
+    return withServer(
+      async () => startWrangler(await serverOptions()),
+      async ({ baseUrl }) => {
+        const startSeconds = elapsedMs(restart) / 1000;
+        const first = await timedSearch(baseUrl, keywordRequest(0));
+        const second = await timedSearch(baseUrl, keywordRequest(1));
+        return { startSeconds, firstSearchMs: first.ms, firstTotal: first.body.result.total, secondSearchMs: second.ms };
+      },
+    );
   });
 
-if (only !== 'http')
+if (runs('engine'))
   results.inProcess = await step('engine in Node, vs Orama 3 and MiniSearch', async () => runInProcess(await bundleEngine(root, workDir)));
+
+if (runs('ui'))
+  results.searchPage = await step('search page in Chromium', async () => {
+    const measure = (server) => measureSearchPage({ ...server, log });
+    if (process.env.BENCH_UI_URL)
+      return { ...(await measure({ baseUrl: process.env.BENCH_UI_URL, tenant: 'demo', app: 'catalog' })), server: 'npm run dev' };
+    return { ...(await withServer(() => startDemoServer({ root }), measure)), server: 'wrangler dev' };
+  });
 
 results.meta.seconds = elapsedMs(started) / 1000;
 const report = renderReport(results);

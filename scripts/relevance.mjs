@@ -1,6 +1,7 @@
 // `npm run relevance`: scores the query sets of scripts/relevance/cases.ndjson for ours, MiniSearch 7 and Orama 3
 // on the Debian catalogue (issue 11): hit@1, hit@3, hit@10 and MRR@10 per kind, written to docs/relevance.md.
-// `--url http://127.0.0.1:8787 [--tenant demo] [--app catalog]` scores ours through a running service's HTTP API.
+// `--url http://127.0.0.1:8787 [--tenant demo] [--app catalog]` also scores ours through a running service's HTTP API
+// (beside ours in process; the report lists the queries whose top 10 differ between the two).
 // The catalogue is read from ../shared/data, or CATALOGUE_DIR (a git worktree elsewhere).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,6 @@ const workDir = mkdtempSync(join(tmpdir(), 'edge-search-relevance-'));
 process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
 
 async function ours() {
-  if (flags.url) return httpEngine(flags);
   const bundle = await bundleEngine(root, workDir);
   if (!bundle) throw new Error('src/search/engine/index.ts is missing: nothing to score');
   const { SearchIndex, config } = await importEngine(bundle, readSchema(root));
@@ -57,13 +57,14 @@ const envelopes = readEnvelopes(root);
 const cases = readCases(new Set(envelopes.map((envelope) => envelope.header.id)));
 // One engine at a time, so only one index is in memory at once.
 const runs = [];
-for (const makeEngine of [ours, miniSearchEngine, oramaEngine]) runs.push(await score(makeEngine, envelopes, cases));
+const http = flags.url ? [async () => httpEngine(flags)] : [];
+for (const makeEngine of [ours, ...http, miniSearchEngine, oramaEngine]) runs.push(await score(makeEngine, envelopes, cases));
 
 const meta = {
   date: new Date().toISOString().slice(0, 10),
   node: process.version,
   documents: envelopes.length,
-  oursVia: flags.url ? `ours through the HTTP API of ${flags.url}, ${flags.tenant}/${flags.app}` : 'ours in process',
+  oursVia: flags.url ? `ours in process, and through the HTTP API of ${flags.url}, ${flags.tenant}/${flags.app}` : 'ours in process',
   seconds: elapsedMs(started) / 1000,
 };
 writeFileSync(join(root, 'docs', 'relevance.md'), renderReport({ runs, kinds: KINDS, meta }) + '\n');

@@ -5,3 +5,4 @@ export function seedDemo(
   adminToken: string,
   options?: { tenant?: string; app?: string; seedFile?: string },
 ): Promise<{ tenant: string; app: string; adminToken: string; feedingToken: string; lines: string[] }>;
+export const DEMO_SAMPLE: URL;

@@ -30,6 +30,8 @@ export async function request(baseUrl, method, path, token, body) {
 }
 
 const DEMO_SCHEMA = JSON.parse(readFileSync(new URL('../test/fixtures/debian-packages.schema.json', import.meta.url), 'utf8'));
+/** The demo catalogue: a slice of the Debian catalogue, one feeding envelope a line. */
+export const DEMO_SAMPLE = new URL('../test/fixtures/debian-sample.ndjson', import.meta.url);
 
 /** Puts the demo schema with a saved admin token; answers false when the token no longer works. */
 async function putSchema(baseUrl, token, tenant, app) {
@@ -68,7 +70,7 @@ export async function seedDemo(baseUrl, adminToken, { tenant = 'demo', app = 'ca
   const lines = [];
   const status = await request(baseUrl, 'GET', `/api/v1/data/fullfeed/status/${tenant}/${app}`, saved.feedingToken);
   if (status.liveDocuments === 0) {
-    const entries = readFileSync(new URL('../test/fixtures/debian-sample.ndjson', import.meta.url), 'utf8')
+    const entries = readFileSync(DEMO_SAMPLE, 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line));

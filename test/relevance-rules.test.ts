@@ -105,6 +105,32 @@ describe('relevance rules', () => {
     expect(top('control', index({ customRanking: [{ field: 'featured', direction: 'desc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'desc' }] }))).toEqual(['tv-remote', 'tv-tuner']);
   });
+  it('ranks a name starting with the query first, not a description starting with it', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('alpha', { name: 'alpha', description: 'irc client for the emacs editor here' });
+    engine.add('beta', { name: 'beta', description: 'graphical irc client' });
+    expect(top('irc client', engine)).toEqual(['beta', 'alpha']);
+  });
+  it('ranks query words next to each other in a field above the same words apart', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Same words, same lengths: without proximity the ids would decide (alpha first).
+    engine.add('alpha', { name: 'alpha', description: 'text tools and an editor' });
+    engine.add('beta', { name: 'beta', description: 'a text editor with tools' });
+    expect(top('text editor', engine)).toEqual(['beta', 'alpha']);
+  });
+  it('ranks the head of a name family above a name without one, and that above parts and longer names', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Equal descriptions: without the prior, ids would decide (ampx-lib-dev, mplay, vlc).
+    for (const [name, description] of [
+      ['vlc', 'media player'],
+      ['vlc-data', 'data files for vlc'],
+      ['mplay', 'media player'],
+      ['ampx-lib-dev', 'media player'],
+      ['ampx-lib-doc', 'documentation'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('media player', engine)).toEqual(['vlc', 'mplay', 'ampx-lib-dev']);
+  });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });
     expect(top('the gimp', own)[0]).toBe('gimp');

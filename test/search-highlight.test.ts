@@ -41,6 +41,26 @@ describe('highlight', () => {
     expect(highlight('<script>', new QueryWords(''), fuzzy)).toBe('&lt;script&gt;');
   });
 
+  it("marks the words of the app's synonyms of a query word, as the engine finds them", () => {
+    const synonyms = [
+      { input: ['tv'], replacements: [['television'], ['flat', 'screen']] },
+      { input: ['phone'], replacements: [['smartphone']] },
+    ];
+    expect(highlight('Television stand for a flat screen TV', new QueryWords('tv stand', synonyms), exactOnly)).toBe(
+      '<mark>Television</mark> <mark>stand</mark> for a <mark>flat</mark> <mark>screen</mark> <mark>TV</mark>',
+    );
+    // One-way: the input word finds its synonym, not the reverse; and only when the query has the input word.
+    expect(highlight('Smartphone and phone', new QueryWords('phone', synonyms), exactOnly)).toBe(
+      '<mark>Smartphone</mark> and <mark>phone</mark>',
+    );
+    expect(highlight('Smartphone and phone', new QueryWords('smartphone', synonyms), exactOnly)).toBe('<mark>Smartphone</mark> and phone');
+    expect(highlight('a television', new QueryWords('stand', synonyms), exactOnly)).toBe('a television');
+    // A synonym's word counts for the query word it stands for: the snippet window centres on it.
+    expect(snippet('one two three four five six television seven eight', new QueryWords('tv', synonyms), exactOnly, 3)).toBe(
+      '…six <mark>television</mark> seven…',
+    );
+  });
+
   it('marks a whole word when its normalized form differs in length from the raw one', () => {
     expect(highlight('ﬁle manager', new QueryWords('fi'), balanced)).toBe('<mark>ﬁle</mark> manager');
   });

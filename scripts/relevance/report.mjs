@@ -54,13 +54,29 @@ export function renderReport({ runs, kinds, meta }) {
     '- Query sets: `scripts/relevance/cases.ndjson`, written by hand from the catalogue: each case is a query as a user would type it and every package that user would accept (for descriptive and plural queries, every application that does the job; not its plugins, data or library packages). The run refuses to start when an expected id is not in the catalogue.',
     '- Kinds: `exact` names (with `+`, `.`, digits), `typo1` (one edit, adjacent transpositions included), `typo2` (two edits in a word of 8 letters or more), `prefix` (a name still being typed), `split-join` (a name typed as two words or glued), `plural` and small words, `descriptive` keywords, `natural-language` questions, and a `general` mix of names and topics.',
     `- Every engine gets the whole catalogue and each query once, asking for ${MRR_DEPTH} rows. hit@k: an acceptable package is among the first k. MRR@${MRR_DEPTH}: the mean of 1/rank of the first acceptable package (0 when none is in the top ${MRR_DEPTH}).`,
-    '- Ours: `src/search/engine` bundled with esbuild, the Debian schema of `../shared/data` (name 10, description 3, maintainer 1, section 1), `SearchIndex.search({ q, page: 1, rows: 10 })`; or, with `--url`, the HTTP search API of a running service.',
+    '- Ours: `src/search/engine` bundled with esbuild, the Debian schema of `../shared/data` (name 10, description 3, maintainer 1, section 1), `SearchIndex.search({ q, page: 1, rows: 10 })`; and with `--url`, also the HTTP search API of a running service (ours (HTTP)).',
     '- MiniSearch 7: fields name, description, maintainer; `fuzzy: 0.2, prefix: true`, boost name 10, description 3. Orama 3: the same fields and boosts, `tolerance: 1`, prefix matching (its default). Both as in `npm run bench` (`scripts/bench/peers.mjs`).',
     '',
+    ...httpDifferences(runs),
     '## Misses of ours at hit@3',
     '',
     ...missesByKind.flatMap(({ kind, misses }) => [`### ${kind} (${misses.length})`, '', missTable(misses), '']),
   ].join('\n');
+}
+
+/** With an HTTP run beside the in-process one: the queries whose top 10 differ (none, when the service runs this engine). */
+function httpDifferences(runs) {
+  const http = runs.find((run) => run.engine === 'ours (HTTP)');
+  if (!http) return [];
+  const differing = runs[0].outcomes.filter((outcome, i) => outcome.ranked.join(' ') !== http.outcomes[i].ranked.join(' '));
+  return [
+    '## In process and through HTTP',
+    '',
+    differing.length
+      ? `${differing.length} of ${runs[0].outcomes.length} queries answer a different top 10 through HTTP: ${differing.map(({ query }) => code(query)).join(', ')}.`
+      : `All ${runs[0].outcomes.length} queries answer the same top 10 in process and through HTTP.`,
+    '',
+  ];
 }
 
 /** hit@3 and MRR per kind, one column per engine: what the terminal shows. */

@@ -2,7 +2,8 @@ import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
 import { createDb } from '../db/client';
 import { cachedSearchApp } from '../db/queries';
-import { searchWithEmbedder } from '../search/hybrid-search';
+import type { SearchResult } from '../search/engine/types';
+import { searchAnswer } from '../search/hybrid-search';
 import type { ToolDefinition } from './providers';
 
 export const SEARCH_TOOL: ToolDefinition = {
@@ -43,7 +44,8 @@ export async function runSearchTool(env: Env, tenantCode: string, searchApp: str
   try {
     // The app's default semanticRatio: hybrid when it has an embedder and semantic fields.
     const app = await cachedSearchApp(createDb(env.DB), tenantCode, searchApp);
-    const { total, documents } = await searchWithEmbedder(env, app, { q: args.q, page: 1, rows: args.rows });
+    const found = await searchAnswer(env, app, { q: args.q, page: 1, rows: args.rows }).answer(false);
+    const { total, documents } = JSON.parse(found.json) as SearchResult;
     return JSON.stringify({ total, documents: documents.map(({ id, document }) => ({ id, fields: document })) });
   } catch (err) {
     if (err instanceof ApiError) return JSON.stringify({ error: err.message });

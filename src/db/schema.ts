@@ -6,6 +6,7 @@ import type { EmailProviderConfig } from '../email/providers';
 import type { NamedSort, RankingSettings } from '../search/engine/types';
 import type { FeedingState } from '../contract/feeding';
 import type { StoredEmbedder } from '../search/embedding/config';
+import type { ReplicaRegion } from '../search/replica-regions';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const timestamps = {
@@ -50,6 +51,11 @@ export const searchApps = sqliteTable(
       .default(sql`'{}'`),
     /** Rate-limit tier of search and suggest (src/rate-limit.ts). */
     rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
+    /** Regions (Durable Object location hints) with a read replica of the index; none: every read goes to the primary. */
+    replicas: text('replicas', { mode: 'json' })
+      .$type<ReplicaRegion[]>()
+      .notNull()
+      .default(sql`'[]'`),
     ...timestamps,
   },
   (t) => [uniqueIndex('search_apps_tenant_code').on(t.tenantCode, t.code)],

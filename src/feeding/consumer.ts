@@ -6,7 +6,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
-import { feedingJobs, type FeedingState } from '../db/schema';
+import { feedingJobs } from '../db/schema';
 import type { Env } from '../env';
 import { describeDetails, logError } from '../errors';
 import { messageBody } from '../validation';
@@ -14,28 +14,55 @@ import { SearchAppClient } from '../search/search-app-client';
 import { findSearchAppById, type SearchAppRow } from '../db/queries';
 import { recoverApp } from './recovery';
 import { EmbeddingError } from '../search/embedding/providers';
-import { embedMissingVectors, embedOperations } from './embeddings';
+import type { FeedOperation } from '../search/search-app-object';
+import { embedMissingVectors, embedOperations, type EmbeddedOperations } from './embeddings';
 import { payloadSchema, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';
-import { feedingMessage, indexConfigOf, setStates, type OperationsMessage, type ReindexMessage } from './operations';
+import { feedingMessage, indexConfigOf, setStates, type OperationsMessage, type RecoverMessage, type ReindexMessage } from './operations';
 
 const RETRY_BASE_SECONDS = 2;
 
+interface QueuedOperations {
+  message: Message;
+  body: OperationsMessage;
+}
+
+/**
+ * Operations messages are taken per search app across the batch, so their documents are embedded together
+ * (in as few provider calls as it allows) before each message is applied; re-index and recovery messages
+ * follow, one by one.
+ */
 export async function consumeFeeding(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
+  const operationsByApp = new Map<number, QueuedOperations[]>();
+  const others: Array<{ message: Message; body: ReindexMessage | RecoverMessage }> = [];
   for (const message of batch.messages) {
     const body = messageBody(feedingMessage, message);
     if (!body) continue;
-    try {
-      if (body.kind === 'reindex') await runReindex(env, db, body);
-      else if (body.kind === 'recover') await recoverApp(env, db, body);
-      else await applyOperations(env, db, body);
-      message.ack();
-    } catch (error) {
-      logError('feeding message failed', error, { attempts: message.attempts, kind: body.kind });
-      message.retry({ delaySeconds: Math.min(RETRY_BASE_SECONDS ** message.attempts, 300) });
-    }
+    if (body.kind !== 'operations') others.push({ message, body });
+    else if (operationsByApp.has(body.appId)) operationsByApp.get(body.appId)?.push({ message, body });
+    else operationsByApp.set(body.appId, [{ message, body }]);
   }
+  for (const [appId, queued] of operationsByApp) await applyAppOperations(env, db, appId, queued);
+  for (const { message, body } of others) {
+    await settle(message, body.kind, () => (body.kind === 'reindex' ? runReindex(env, db, body) : recoverApp(env, db, body)));
+  }
+}
+
+/** Acks the message once `work` succeeded; otherwise retries it. */
+async function settle(message: Message, kind: string, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+    message.ack();
+  } catch (error) {
+    retryLater(message, kind, error);
+  }
+}
+
+/** Retries the message with backoff; after the last retry it lands on the dead-letter queue. */
+function retryLater(message: Message, kind: string, error: unknown): void {
+  logError('feeding message failed', error, { attempts: message.attempts, kind });
+  message.retry({ delaySeconds: Math.min(RETRY_BASE_SECONDS ** message.attempts, 300) });
 }
 
 /** Dead-letter consumer: the operations or job of a message that exhausted its retries end in ERROR. */
@@ -63,9 +90,53 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch, env: Env): 
   }
 }
 
-async function applyOperations(env: Env, db: Db, message: OperationsMessage): Promise<void> {
-  const app = await findSearchAppById(db, message.appId);
-  if (!app) return; // the search app was deleted with its entries
+/** The messages of one search app: started and embedded together, then applied message by message. */
+async function applyAppOperations(env: Env, db: Db, appId: number, queued: QueuedOperations[]): Promise<void> {
+  let app: SearchAppRow | undefined;
+  let searchApp: SearchAppClient;
+  let embedded: EmbeddedOperations[];
+  try {
+    app = await findSearchAppById(db, appId);
+    if (!app) {
+      for (const { message } of queued) message.ack(); // the search app was deleted with its entries
+      return;
+    }
+    const runnable: FeedOperation[][] = [];
+    for (const { body } of queued) runnable.push(await startOperations(db, app, body));
+    searchApp = new SearchAppClient(env, app.tenantCode, app.code);
+    embedded = await embedOperations(env, app, searchApp, runnable);
+  } catch (error) {
+    for (const { message, body } of queued) retryLater(message, body.kind, error);
+    return;
+  }
+  for (const [i, { message, body }] of queued.entries()) {
+    await settle(message, body.kind, async () => {
+      const { operations, vectors, failed } = embedded[i];
+      // The provider failed on these texts after its retries: their documents stay as they were, never live without a vector.
+      for (const [reason, ids] of idsBy(failed)) await setStates(db, ids, 'ERROR', `embedding failed: ${reason}`);
+      const results = operations.length ? await searchApp.apply(operations, indexConfigOf(app), vectors) : [];
+      for (const [state, ids] of idsBy(results.map((result) => [result.opId, result.state]))) await setStates(db, ids, state);
+      await finishCyclesOf(env, db, app, body);
+    });
+  }
+}
+
+/** Entry ids grouped by what they are paired with (a state, a reason). */
+function idsBy<K>(pairs: Iterable<[id: number, key: K]>): Map<K, number[]> {
+  const groups = new Map<K, number[]>();
+  for (const [id, key] of pairs) {
+    const ids = groups.get(key);
+    if (ids) ids.push(id);
+    else groups.set(key, [id]);
+  }
+  return groups;
+}
+
+/**
+ * Marks a message's still-open operations STARTED and answers those to apply; the schema may have changed since
+ * an operation was accepted: what no longer fits ends in ERROR.
+ */
+async function startOperations(db: Db, app: SearchAppRow, message: OperationsMessage): Promise<FeedOperation[]> {
   const open = new Set(
     (
       await db.all<{ id: number }>(sql`
@@ -74,7 +145,6 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
           AND state IN ('CREATED', 'STARTED')`)
     ).map((row) => row.id),
   );
-  // The schema may have changed since the operation was accepted: what no longer fits ends in ERROR.
   const schema = payloadSchema(app.fields);
   const operations = message.operations.filter((op) => open.has(op.opId));
   const misfits = new Map<number, string>();
@@ -90,32 +160,7 @@ async function applyOperations(env: Env, db: Db, message: OperationsMessage): Pr
     'STARTED',
   );
   for (const [opId, reason] of misfits) await setStates(db, [opId], 'ERROR', reason);
-
-  const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
-  let embedded: Awaited<ReturnType<typeof embedOperations>>;
-  try {
-    embedded = await embedOperations(env, app, searchApp, runnable);
-  } catch (error) {
-    if (!(error instanceof EmbeddingError)) throw error;
-    // The provider failed after its retries: these documents stay as they were, never live without a vector.
-    await setStates(
-      db,
-      runnable.map((op) => op.opId),
-      'ERROR',
-      `embedding failed: ${error.message}`,
-    );
-    await finishCyclesOf(env, db, app, message);
-    return;
-  }
-  const results = runnable.length ? await searchApp.apply(embedded.operations, indexConfigOf(app), embedded.vectors) : [];
-  const byState = new Map<FeedingState, number[]>();
-  for (const result of results) {
-    const ids = byState.get(result.state);
-    if (ids) ids.push(result.opId);
-    else byState.set(result.state, [result.opId]);
-  }
-  for (const [state, ids] of byState) await setStates(db, ids, state);
-  await finishCyclesOf(env, db, app, message);
+  return runnable;
 }
 
 async function finishCyclesOf(env: Env, db: Db, app: SearchAppRow, message: OperationsMessage): Promise<void> {

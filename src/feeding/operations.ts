@@ -41,6 +41,7 @@ const recoverMessage = z.object({
 export const feedingMessage = z.discriminatedUnion('kind', [operationsMessage, reindexMessage, recoverMessage]);
 export type OperationsMessage = z.output<typeof operationsMessage>;
 export type ReindexMessage = z.output<typeof reindexMessage>;
+export type RecoverMessage = z.output<typeof recoverMessage>;
 export type FeedingMessage = z.output<typeof feedingMessage>;
 
 /** Room left for the message envelope under the 128 KB queue message limit. */

@@ -9,6 +9,14 @@ import type { Facet, SearchAppField, SearchRequest, SuggestRequest } from './eng
 export interface VersionedAnswer {
   version: number;
   json: string;
+  /** Answered under a passing condition (the embedding provider failed): never remembered or cached. */
+  transient?: boolean;
+}
+
+/** What else a hybrid answer depends on: the weight of vector ranking and the embedder that made the query vector. */
+export interface HybridKey {
+  ratio: number;
+  embedder: string;
 }
 
 /** Request fields that say who asks, not what: never part of a key. */
@@ -26,9 +34,12 @@ function answerKey(kind: string, request: object): string {
   return `${kind} ${JSON.stringify(Object.fromEntries(question), sortedKeys)}`;
 }
 
-/** The key of a search (the validated request: defaults filled, so `page=1` and no page are one key). */
-export function searchKey(request: SearchRequest): string {
-  return answerKey('search', request);
+/**
+ * The key of a search (the validated request: defaults filled, so `page=1` and no page are one key); a hybrid
+ * search's adds its ratio and embedder (the query vector follows from them and the query).
+ */
+export function searchKey(request: SearchRequest, hybrid?: HybridKey): string {
+  return answerKey('search', hybrid ? { ...request, hybrid: { ratio: hybrid.ratio, embedder: hybrid.embedder } } : request);
 }
 
 export function suggestKey(request: SuggestRequest): string {

@@ -8,6 +8,7 @@
  * semantic text has that hash; the vector index is snapshotted beside the keyword index.
  */
 import type { DocumentPayload } from './engine/types';
+import type { ReplicaIdentity } from './replica-follower';
 import type { AppIndexConfig } from './search-app-object';
 
 /** SQLite rows are limited to 2 MB; snapshot chunks stay well below. */
@@ -38,7 +39,21 @@ interface Meta {
   appId: number;
   /** When the next feeding recovery check is due (epoch ms); absent while the app has no open entries. */
   recoveryAt: number;
+  /** A primary's read replicas (their object names), told of every new index version. */
+  replicas: string[];
+  /** A replica's primary and its own name. */
+  replicaOf: ReplicaIdentity;
+  /** A replica is copying its primary's snapshot and documents: its storage is incomplete until this is cleared. */
+  replicaLoading: boolean;
 }
+
+/** A row of the documents table as a replica copies it: a tombstone has no payload. */
+export type DocumentRow = {
+  id: string;
+  payload: string | null;
+  seq: number;
+  op: number;
+};
 
 export interface StoredDocument {
   id: string;
@@ -284,5 +299,29 @@ export class AppStorage {
       offset += data.byteLength;
     }
     return bytes;
+  }
+
+  // ---------------------------------------------------------------- replica copies
+
+  /** Rows of the documents table (tombstones too) in id order after `after`: a replica copies them page by page. */
+  documentRowsAfter(after: string, limit: number): DocumentRow[] {
+    return this.sql
+      .exec<DocumentRow>('SELECT id, payload, seq, op FROM documents WHERE id > ? ORDER BY id LIMIT ?', after, limit)
+      .toArray();
+  }
+
+  /** Stores rows copied from the primary as they are. */
+  putRows(rows: DocumentRow[]): void {
+    for (const row of rows) {
+      this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, ?, ?, ?)', row.id, row.payload, row.seq, row.op);
+    }
+  }
+
+  /** Forgets the documents and snapshots (a replica about to copy its primary again). */
+  clearIndexedState(): void {
+    this.sql.exec('DELETE FROM documents');
+    this.writeChunks('snapshot_chunks', undefined);
+    this.writeChunks('vector_chunks', undefined);
+    for (const key of ['config', 'seq', 'snapshotSeq'] as const) this.set(key, undefined);
   }
 }

@@ -69,9 +69,13 @@ function learnVersion(app: string, version: number): void {
   knownVersions.set(app, { version, until: Date.now() + VERSION_BOUND_MS });
 }
 
-async function currentVersion(app: string, source: AnswerSource): Promise<number> {
+/**
+ * The app's index version as this isolate knows it: learned from `source` at most `VERSION_BOUND_MS` ago, or now
+ * when `fresh`. Read replicas answer only at this version or newer.
+ */
+export async function currentVersion(app: string, source: Pick<AnswerSource, 'indexVersion'>, fresh = false): Promise<number> {
   const known = knownVersions.get(app);
-  if (known && known.until > Date.now()) return known.version;
+  if (!fresh && known && known.until > Date.now()) return known.version;
   const version = await source.indexVersion();
   learnVersion(app, version);
   return version;
@@ -102,6 +106,7 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
   }
   const answer = await source.answer(request.fresh);
   learnVersion(app, answer.version);
+  if (answer.transient) return { json: answer.json, cache: 'BYPASS' };
   memo.set(answer.version, key, answer.json);
   const entry = new Response(answer.json, { headers: { 'Content-Type': 'application/json', 'Cache-Control': ENTRY_CACHE_CONTROL } });
   request.waitUntil(caches.default.put(edgeCacheUrl(origin, app, answer.version, key), entry));

@@ -6,10 +6,12 @@
 import type { SearchAppRow } from '../db/queries';
 import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
+import { searchKey, type VersionedAnswer } from './answers';
 import { activeEmbedder } from './embedding/config';
 import { EmbeddingError } from './embedding/providers';
 import { embedQuery } from './embedding/query';
-import type { SearchRequest, SearchResult } from './engine/types';
+import type { SearchRequest } from './engine/types';
+import type { HighlightRequest } from './engine/highlight';
 import { SearchAppClient } from './search-app-client';
 
 /** The semanticRatio a request asked for and where in the request it stood (for the 400's detail path). */
@@ -22,7 +24,7 @@ export interface RequestedRatio {
  * The semanticRatio a search runs with: the requested one, else the app's default when it has an embedder and
  * semantic fields, else 0; 0 too for an empty query (nothing to embed). Above 0 without an embedder is 400.
  */
-export function semanticRatioOf(app: SearchAppRow, request: SearchRequest, requested: RequestedRatio = { path: 'semanticRatio' }): number {
+function semanticRatioOf(app: SearchAppRow, request: SearchRequest, requested: RequestedRatio): number {
   const active = activeEmbedder(app);
   const ratio = requested.ratio ?? (active ? app.defaultSemanticRatio : 0);
   if (ratio > 0 && !active) {
@@ -33,25 +35,46 @@ export function semanticRatioOf(app: SearchAppRow, request: SearchRequest, reque
   return request.q?.trim() ? ratio : 0;
 }
 
-export async function searchWithEmbedder(
+/** A search's serialized answer, and the key under which it may be cached. */
+export interface SearchAnswer {
+  /** One string per distinct question: the request's canonical form, with the ratio and embedder of a hybrid search. */
+  key: string;
+  /** Computes the answer (`fresh`: not from the Durable Object's memory of answers). */
+  answer(fresh: boolean): Promise<VersionedAnswer>;
+}
+
+/**
+ * How a search is answered: by keyword (through `keywordAnswer` when given, e.g. from a read replica), or hybrid
+ * with the query's vector by the app's primary object. The key needs no embedding, so a cached hybrid answer costs
+ * no provider call; a keyword answer given because the provider failed is `transient`.
+ */
+export function searchAnswer(
   env: Env,
   app: SearchAppRow,
-  request: SearchRequest,
+  request: SearchRequest & HighlightRequest,
   requested: RequestedRatio = { path: 'semanticRatio' },
-): Promise<SearchResult> {
+  keywordAnswer?: (fresh: boolean) => Promise<VersionedAnswer>,
+): SearchAnswer {
   const ratio = semanticRatioOf(app, request, requested);
   const active = activeEmbedder(app);
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
+  const keyword = keywordAnswer ?? ((fresh: boolean) => searchApp.searchAnswer(request, fresh));
   const q = request.q?.trim();
-  if (!active || ratio === 0 || !q) return searchApp.search(request);
-  let vector: Float32Array;
-  try {
-    vector = await embedQuery(env, active.embedder, q);
-  } catch (error) {
-    if (!(error instanceof EmbeddingError)) throw error;
-    logError('query embedding failed', error, { tenantCode: app.tenantCode, code: app.code });
-    const result = await searchApp.search(request);
-    return { ...result, semantic: { ratio: 0, fallback: `embedding failed: ${error.message}` } };
-  }
-  return searchApp.search(request, { vector, ratio, embedder: active.fingerprint });
+  if (!active || ratio === 0 || !q) return { key: searchKey(request), answer: keyword };
+  const hybrid = { ratio, embedder: active.fingerprint };
+  return {
+    key: searchKey(request, hybrid),
+    async answer(fresh) {
+      try {
+        const vector = await embedQuery(env, active.embedder, q);
+        return await searchApp.searchAnswer(request, fresh, { ...hybrid, vector });
+      } catch (error) {
+        if (!(error instanceof EmbeddingError)) throw error;
+        logError('query embedding failed', error, { tenantCode: app.tenantCode, code: app.code });
+        const answer = await keyword(fresh);
+        const semantic = { ratio: 0, fallback: `embedding failed: ${error.message}` };
+        return { version: answer.version, json: JSON.stringify({ ...JSON.parse(answer.json), semantic }), transient: true };
+      }
+    },
+  };
 }

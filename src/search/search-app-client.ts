@@ -5,6 +5,9 @@
 import type { Env } from '../env';
 import { ApiError, type ErrorDetail } from '../errors';
 import type { VersionedAnswer } from './answers';
+import { currentVersion } from './edge-cache';
+import { readTarget, type ReadPlacement } from './replica-reads';
+import type { ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
@@ -12,6 +15,7 @@ import type {
   AppIndexConfig,
   FeedOperation,
   FullFeedStatus,
+  IndexRead,
   IndexStats,
   MissingVectors,
   OperationResult,
@@ -31,19 +35,50 @@ function unwrap<T>(outcome: Outcome<T>): T {
   throw new ApiError(outcome.status, outcome.message, outcome.details);
 }
 
+/** A serialized answer and which copy of the index computed it. */
+export interface RoutedAnswer extends VersionedAnswer {
+  servedBy: ReplicaRegion | 'primary';
+}
+
 /** Typed calls to one search app's Durable Object (named `<tenant>/<code>`). */
 export class SearchAppClient {
   /** The raw stub, for tests that evict the object or run its alarm. */
   readonly stub: DurableObjectStub<SearchAppObject>;
+  /** The object's name, which its replicas' names extend. */
+  readonly name: string;
 
-  constructor(env: Env, tenantCode: string, code: string) {
-    this.stub = env.SEARCH_APP.get(env.SEARCH_APP.idFromName(`${tenantCode}/${code}`));
+  constructor(
+    private readonly env: Env,
+    tenantCode: string,
+    code: string,
+  ) {
+    this.name = `${tenantCode}/${code}`;
+    this.stub = env.SEARCH_APP.get(env.SEARCH_APP.idFromName(this.name));
+  }
+
+  /**
+   * A search or suggest answered by the nearest replica when it has the index version this isolate knows (learned
+   * from this primary at most `VERSION_BOUND_MS` ago, or now when `fresh`), else by the primary.
+   */
+  async nearestAnswer(read: IndexRead, placement: ReadPlacement, fresh = false): Promise<RoutedAnswer> {
+    const target = readTarget(this.env, this.name, placement);
+    if (target.region) {
+      const minVersion = await currentVersion(this.name, this, fresh);
+      const outcome = await target.stub.replicaAnswer({ primary: this.name, name: target.name }, read, minVersion, fresh);
+      if (outcome) return { ...unwrap(outcome), servedBy: target.region };
+    }
+    return { ...unwrap(await this.stub.readAnswer(read, fresh)), servedBy: 'primary' };
+  }
+
+  /** Keeps the replicas of these regions, deletes the others. */
+  async retainReplicas(regions: readonly ReplicaRegion[]): Promise<void> {
+    await this.stub.retainReplicas([...regions]);
   }
 
   /** One page of results; an invalid query (unknown facet or sort, a value not fitting its facet) is ApiError 400. */
-  async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<SearchResult> {
+  async search(request: SearchRequest & HighlightRequest): Promise<SearchResult> {
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchResult>.
-    return unwrap((await this.stub.search(request, semantic)) as Outcome<SearchResult>);
+    return unwrap((await this.stub.search(request)) as Outcome<SearchResult>);
   }
 
   async suggest(request: SuggestRequest): Promise<Suggestion[]> {
@@ -51,8 +86,8 @@ export class SearchAppClient {
   }
 
   /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
-  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<VersionedAnswer> {
-    return unwrap(await this.stub.searchAnswer(request, fresh));
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false, semantic?: SemanticSearch): Promise<VersionedAnswer> {
+    return unwrap(await this.stub.searchAnswer(request, fresh, semantic));
   }
 
   /** `suggest` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */

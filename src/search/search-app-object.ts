@@ -2,11 +2,14 @@ import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
 import { numberVar, type Env } from '../env';
 import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswer } from './answers';
-import { AppStorage, type FailedCycle, type FullFeedCycle, type HashedVector } from './app-storage';
+import { AppStorage, type DocumentRow, type FailedCycle, type FullFeedCycle, type HashedVector } from './app-storage';
+import { ChangeLog, type ChangePage } from './change-log';
 import { contentHash, embeddingText } from './embedding/text';
 import { displayFields, QueryError, SearchIndex, VectorIndex } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import { ReplicaFollower, REPLICA_PAGE, type ReplicaIdentity, type ReplicaSource } from './replica-follower';
+import { regionOfReplica } from './replica-regions';
 import type { Outcome } from './search-app-client';
 
 /** A document operation as the feeding consumer hands it to the search app. */
@@ -63,6 +66,9 @@ export interface FullFeedStatus {
   liveDocuments: number;
 }
 
+/** A read a replica can answer as well as the primary: keyword search or suggest. */
+export type IndexRead = { kind: 'search'; request: SearchRequest & HighlightRequest } | { kind: 'suggest'; request: SuggestRequest };
+
 /** Why a hybrid search answered keyword results only. */
 const NO_VECTORS = 'the index has no vectors of this embedder yet: feed documents, or schedule a feeding job after an embedder change';
 
@@ -114,10 +120,27 @@ export class SearchAppObject extends DurableObject<Env> {
   #lastAppliedAt = 0;
   #appliedUpTo = 0;
   #lastAcceptedAt = 0;
+  /** As a primary with replicas: the documents each version changed. */
+  #log: ChangeLog;
+  /** As a replica: the copy of the primary and its catching up. */
+  readonly #follower: ReplicaFollower;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#storage = new AppStorage(ctx.storage.sql);
+    this.#log = new ChangeLog(ctx.storage.sql);
+    this.#follower = new ReplicaFollower({
+      storage: () => this.#storage,
+      transaction: (run) => ctx.storage.transactionSync(run),
+      primary: (name) => env.SEARCH_APP.get(env.SEARCH_APP.idFromName(name)),
+      dropIndex: () => {
+        this.#index = undefined;
+        this.#vectors = undefined;
+      },
+      applyChanges: (page) => this.#applyReplicaChanges(page),
+      changed: () => this.#scheduleSnapshot(),
+      waitUntil: (promise) => ctx.waitUntil(promise),
+    });
   }
 
   // ---------------------------------------------------------------- feeding
@@ -132,6 +155,7 @@ export class SearchAppObject extends DurableObject<Env> {
     const newest = new Map<string, number>();
     for (const op of operations) newest.set(op.documentId, Math.max(op.opId, newest.get(op.documentId) ?? 0));
     const cycle = this.#storage.get('cycle');
+    const firstIndex = !this.#storage.get('config');
     const results = this.ctx.storage.transactionSync(() => {
       if (config.embedder) this.#storage.putVectors(config.embedder, vectors);
       const referenced = [...new Set(operations.map((op) => op.vector).filter((hash): hash is string => !!hash))];
@@ -139,7 +163,7 @@ export class SearchAppObject extends DurableObject<Env> {
       if (this.#storage.knownVectors(referenced).size < referenced.length) throw new Error('document vectors are not stored');
       let seq: number | undefined;
 
-      return [...operations]
+      const applied = [...operations]
         .sort((a, b) => a.opId - b.opId)
         .map((op): OperationResult => {
           if (newest.get(op.documentId) !== op.opId) return { opId: op.opId, state: 'IGNORED' };
@@ -164,8 +188,13 @@ export class SearchAppObject extends DurableObject<Env> {
           }
           return { opId: op.opId, state: 'FINISHED' };
         });
+      if (seq !== undefined) this.#logChanges(seq, firstIndex, applied, operations);
+      return applied;
     });
-    if (results.some((r) => r.state === 'FINISHED')) await this.#scheduleSnapshot();
+    if (results.some((r) => r.state === 'FINISHED')) {
+      this.#notifyReplicas();
+      await this.#scheduleSnapshot();
+    }
     return results;
   }
 
@@ -220,12 +249,13 @@ export class SearchAppObject extends DurableObject<Env> {
         for (const [id, hash] of changes) this.#storage.setVector(id, hash);
       });
     }
-    return ok(
-      this.ctx.storage.transactionSync(() => {
-        this.#storage.nextSeq(); // a new index version: answers cached for the old configuration are not reused
-        return { documents: this.#rebuild(config).size };
-      }),
-    );
+    const rebuilt = this.ctx.storage.transactionSync(() => {
+      const seq = this.#storage.nextSeq(); // a new index version: answers cached for the old configuration are not reused
+      if (this.#log.active) this.#log.reset(seq);
+      return { documents: this.#rebuild(config).size };
+    });
+    this.#notifyReplicas();
+    return ok(rebuilt);
   }
 
   /** Up to `limit` semantic texts of live documents (in id order after `after`) whose vector is not stored. */
@@ -285,8 +315,10 @@ export class SearchAppObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       this.#storage.promoteStaged(cycleId);
       this.#storage.set('cycle', undefined);
+      if (this.#log.active) this.#log.reset(this.#version());
       this.#rebuild(config);
     });
+    this.#notifyReplicas();
     return true;
   }
 
@@ -369,10 +401,17 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#version();
   }
 
-  /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
-  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
-    return this.#memoized(searchKey(request), fresh, async () => {
-      const outcome = await this.search(request);
+  /**
+   * `search` serialized once, with its index version; a repeat of the same version (and, hybrid, of the same ratio
+   * and embedder) comes from memory unless `fresh`.
+   */
+  async searchAnswer(
+    request: SearchRequest & HighlightRequest,
+    fresh = false,
+    semantic?: SemanticSearch,
+  ): Promise<Outcome<VersionedAnswer>> {
+    return this.#memoized(searchKey(request, semantic), fresh, async () => {
+      const outcome = await this.search(request, semantic);
       if (!outcome.ok) return outcome;
       return ok({ ...outcome.value, facets: navigationFirst(outcome.value.facets, this.#index?.config.fields ?? []) });
     });
@@ -395,11 +434,14 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app is being deleted. */
   async destroy(): Promise<void> {
+    await Promise.all((this.#storage.get('replicas') ?? []).map((name) => this.#replica(name).destroy()));
     this.#index = undefined;
     this.#lastAppliedAt = this.#appliedUpTo = this.#lastAcceptedAt = 0;
+    this.#follower.forget();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.#storage = new AppStorage(this.ctx.storage.sql);
+    this.#log = new ChangeLog(this.ctx.storage.sql);
   }
 
   /** Writes a pending snapshot; when a recovery check is due, asks the feeding consumer for it and arms the next. */
@@ -423,6 +465,122 @@ export class SearchAppObject extends DurableObject<Env> {
     await this.env.FEEDING_QUEUE.send({ kind: 'recover', ...request });
     this.#storage.set('recoveryAt', now + RECOVERY_CHECK_MS);
     await this.#armAlarm(now + RECOVERY_CHECK_MS);
+  }
+
+  // ---------------------------------------------------------------- read replicas: the primary's side
+
+  /**
+   * Registers a replica (by its object name) and hands it what its copy starts from: the current version, the
+   * configuration and a snapshot of exactly that version (written now when the last one is older). From here on
+   * every version's changes are logged and the replica is told of each new version.
+   */
+  async replicaSnapshot(replica: string): Promise<ReplicaSource> {
+    const version = this.#version();
+    const index = this.#loadIndex();
+    if (index && (this.#storage.get('snapshotSeq') ?? 0) < version) this.#writeSnapshot(index);
+    const replicas = this.#storage.get('replicas') ?? [];
+    if (!replicas.includes(replica)) this.#storage.set('replicas', [...replicas, replica]);
+    if (!this.#log.active || this.#log.floor > version) this.#log.reset(version);
+    const snapshot = index && this.#storage.readSnapshot();
+    return { version, config: index && this.#storage.get('config'), snapshot: snapshot && new Blob([snapshot.index]).stream() };
+  }
+
+  /** A page of document rows (tombstones too) in id order after `after`, for a replica's copy. */
+  async replicaDocuments(after: string, limit: number): Promise<DocumentRow[]> {
+    return this.#storage.documentRowsAfter(after, Math.min(limit, REPLICA_PAGE));
+  }
+
+  /** The documents changed after version `since`, in their current state; null when the change log no longer reaches back that far. */
+  async replicaChanges(since: number, limit: number): Promise<ChangePage | null> {
+    const version = this.#version();
+    const found = this.#log.changedSince(since, Math.min(limit, REPLICA_PAGE), version);
+    if (!found) return null;
+    const payloads = this.#storage.documents(found.ids);
+    return { version: found.upTo, primaryVersion: version, changes: found.ids.map((id) => ({ id, payload: payloads.get(id) })) };
+  }
+
+  /** Keeps the replicas of these regions and deletes the others (the app's replica setting changed). */
+  async retainReplicas(regions: string[]): Promise<void> {
+    const replicas = this.#storage.get('replicas') ?? [];
+    const kept = replicas.filter((name) => regions.includes(regionOfReplica(name) ?? ''));
+    this.#storage.set('replicas', kept.length ? kept : undefined);
+    if (!kept.length) this.#log.stop();
+    await Promise.all(replicas.filter((name) => !kept.includes(name)).map((name) => this.#replica(name).destroy()));
+  }
+
+  #replica(name: string): DurableObjectStub<SearchAppObject> {
+    return this.env.SEARCH_APP.get(this.env.SEARCH_APP.idFromName(name));
+  }
+
+  /** Logs the documents a batch changed, when the object has replicas; the first batch of a new index restarts the log. */
+  #logChanges(seq: number, firstIndex: boolean, results: OperationResult[], operations: FeedOperation[]): void {
+    if (!this.#log.active) return;
+    if (firstIndex) return this.#log.reset(seq);
+    const finished = new Set(results.filter((r) => r.state === 'FINISHED').map((r) => r.opId));
+    const ids = operations.filter((op) => finished.has(op.opId)).map((op) => op.documentId);
+    this.#log.record(seq, ids, this.#storage.get('snapshotSeq') ?? 0);
+  }
+
+  /** Tells every replica of the new version (without waiting: feeding does not wait on replicas); forgets deleted ones. */
+  #notifyReplicas(): void {
+    const replicas = this.#storage.get('replicas');
+    if (!replicas?.length) return;
+    const version = this.#version();
+    const notices = replicas.map(async (name) => {
+      try {
+        if (!(await this.#replica(name).replicaNotify(version))) await this.retainReplicas([]);
+      } catch (error) {
+        console.error(JSON.stringify({ level: 'warn', msg: 'replica notice failed', replica: name, error: String(error) }));
+      }
+    });
+    this.ctx.waitUntil(Promise.all(notices));
+  }
+
+  // ---------------------------------------------------------------- read replicas: the replica's side
+
+  /**
+   * A read at a replica: the answer when this copy is complete and at `minVersion` or newer, else null (the caller
+   * asks the primary) and the replica syncs. The first read makes the object a replica of `identity.primary`.
+   */
+  async replicaAnswer(
+    identity: ReplicaIdentity,
+    read: IndexRead,
+    minVersion: number,
+    fresh = false,
+  ): Promise<Outcome<VersionedAnswer> | null> {
+    this.#follower.follow(identity);
+    if (!this.#follower.ready(minVersion)) {
+      this.#follower.heard(minVersion);
+      return null;
+    }
+    return this.readAnswer(read, fresh);
+  }
+
+  /** The primary's notice of a new version; false when this object follows no primary (it was deleted). */
+  async replicaNotify(version: number): Promise<boolean> {
+    if (!this.#follower.identity) return false;
+    this.#follower.heard(version);
+    return true;
+  }
+
+  /** `searchAnswer` or `suggestAnswer`, as the read names. */
+  async readAnswer(read: IndexRead, fresh = false): Promise<Outcome<VersionedAnswer>> {
+    return read.kind === 'search' ? this.searchAnswer(read.request, fresh) : this.suggestAnswer(read.request, fresh);
+  }
+
+  /** Stores a page of the primary's changes at its version and applies it to the loaded index. */
+  #applyReplicaChanges(page: ChangePage): void {
+    const index = this.#loadIndex();
+    for (const { id, payload } of page.changes) {
+      if (payload) {
+        this.#storage.put(id, payload, 0, page.version);
+        index?.add(id, payload);
+      } else {
+        this.#storage.markDeleted(id, 0, page.version);
+        index?.remove(id);
+      }
+    }
+    this.#storage.set('seq', page.version);
   }
 
   // ---------------------------------------------------------------- answers

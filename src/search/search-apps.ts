@@ -11,6 +11,7 @@ import { embedderInput, embedderView, nextEmbedder } from './embedding/config';
 import type { RankingSettings } from './engine/types';
 import type { SearchAppSchema } from './field-schema';
 import { ApiError } from '../errors';
+import { REPLICA_REGIONS } from './replica-regions';
 
 const sortSchema = z
   .object({
@@ -50,6 +51,12 @@ export const searchAppInput = z
     embedder: embedderInput.nullable().optional(),
     defaultSemanticRatio: z.number().min(0).max(1).optional(),
     rateLimit: rateLimitTier.optional(),
+    /** Regions with a read replica; `[]` turns replicas off. */
+    replicas: z
+      .array(z.enum(REPLICA_REGIONS))
+      .max(REPLICA_REGIONS.length)
+      .refine((regions) => new Set(regions).size === regions.length, 'regions must be unique')
+      .optional(),
     ...rankingInput,
   })
   .strict();
@@ -75,6 +82,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
       embedder,
       defaultSemanticRatio: changes.defaultSemanticRatio,
       rateLimit: changes.rateLimit,
+      replicas: changes.replicas,
       ranking,
     })
     .onConflictDoUpdate({
@@ -85,6 +93,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
         ...(changes.embedder !== undefined ? { embedder } : {}),
         ...(changes.defaultSemanticRatio !== undefined ? { defaultSemanticRatio: changes.defaultSemanticRatio } : {}),
         ...(changes.rateLimit ? { rateLimit: changes.rateLimit } : {}),
+        ...(changes.replicas ? { replicas: changes.replicas } : {}),
         ranking,
         updatedAt: new Date().toISOString(),
       },
@@ -129,6 +138,14 @@ export function searchAppView({ ranking, ...row }: SearchAppRow) {
     stopWords: ranking.stopWords ?? null,
     customRanking: ranking.customRanking ?? [],
   };
+}
+
+/**
+ * Deletes the read replicas of regions the app no longer lists (objects and storage); the primary stops logging
+ * changes when none is left. Reads follow the new list within the 10 s an isolate remembers the app's row.
+ */
+export async function dropUnlistedReplicas(env: Env, app: SearchAppRow): Promise<void> {
+  await new SearchAppClient(env, app.tenantCode, app.code).retainReplicas(app.replicas);
 }
 
 /** Replaces the field schema of a search app (404 when unknown); the index follows with the next feeding job. */

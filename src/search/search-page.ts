@@ -2,7 +2,16 @@
  * What the search page (`/ui/{tenant}/{code}`, built from `ui/`) shows for a search app, derived from its
  * schema: the hit's title and text fields, a widget per facet, the sorts. The page reads it from the HTML.
  */
+import type { Env } from '../env';
 import type { NamedSort, SearchAppField } from './engine/types';
+import { SearchAppClient } from './search-app-client';
+
+interface PageApp {
+  code: string;
+  name: string;
+  fields: SearchAppField[];
+  sorts: NamedSort[];
+}
 
 export interface SearchPageConfig {
   tenant: string;
@@ -14,7 +23,7 @@ export interface SearchPageConfig {
   hitText?: string;
   /** Other displayed fields listed small under each hit. */
   hitDetails: string[];
-  /** Refinement lists of string facets. */
+  /** Refinement lists of string facets, then of the keys of attributes facets (`attributes.priority`). */
   refinementLists: string[];
   /** Hierarchical menus of categories facets. */
   hierarchicalMenus: string[];
@@ -29,10 +38,20 @@ export interface SearchPageConfig {
 /** Levels a hierarchical menu of the page offers (`tags.lvl0` … `tags.lvl2`). */
 export const HIERARCHY_LEVELS = 3;
 
-export function searchPageConfig(
-  tenant: string,
-  app: { code: string; name: string; fields: SearchAppField[]; sorts: NamedSort[] },
-): SearchPageConfig {
+/**
+ * The page of a search app. The keys of its attributes facets are in no schema: they are the facet ids
+ * `<code>.<key>` its documents have, read from a search of every document.
+ */
+export async function loadSearchPageConfig(env: Env, tenant: string, app: PageApp): Promise<SearchPageConfig> {
+  const attributes = app.fields.filter((f) => f.facet && f.dataType === 'attributes');
+  const facetIds = attributes.length
+    ? (await new SearchAppClient(env, tenant, app.code).search({ page: 1, rows: 1, facetLimit: 1 })).facets.map((f) => f.id)
+    : [];
+  return searchPageConfig(tenant, app, facetIds);
+}
+
+/** The page of a search app whose index has the facets `facetIds` (attributes facets' keys are taken from them). */
+export function searchPageConfig(tenant: string, app: PageApp, facetIds: string[] = []): SearchPageConfig {
   const texts = app.fields
     .filter((f) => f.display && f.dataType === 'string' && f.searchMode !== 'off')
     .sort((a, b) => b.weight - a.weight);
@@ -59,7 +78,10 @@ export function searchPageConfig(
           ['string', 'long', 'double', 'date', 'boolean', 'raw'].includes(f.dataType),
       )
       .map((f) => f.code),
-    refinementLists: facets(['string']),
+    refinementLists: [
+      ...facets(['string']),
+      ...facets(['attributes']).flatMap((code) => facetIds.filter((id) => id.startsWith(`${code}.`)).sort()),
+    ],
     hierarchicalMenus: facets(['categories']),
     ranges: facets(['long', 'double', 'date']),
     toggles: facets(['boolean']),

@@ -57,6 +57,30 @@ describe('search page in Chromium', () => {
     await expect.poll(() => new URL(page.url()).searchParams.getAll('section')).toEqual(['doc']);
   });
 
+  it('draws a refinement list for each key of the attributes facet and refines by one', async () => {
+    const page = await openPage(browser, pageUrl('?q=python'));
+    await renderedFor(page, 'python');
+    const lists = await page
+      .locator('[data-facet^="attributes."]')
+      .evaluateAll((sections) => sections.map((s) => s.getAttribute('data-facet')));
+    expect(lists).toEqual(
+      expect.arrayContaining(['attributes.architecture', 'attributes.multiArch', 'attributes.priority', 'attributes.source']),
+    );
+    const before = await resultCount(page);
+    const item = (value: string) =>
+      page
+        .locator('[data-facet="attributes.architecture"] .ais-RefinementList-item')
+        .filter({ has: page.locator('.ais-RefinementList-labelText', { hasText: new RegExp(`^${value}$`) }) });
+    const allCount = Number(await item('all').locator('.ais-RefinementList-count').innerText());
+    const amd64Count = Number(await item('amd64').locator('.ais-RefinementList-count').innerText());
+    expect(allCount).toBeLessThan(before);
+    await item('all').locator('input').check();
+    await expect.poll(() => resultCount(page)).toBe(allCount);
+    expect(allCount).toBe(await apiTotal('q=python&f.attributes.architecture=all'));
+    expect(Number(await item('amd64').locator('.ais-RefinementList-count').innerText())).toBe(amd64Count);
+    await expect.poll(() => new URL(page.url()).searchParams.getAll('attributes.architecture')).toEqual(['all']);
+  });
+
   it('moves a range slider: fewer hits, all inside the range, the range in the URL', async () => {
     const page = await openPage(browser, pageUrl());
     await renderedFor(page, '');

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { embeddingProvider, EmbeddingError, embedTexts, type RetryPolicy } from '../../src/search/embedding/providers';
+import { embedEach, embeddingProvider, EmbeddingError, embedTexts, type RetryPolicy } from '../../src/search/embedding/providers';
 import { ADMIN_TOKEN, call, createTenantWithApp, json, uniqueCode } from '../helpers';
 import { embeddingsReceived, failEmbeddings, standInBaseUrl } from './stand-in';
 
@@ -105,6 +105,20 @@ describe('embedding providers', () => {
     await failEmbeddings(tag, 10, 401);
     await expect(embedTexts(provider, ['car'], FAST)).rejects.toThrow(/answered 401/);
     expect(await embeddingsReceived(tag)).toHaveLength(3 + 4 + 1);
+  });
+
+  it('fails only the texts of a call that failed after its retries; the other calls still embed', async () => {
+    const tag = uniqueCode('emb');
+    const provider = embeddingProvider(env, { provider: 'openai', model: 'm', baseUrl: standInBaseUrl(tag) });
+    await failEmbeddings(tag, 4, 500); // every attempt of the first call
+    const outcomes = await embedEach(
+      provider,
+      Array.from({ length: 300 }, (_, i) => `document ${i}`),
+      FAST,
+    );
+    expect(outcomes.slice(0, 256).every((o) => o instanceof EmbeddingError && /answered 500/.test(o.message))).toBe(true);
+    expect(outcomes.slice(256).every((o) => o instanceof Float32Array)).toBe(true);
+    expect((await embeddingsReceived(tag)).map((r) => r.body.input.length)).toEqual([256, 256, 256, 256, 44]);
   });
 
   it('Workers AI: embeds through the AI binding; without the binding it says so', async () => {

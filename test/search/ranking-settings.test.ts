@@ -58,6 +58,12 @@ describe('ranking settings', () => {
     // One-way: phone finds smartphone, smartphone does not find phone.
     expect(await searchIds(app, 'phone')).toEqual(['d', 'e']);
     expect(await searchIds(app, 'smartphone')).toEqual(['e']);
+    // Highlighting marks the synonym the query found (issue 13).
+    const marked = await json(await call('GET', `/api/v1/search/${app.tenant}/${app.code}?q=tv&attributesToHighlight=title`));
+    const titles = Object.fromEntries(
+      marked.result.documents.map((d: { id: string; highlight: { title: string } }) => [d.id, d.highlight.title]),
+    );
+    expect(titles).toEqual({ a: '<mark>Television</mark> stand', b: '<mark>TV</mark> stand', c: '<mark>Tv</mark> stand' });
     // `stand` is a stop word now: alone it still matches, beside another word it is optional.
     expect(await searchIds(app, 'stand')).toHaveLength(3);
     expect(await searchIds(app, 'charger stand')).toEqual(['e']);

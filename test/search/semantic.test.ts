@@ -2,7 +2,10 @@ import { evictDurableObject, runDurableObjectAlarm } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { runSearchTool } from '../../src/agent/grounding';
-import { ADMIN_TOKEN, call, expectOk, json, uniqueCode, waitFor } from '../helpers';
+import { searchKey } from '../../src/search/answers';
+import { edgeCacheUrl } from '../../src/search/edge-cache';
+import { embedderFingerprint } from '../../src/search/embedding/config';
+import { ADMIN_TOKEN, BASE, call, expectOk, json, uniqueCode, waitFor } from '../helpers';
 import { allSettled, bulk, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
 import { embeddingsReceived, failEmbeddings, standInBaseUrl } from './stand-in';
 
@@ -178,6 +181,35 @@ describe('semantic and hybrid search', () => {
     expect((await documentEmbeddingCalls(app.tag)).length).toBe(calls);
   });
 
+  it('embeds the documents of all queue messages of a batch together, in one provider call', async () => {
+    const app = await semanticApp();
+    const calls = (await documentEmbeddingCalls(app.tag)).length;
+    // 25 KB each: the bulk's 8 documents go in two queue messages (at most 110 KB each), sent and consumed as one batch.
+    const padding = ' lorem'.repeat(4000);
+    const big = Array.from({ length: 8 }, (_, i) =>
+      envelope(`big${i}`, { name: `big${i}`, description: `archive number ${i} for cars${padding}`, section: 'big' }),
+    );
+    expect(await feed(app, big)).toEqual(big.map(() => 'FINISHED'));
+    const received = (await documentEmbeddingCalls(app.tag)).slice(calls);
+    expect(received.map((r) => r.body.input.length)).toEqual([8]);
+    expect(await ids(app, 'q=automobile&semanticRatio=1&rows=3&f.section=big')).toHaveLength(3);
+  });
+
+  it('ends only the entries whose text the failing provider could not embed ERROR; the others apply', async () => {
+    const app = await semanticApp();
+    await failEmbeddings(app.tag, 10, 500);
+    const states = await feed(app, [
+      envelope('samba', { name: 'samba', description: 'dog grooming guide', section: 'pets' }),
+      envelope('vim', { name: 'vim', description: 'vi improved, a text editor', section: 'editors-2' }), // same semantic text
+      { header: { id: 'zip', action: 'delete' } },
+    ]);
+    await failEmbeddings(app.tag, 0);
+    expect(states).toEqual(['ERROR', 'FINISHED', 'FINISHED']);
+    expect(await ids(app, 'q=zip&semanticRatio=0')).toEqual([]);
+    expect((await json(await search(app, 'q=vim&semanticRatio=0'))).result.documents[0].document.section).toBe('editors-2');
+    expect((await json(await search(app, 'q=samba&semanticRatio=0'))).result.documents[0].document.section).toBe('net');
+  });
+
   it('retries a failing provider, then ends the entries ERROR with its reason and leaves the live index alone', async () => {
     const app = await semanticApp();
     const calls = (await embeddingsReceived(app.tag)).length;
@@ -205,6 +237,48 @@ describe('semantic and hybrid search', () => {
       ratio: 0,
       fallback: expect.stringMatching(/^embedding failed: embedding provider answered 503/),
     });
+  });
+
+  it('answers a repeated hybrid GET from the edge cache without asking the provider; a fallback answer is never cached', async () => {
+    const app = await semanticApp();
+    const query = `q=${encodeURIComponent('music for the car')}&rows=3`;
+    const first = await search(app, query); // the app's default ratio, 0.5
+    expect(first.headers.get('X-Edge-Cache')).toBe('MISS');
+    const { result } = await json(first);
+    expect(result.semantic).toEqual({ ratio: 0.5 });
+    const calls = (await embeddingsReceived(app.tag)).length;
+
+    await failEmbeddings(app.tag, 10, 500); // a provider call would now fail
+    for (const repeat of [`rows=3&${query}&requestId=r1`, `${query}&semanticRatio=0.5`]) {
+      const again = await search(app, repeat);
+      expect(again.headers.get('X-Edge-Cache')).toBe('HIT');
+      expect((await json(again)).result).toEqual(result);
+    }
+    expect((await embeddingsReceived(app.tag)).length).toBe(calls);
+    // The Cache API holds it under the hybrid key (request, ratio, embedder) and the index version.
+    const embedder = embedderFingerprint({ provider: 'openai', model: 'concepts', baseUrl: standInBaseUrl(app.tag) });
+    const key = searchKey({ q: 'music for the car', page: 1, rows: 3, filters: {} }, { ratio: 0.5, embedder });
+    const url = edgeCacheUrl(BASE, `${app.tenant}/${app.code}`, await app.searchApp.indexVersion(), key);
+    const stored = await waitFor(
+      () => caches.default.match(url),
+      (entry) => entry !== undefined,
+    );
+    expect(JSON.parse((await stored?.text()) ?? 'null')).toEqual(result);
+    // Another ratio is another answer; its query vector comes from the isolate's cache of query embeddings.
+    const pure = await search(app, `${query}&semanticRatio=1`);
+    expect(pure.headers.get('X-Edge-Cache')).toBe('MISS');
+    expect((await json(pure)).result.semantic).toEqual({ ratio: 1 });
+    expect((await embeddingsReceived(app.tag)).length).toBe(calls);
+
+    // A new query while the provider fails: keyword results, flagged, not cached; once it recovers, the hybrid answer.
+    const other = `q=${encodeURIComponent('fast files copy')}`;
+    const fallback = await search(app, other);
+    expect(fallback.headers.get('X-Edge-Cache')).toBe('BYPASS');
+    expect((await json(fallback)).result.semantic).toMatchObject({ ratio: 0, fallback: expect.stringMatching(/^embedding failed/) });
+    await failEmbeddings(app.tag, 0);
+    const recovered = await search(app, other);
+    expect(recovered.headers.get('X-Edge-Cache')).toBe('MISS');
+    expect((await json(recovered)).result.semantic).toEqual({ ratio: 0.5 });
   });
 
   it('validates semanticRatio, and refuses it above 0 on an app without an embedder or semantic fields', async () => {

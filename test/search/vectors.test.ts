@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VectorIndex } from '../../src/search/engine';
+import { blendScores, VectorIndex } from '../../src/search/engine';
 
 /** A deterministic pseudo-random unit vector per seed. */
 function vector(seed: number, dimensions = 384): Float32Array {
@@ -55,5 +55,33 @@ describe('VectorIndex', () => {
     expect(index.size).toBe(1001);
     expect(index.ids.length).toBeLessThan(5000);
     expect(index.search(query, 1)[0].id).toBe('d42');
+  });
+});
+
+describe('blendScores', () => {
+  it('weighs keyword scores and min-max normalized vector similarities by the ratio; a missing list adds 0', () => {
+    const fused: Array<[string, number]> = [];
+    const keyword = new Map([
+      ['both', 0.5],
+      ['keyword-only', 1],
+    ]);
+    const vector = [
+      { key: 'vector-only', score: 0.9 },
+      { key: 'both', score: 0.7 },
+      { key: 'farthest', score: 0.5 },
+    ];
+    blendScores(
+      keyword.keys(),
+      (key) => keyword.get(key) ?? 0,
+      vector,
+      0.25,
+      (key, score) => fused.push([key, score]),
+    );
+    expect(fused).toEqual([
+      ['both', 0.75 * 0.5 + 0.25 * 0.5],
+      ['keyword-only', 0.75],
+      ['vector-only', 0.25],
+      ['farthest', 0],
+    ]);
   });
 });

@@ -5,7 +5,15 @@ import { issueToken, listTokens, revokeToken } from '../../auth/tokens';
 import { listTenants, requireSearchApp, requireTenant, upsertTenant } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import { ApiError } from '../../errors';
-import { deleteSearchApp, deleteTenant, listSearchApps, searchAppInput, searchAppView, upsertSearchApp } from '../../search/search-apps';
+import {
+  deleteSearchApp,
+  deleteTenant,
+  dropUnlistedReplicas,
+  listSearchApps,
+  searchAppInput,
+  searchAppView,
+  upsertSearchApp,
+} from '../../search/search-apps';
 import { codeParam } from '../../validation';
 import { validate } from '../validate';
 import { tenantBody, tokenBody } from '../../contract';
@@ -42,7 +50,10 @@ export const adminRoutes = new Hono<AppEnv>()
   })
   .put('/searchapps/:tenant/:code', validate('param', appPath), validate('json', searchAppInput), async (c) => {
     const { tenant, code } = c.req.valid('param');
-    return c.json(searchAppView(await upsertSearchApp(c.var.db, tenant, code, c.req.valid('json'))), 200);
+    const changes = c.req.valid('json');
+    const app = await upsertSearchApp(c.var.db, tenant, code, changes);
+    if (changes.replicas) await dropUnlistedReplicas(c.env, app);
+    return c.json(searchAppView(app), 200);
   })
   .get('/tokens/:tenant', validate('param', tenantPath), async (c) => {
     const { tenant } = c.req.valid('param');

@@ -2,16 +2,16 @@
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import type { z } from 'zod';
-import { cachedSearchApp } from '../../db/queries';
+import { cachedSearchApp, type SearchAppRow } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
-import { searchKey, suggestKey } from '../../search/answers';
-import { answerThroughEdgeCache, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
+import { suggestKey } from '../../search/answers';
+import { answerThroughEdgeCache, type AnswerSource, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
 import type { Filter, SearchRequest } from '../../search/engine/types';
-import { semanticRatioOf, searchWithEmbedder, type RequestedRatio } from '../../search/hybrid-search';
-import { navigationFirst } from '../../search/answers';
+import { searchAnswer, type RequestedRatio } from '../../search/hybrid-search';
 import { SearchAppClient } from '../../search/search-app-client';
+import type { IndexRead } from '../../search/search-app-object';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
 import { enforceRateLimit } from '../../rate-limit';
@@ -90,6 +90,25 @@ function edgeCacheRequest(c: Context<AppEnv>, app: string, key: string): EdgeCac
   };
 }
 
+/**
+ * Where a read's answer comes from on an edge-cache miss: the nearest read replica of the app (or the primary, when
+ * the app has none or the replica is behind); `X-Search-Replica` names the region or `primary` when the app has replicas.
+ */
+function indexSource(c: Context<AppEnv>, row: SearchAppRow, searchApp: SearchAppClient, read: IndexRead): AnswerSource {
+  return {
+    indexVersion: () => searchApp.indexVersion(),
+    answer: async (fresh) => {
+      const answer = await searchApp.nearestAnswer(
+        read,
+        { regions: row.replicas, continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent },
+        fresh,
+      );
+      if (row.replicas.length) c.header('X-Search-Replica', answer.servedBy);
+      return answer;
+    },
+  };
+}
+
 /** The one answer shape around a serialized result: spliced as text, so the result is never parsed in the worker. */
 function answer(c: Context<AppEnv>, started: number, requestId: string | undefined, name: 'result' | 'suggestions', found: EdgeAnswer) {
   const head = `{"statusCode":200,"requestId":${JSON.stringify(requestId ?? crypto.randomUUID())},"time":${Date.now() - started}`;
@@ -100,27 +119,21 @@ async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
   const started = Date.now();
   const { app, row, searchApp } = await findSearchApp(c);
   const { requestId, semantic, ...search } = request;
-  // Hybrid searches embed the query in the worker and are not cached at the edge.
-  if (semanticRatioOf(row, search, semantic) > 0) {
-    const result = await searchWithEmbedder(c.env, row, search, semantic);
-    result.facets = navigationFirst(result.facets, row.fields);
-    return c.json({ statusCode: 200, requestId: requestId ?? crypto.randomUUID(), time: Date.now() - started, result });
-  }
-  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, searchKey(search)), {
-    indexVersion: () => searchApp.indexVersion(),
-    answer: (fresh) => searchApp.searchAnswer(search, fresh),
-  });
+  // Keyword answers may come from the nearest replica; hybrid ones from the primary, which holds every vector.
+  const keyword = indexSource(c, row, searchApp, { kind: 'search', request: search });
+  const { key, answer: compute } = searchAnswer(c.env, row, search, semantic, keyword.answer);
+  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, key), { indexVersion: keyword.indexVersion, answer: compute });
   return answer(c, started, requestId, 'result', found);
 }
 
 async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>) {
   const started = Date.now();
-  const { app, searchApp } = await findSearchApp(c);
+  const { app, row, searchApp } = await findSearchApp(c);
   const suggest = { q: input.q, rows: input.rows };
-  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, suggestKey(suggest)), {
-    indexVersion: () => searchApp.indexVersion(),
-    answer: (fresh) => searchApp.suggestAnswer(suggest, fresh),
-  });
+  const found = await answerThroughEdgeCache(
+    edgeCacheRequest(c, app, suggestKey(suggest)),
+    indexSource(c, row, searchApp, { kind: 'suggest', request: suggest }),
+  );
   return answer(c, started, input.requestId, 'suggestions', found);
 }
 

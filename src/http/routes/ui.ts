@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { cachedSearchApp } from '../../db/queries';
 import type { AppEnv } from '../../env';
-import { searchPageConfig } from '../../search/search-page';
+import { loadSearchPageConfig } from '../../search/search-page';
 import { codeParam, parseOrThrow } from '../../validation';
 
 /** The page template in the static assets (built from `ui/` by scripts/build-ui.mjs). */
@@ -20,6 +20,7 @@ export const uiRoutes = new Hono<AppEnv>().get('/:tenant/:code', async (c) => {
   const row = await cachedSearchApp(c.var.db, tenant, code);
   const template = await c.env.ASSETS.fetch(new URL(TEMPLATE_PATH, c.req.url));
   if (!template.ok) throw new Error(`search page template answered ${template.status}`);
-  const config = `<script type="application/json" id="search-page-config">${scriptJson(searchPageConfig(tenant, row))}</script>`;
+  const pageConfig = await loadSearchPageConfig(c.env, tenant, row);
+  const config = `<script type="application/json" id="search-page-config">${scriptJson(pageConfig)}</script>`;
   return c.html((await template.text()).replace(CONFIG_SLOT, config));
 });

@@ -115,13 +115,33 @@ export function feedingRetries(env: Env): RetryPolicy {
 /** Retries at query time: one quick retry, then the search answers keyword results. */
 export const QUERY_RETRIES: RetryPolicy = { attempts: 2, baseDelayMs: 100 };
 
-/** Vectors of every text, in order, in as few calls as the provider allows, each retried with backoff. */
+/** Vectors of every text, in order, in as few calls as the provider allows, each retried with backoff; throws the first failure. */
 export async function embedTexts(provider: EmbeddingProvider, texts: string[], retries: RetryPolicy): Promise<Float32Array[]> {
-  const vectors: Float32Array[] = [];
+  const outcomes = await embedEach(provider, texts, retries);
+  const failure = outcomes.find((outcome) => outcome instanceof EmbeddingError);
+  if (failure) throw failure;
+  return outcomes as Float32Array[];
+}
+
+/**
+ * Each text's vector, or the error of its call: texts go in as few calls as the provider allows, each retried
+ * with backoff, and a call that fails after its retries fails only its own texts (the other calls still run).
+ */
+export async function embedEach(
+  provider: EmbeddingProvider,
+  texts: string[],
+  retries: RetryPolicy,
+): Promise<Array<Float32Array | EmbeddingError>> {
+  const outcomes: Array<Float32Array | EmbeddingError> = [];
   for (let start = 0; start < texts.length; start += provider.maxBatch) {
-    vectors.push(...(await withRetries(() => provider.embedBatch(texts.slice(start, start + provider.maxBatch)), retries)));
+    const batch = texts.slice(start, start + provider.maxBatch);
+    try {
+      outcomes.push(...(await withRetries(() => provider.embedBatch(batch), retries)));
+    } catch (error) {
+      outcomes.push(...batch.map(() => error as EmbeddingError));
+    }
   }
-  return vectors;
+  return outcomes;
 }
 
 async function withRetries<T>(call: () => Promise<T>, { attempts, baseDelayMs }: RetryPolicy): Promise<T> {

@@ -1,10 +1,11 @@
 /**
  * Highlighting and snippets of a document's display strings. The query's words are matched again against
- * the words of each text (exact, a prefix of the last query word, a typo within the engine's thresholds)
- * with the engine's own tokenizer, so this works on any returned document, however the matcher found it.
+ * the words of each text (exact, a prefix of the last query word, a typo within the engine's thresholds, a
+ * word of one of the app's synonyms of the query's words) with the engine's own tokenizer, so this works on
+ * any returned document, however the matcher found it.
  */
 import { editDistance, fuzzyDistance, queryTokens, tokenize } from './analysis';
-import type { IndexPlan } from './plan';
+import type { IndexPlan, RankingPlan } from './plan';
 import { QueryError } from './query-error';
 import type { QueryProblem, SearchAppField } from './types';
 
@@ -56,7 +57,7 @@ export class Highlighter {
   readonly #snippets: Array<{ code: string; rules: MatchRules; words: number }>;
 
   constructor(plan: IndexPlan, q: string | undefined, request: HighlightRequest) {
-    this.#query = new QueryWords(q ?? '');
+    this.#query = new QueryWords(q ?? '', plan.ranking.synonyms);
     this.#tags = { pre: request.highlightPreTag ?? DEFAULT_TAGS.pre, post: request.highlightPostTag ?? DEFAULT_TAGS.post };
     const problems: QueryProblem[] = [];
     const displayed = [...plan.fields.values()].filter(isDisplayedText);
@@ -144,10 +145,19 @@ interface Word {
 export class QueryWords {
   readonly terms: string[];
   readonly #distances: number[];
+  /** Words of the synonyms of the query's words -> the query word they stand for (matched exactly, as the engine does). */
+  readonly #synonyms = new Map<string, number>();
 
-  constructor(q: string) {
-    this.terms = [...new Set(queryTokens(q))];
+  constructor(q: string, synonyms: RankingPlan['synonyms'] = []) {
+    const tokens = queryTokens(q);
+    this.terms = [...new Set(tokens)];
     this.#distances = this.terms.map(fuzzyDistance);
+    for (const { input, replacements } of synonyms)
+      for (let i = 0; i + input.length <= tokens.length; i++) {
+        if (!input.every((token, k) => tokens[i + k] === token)) continue;
+        const term = this.terms.indexOf(tokens[i]);
+        for (const word of replacements.flat()) if (!this.#synonyms.has(word)) this.#synonyms.set(word, term);
+      }
   }
 
   get isEmpty(): boolean {
@@ -158,6 +168,8 @@ export class QueryWords {
   match(word: string, rules: MatchRules): { term: number; length: number } | undefined {
     const terms = this.terms;
     for (let i = 0; i < terms.length; i++) if (word === terms[i]) return { term: i, length: word.length };
+    const synonym = this.#synonyms.get(word);
+    if (synonym !== undefined) return { term: synonym, length: word.length };
     const last = terms.length - 1;
     if (rules.prefix && last >= 0 && word.startsWith(terms[last])) return { term: last, length: terms[last].length };
     if (rules.typos)

@@ -30,35 +30,60 @@ export function hybridCandidates(
   hybrid: HybridQuery,
   filters: CompiledFilter[],
 ): Candidates {
-  const neighbours = hybrid.vectors.search(hybrid.vector, VECTOR_CANDIDATES, (id) => {
+  const neighbours: Array<ScoredCandidate<number>> = [];
+  const found = hybrid.vectors.search(hybrid.vector, VECTOR_CANDIDATES, (id) => {
     const ord = state.ordOf.get(id);
     return ord !== undefined && isAlive(state, ord) && filters.every((filter) => filter.accepts(ord));
   });
-  const best = neighbours[0]?.score ?? 0;
-  const worst = neighbours[neighbours.length - 1]?.score ?? 0;
-  const vectorScore = new Map<number, number>();
-  for (const { id, score } of neighbours) {
+  for (const { id, score } of found) {
     const ord = state.ordOf.get(id);
-    if (ord !== undefined) vectorScore.set(ord, best > worst ? (score - worst) / (best - worst) : 1);
+    if (ord !== undefined) neighbours.push({ key: ord, score });
   }
-
-  // Fused scores computed once per candidate, read by ordinal while ordering; `member` marks candidates.
+  // Fused scores computed once per candidate, read by ordinal while ordering.
   const fused = new Float64Array(state.ids.length);
-  const member = new Uint8Array(state.ids.length);
-  const ords = keyword ? keyword.ords.slice() : [];
-  const keywordWeight = 1 - hybrid.ratio;
-  for (const ord of ords) {
-    member[ord] = 1;
-    fused[ord] = keyword?.keywordScore ? keywordWeight * keyword.keywordScore(ord) : 0;
-  }
-  for (const [ord, score] of vectorScore) {
-    if (!member[ord]) ords.push(ord);
-    fused[ord] += hybrid.ratio * score;
-  }
+  const ords: number[] = [];
+  blendScores(keyword?.ords ?? [], keyword?.keywordScore ?? (() => 0), neighbours, hybrid.ratio, (ord, score) => {
+    ords.push(ord);
+    fused[ord] = score;
+  });
   const keywordOrder = keyword?.relevance;
   return {
     ords,
     relevance: (a, b) => fused[b] - fused[a] || (keywordOrder?.(a, b) ?? 0) || compareStrings(state.ids[a], state.ids[b]),
     done: () => keyword?.done(),
   };
+}
+
+/** A candidate of one ranking (an ordinal, a document id) and its score there. */
+export interface ScoredCandidate<K> {
+  key: K;
+  score: number;
+}
+
+/**
+ * The fusion of a hybrid search, in one place for the engine and for a merger of shard answers: each candidate of
+ * either list scores (1 − ratio) × its keyword score (0 to 1, as given) + ratio × its vector similarity min-max
+ * normalized over `vector` (0 to 1); a list a candidate is not in adds 0. `fused` receives each candidate once,
+ * the keyword candidates first, in their order.
+ */
+export function blendScores<K>(
+  keyword: Iterable<K>,
+  keywordScore: (key: K) => number,
+  vector: ReadonlyArray<ScoredCandidate<K>>,
+  ratio: number,
+  fused: (key: K, score: number) => void,
+): void {
+  let best = -Infinity;
+  let worst = Infinity;
+  for (const { score } of vector) {
+    best = Math.max(best, score);
+    worst = Math.min(worst, score);
+  }
+  const vectorScore = new Map<K, number>();
+  for (const { key, score } of vector) vectorScore.set(key, best > worst ? (score - worst) / (best - worst) : 1);
+  for (const key of keyword) {
+    fused(key, (1 - ratio) * keywordScore(key) + ratio * (vectorScore.get(key) ?? 0));
+    vectorScore.delete(key);
+  }
+  for (const [key, score] of vectorScore) fused(key, ratio * score);
 }

@@ -18,7 +18,7 @@ import type { DocumentPayload, EngineSearchResult, IndexConfig, SearchEngine, Se
 export { editDistance, fuzzyDistance, normalize, tokenize } from './analysis';
 export { QueryError } from './query-error';
 export { VectorIndex } from './vectors';
-export type { HybridQuery } from './hybrid';
+export { blendScores, type HybridQuery } from './hybrid';
 export { displayFields } from './values';
 
 /** Compaction runs once dead ordinals are this share of all ordinals (and at least MIN_DEAD). */

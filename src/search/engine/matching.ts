@@ -6,12 +6,11 @@
  */
 import { expand, type Expansion } from './expansions';
 import { isNumeric, type ExactField } from './plan';
+import { bm25, corpusStatistics, inverseDocumentFrequency } from './ranking';
 import type { Alternative, QueryPlan } from './query-plan';
 import { capacity, liveOrds, type IndexState } from './state';
 import { frequencyOf, positionOf, spanOf } from './text-index';
 
-const K1 = 1.2;
-const B = 0.7;
 /** Bonus of a whole-phrase match in an exact-mode field, in BM25 units. */
 const EXACT_FIELD_SCORE = 8;
 
@@ -35,6 +34,11 @@ export interface Matches {
   slotClean: Uint32Array;
   slotExact: Uint32Array;
   slotAligned: Uint32Array;
+  /** Per document and slot: 1 + the last query word matched there, and its position (for adjacent query words). */
+  slotWord: Uint8Array;
+  slotPosition: Uint32Array;
+  /** Bit i set: query word i matched right after word i - 1 in the same field (proximity). */
+  adjacent: Uint32Array;
   slotEnd: Uint32Array;
   /** The criteria before the score, packed in one number per document (see ranking.ts). */
   rank: Float64Array;
@@ -82,6 +86,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const queryPosition = alternative.first - m.plan.firstCounted;
   const touched: number[] = [];
   const hits = m.hits;
+  const single = (alternative.mask & (alternative.mask - 1)) === 0;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
     const count = collectHits(state, expansion, alternative.quality, hits);
     const typos = expansion.typos + 1;
@@ -101,6 +106,13 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       if (typos === 1) m.slotClean[at] |= alternative.mask;
       if (exact) m.slotExact[at] |= alternative.mask;
       if (position === queryPosition) m.slotAligned[at] |= alternative.mask;
+      if (single) {
+        // Word i right after word i - 1 (recorded as i) in this field.
+        if (alternative.first > 0 && m.slotWord[at] === alternative.first && m.slotPosition[at] + 1 === position)
+          m.adjacent[ord] |= alternative.mask;
+        m.slotWord[at] = alternative.first + 1;
+        m.slotPosition[at] = position;
+      }
       m.slotEnd[at] = Math.max(m.slotEnd[at], position + spanOf(occurrence));
     }
   }
@@ -158,11 +170,11 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
 function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer): number {
   const slots = state.plan.text;
   const text = state.text;
-  const total = Math.max(state.liveCount, 1);
-  const frequency = text.count(expansion.termId);
-  const weight = Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5)) * expansion.quality * quality;
-  const averages = slots.map((slot) => text.averageLength(slot.slot));
-  if (hits.ords.length < frequency) growHits(hits, frequency);
+  const statistics = corpusStatistics(state);
+  const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * quality;
+  const averages = slots.map((slot) => statistics.averageLength(slot.slot));
+  const entries = text.count(expansion.termId);
+  if (hits.ords.length < entries) growHits(hits, entries);
   let count = 0;
   for (const { data, from, to } of text.runs(expansion.termId))
     for (let p = from; p < to; p += 2) {
@@ -176,12 +188,10 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
       )
         continue;
       const occurrence = data[p + 1];
-      const tf = frequencyOf(occurrence);
-      const norm = 1 - B + (B * text.length(slot.slot, ord)) / averages[slot.slot];
       hits.ords[count] = ord;
       hits.slots[count] = slot.slot;
       hits.occurrences[count] = occurrence;
-      hits.scores[count] = slot.weight * weight * ((tf * (K1 + 1)) / (tf + K1 * norm));
+      hits.scores[count] = slot.weight * weight * bm25(frequencyOf(occurrence), text.length(slot.slot, ord), averages[slot.slot]);
       count++;
     }
   return count;
@@ -214,11 +224,14 @@ export function release(matches: Matches): void {
     matches.typo1[ord] = 0;
     matches.exact[ord] = 0;
     matches.rank[ord] = 0;
+    matches.adjacent[ord] = 0;
     for (let at = ord * slots; at < (ord + 1) * slots; at++) {
       matches.slotClean[at] = 0;
       matches.slotEnd[at] = 0;
       matches.slotExact[at] = 0;
       matches.slotAligned[at] = 0;
+      matches.slotWord[at] = 0;
+      matches.slotPosition[at] = 0;
     }
   }
   matches.ords = [];
@@ -241,6 +254,9 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       slotEnd: new Uint32Array(size * slots),
       slotExact: new Uint32Array(size * slots),
       slotAligned: new Uint32Array(size * slots),
+      slotWord: new Uint8Array(size * slots),
+      slotPosition: new Uint32Array(size * slots),
+      adjacent: new Uint32Array(size),
       rank: new Float64Array(size),
       altBest: new Float64Array(size),
       altTypos: new Uint8Array(size),

@@ -3,10 +3,12 @@
  * (as Algolia and Meilisearch rank; docs/decisions.md):
  * 1. words: more query words matched (stop words are optional and not counted);
  * 2. typos: fewer typos over the matched words (a completion is no typo);
- * 3. attribute exactness: the heavier field first, then one whose words equal the query, then start with it, as
- *    typed (`kde` -> `kde-full`) before completed (`pyth` -> `python3`) before with typos;
+ * 3. attribute exactness: the heavier field first, then one whose words equal the query, then (in the heaviest
+ *    fields only) start with it, as typed (`kde` -> `kde-full`) before completed (`pyth` -> `python3`) before with typos;
  * 4. exact words: more words matched as typed (not completed, not a typo);
- * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal;
+ * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal,
+ *    times the document's prior from its title's length and name family (families.ts), and ×1.5 for each query
+ *    word right after the previous one in a field (proximity);
  * 6. custom ranking: the app's numeric or boolean fields, in order;
  * 7. document id.
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
@@ -17,6 +19,43 @@ import type { SortSpec } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
 import type { SearchAppField } from './types';
+
+const K1 = 1.2;
+const B = 0.7;
+
+/**
+ * The collection statistics BM25 reads, all through here: a shard of a larger index can be handed the whole
+ * index's figures instead of its own.
+ */
+export interface CorpusStatistics {
+  /** Documents in the collection. */
+  documents: number;
+  /** Documents holding the term (removed ones counted until compaction). */
+  frequency(termId: number): number;
+  /** Mean length in words of a text slot's field, over the documents that have it. */
+  averageLength(slot: number): number;
+}
+
+/** The statistics of this index's own documents. */
+export function corpusStatistics(state: IndexState): CorpusStatistics {
+  return {
+    documents: Math.max(state.liveCount, 1),
+    frequency: (termId) => state.text.count(termId),
+    averageLength: (slot) => state.text.averageLength(slot),
+  };
+}
+
+/** BM25's inverse document frequency of a term (the non-negative form). */
+export function inverseDocumentFrequency(statistics: CorpusStatistics, termId: number): number {
+  const frequency = statistics.frequency(termId);
+  return Math.log(1 + (statistics.documents - frequency + 0.5) / (frequency + 0.5));
+}
+
+/** BM25's term-frequency part, for a term `tf` times in a field of `length` words (k1 1.2, b 0.7). */
+export function bm25(tf: number, length: number, averageLength: number): number {
+  const norm = 1 - B + (B * length) / averageLength;
+  return (tf * (K1 + 1)) / (tf + K1 * norm);
+}
 
 /** Negative when ordinal `a` comes before `b`. */
 export type Compare = (a: number, b: number) => number;
@@ -41,6 +80,7 @@ export function relevanceOrder(state: IndexState, matches: Matches): Compare {
 function packCriteria(state: IndexState, m: Matches): void {
   const { counted } = m.plan;
   const slots = state.plan.text;
+  const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
   for (const ord of m.ords) {
     const words = m.words[ord] & counted;
     const typos = popcount(words & ~m.typo0[ord]) + popcount(words & ~m.typo0[ord] & ~m.typo1[ord]);
@@ -49,6 +89,8 @@ function packCriteria(state: IndexState, m: Matches): void {
       const at = ord * slots.length + slot.slot;
       if ((m.slotAligned[at] & counted) !== counted) continue;
       const equals = m.slotEnd[at] >= state.text.length(slot.slot, ord) ? 1 : 0;
+      // Starting with the query tells a name being typed, in the heaviest field; a description starting so says little.
+      if (!equals && slot.weight < heaviest) continue;
       // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
       const how = (m.slotExact[at] & counted) === counted ? 5 : (m.slotClean[at] & counted) === counted ? 3 : 1;
       const level = how + equals;

@@ -4,6 +4,7 @@
  * Work is proportional to the matching documents: text matches come from postings, filters and facet
  * counts from per-value document lists and per-document value ids.
  */
+import { familyPrior } from './families';
 import { facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, type HybridQuery } from './hybrid';
@@ -14,6 +15,8 @@ import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, SearchRequest } from './types';
 
 const DEFAULT_FACET_LIMIT = 50;
+/** Score bonus per query word matched right after the previous one in the same field (proximity). */
+const PROXIMITY = 0.5;
 
 /**
  * The documents a search starts from, with their relevance order. Keyword matching yields them
@@ -42,8 +45,12 @@ export function keywordCandidates(state: IndexState, q: string): Candidates | un
   const found = matches;
   const { counted } = found.plan;
   const words = popcount(counted) || 1;
+  const prior = familyPrior(state);
   let best = 0;
-  for (const ord of found.ords) best = Math.max(best, found.score[ord]);
+  for (const ord of found.ords) {
+    found.score[ord] *= prior[ord] * (1 + PROXIMITY * popcount(found.adjacent[ord]));
+    best = Math.max(best, found.score[ord]);
+  }
   return {
     ords: found.ords,
     relevance: relevanceOrder(state, found),

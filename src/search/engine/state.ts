@@ -6,6 +6,7 @@
 import { NumberColumn, ValueColumn } from './columns';
 import type { FacetCache } from './facets';
 import type { ExpansionCache } from './expansions';
+import type { FamilyCache } from './families';
 import type { Scratch } from './matching';
 import { planIndex, type IndexPlan } from './plan';
 import { TextIndex } from './text-index';
@@ -36,6 +37,7 @@ export interface QueryCaches {
   scratch?: Scratch;
   expansions?: ExpansionCache;
   browseFacets?: FacetCache;
+  families?: FamilyCache;
 }
 
 /** An empty index state for a configuration. */

@@ -1,0 +1,1 @@
+ALTER TABLE `search_apps` ADD `replicas` text DEFAULT '[]' NOT NULL;

@@ -1,0 +1,9 @@
+// Types of demo-server.mjs for the TypeScript callers (the browser tests' globalSetup).
+export function startDemoServer(options: { root: string; tenant?: string; app?: string }): Promise<{
+  baseUrl: string;
+  tenant: string;
+  app: string;
+  documents: number;
+  stop(): Promise<void>;
+  kill(signal?: string): void;
+}>;

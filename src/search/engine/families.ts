@@ -1,0 +1,114 @@
+/**
+ * A document prior taken from the data, for the score criterion: name families in the heaviest text field (a
+ * title or name). A document whose whole title begins other titles heads a family (`gimp` before `gimp-data`,
+ * `gimp-help-de`; a product before its `case` and `charger`) and scores more, the more members it has; one whose
+ * title extends a family head's, or shares all but its last word with another title (`libfoo-dev`, `libfoo-doc`),
+ * is a part or add-on and scores less; and longer titles score a little less than short ones. A title beginning
+ * more than `MAX_FAMILY` others is a namespace (`python3-…`, `gnome-…`), not a family: extending it makes no part.
+ * Derived from the postings once per index version (titles are not stored as such).
+ */
+import type { IndexState } from './state';
+import { positionOf } from './text-index';
+
+/** Title words looked at: longer titles count by their first words. */
+const MAX_WORDS = 8;
+/** Score bonus of a family head per doubling of its members, up to `MAX_BONUS`. */
+const HEAD_BONUS = 0.5;
+const MAX_BONUS = 1;
+const PART = 0.5;
+const MAX_FAMILY = 50;
+/** Score divisor per title word beyond the first: 1 + LENGTH_PENALTY × (words - 1). */
+const LENGTH_PENALTY = 0.2;
+const SYMBOLS = /[^\p{L}\p{N}]/u;
+
+/** Score multipliers per ordinal, for one index version. */
+export interface FamilyCache {
+  version: number;
+  prior: Float32Array;
+}
+
+/** The score multiplier of each ordinal from its title's length and family (1 without a scoring text field). */
+export function familyPrior(state: IndexState): Float32Array {
+  const cached = state.caches.families;
+  if (cached && cached.version === state.version) return cached.prior;
+  const prior = computePrior(state);
+  state.caches.families = { version: state.version, prior };
+  return prior;
+}
+
+function computePrior(state: IndexState): Float32Array {
+  const size = state.ids.length;
+  const prior = new Float32Array(size).fill(1);
+  const title = heaviestSlot(state);
+  if (title === undefined) return prior;
+  const words = titleWords(state, title);
+  const lengths = new Uint8Array(size);
+  for (let ord = 0; ord < size; ord++) if (state.alive[ord] === 1) lengths[ord] = Math.min(state.text.length(title, ord), MAX_WORDS);
+
+  // Per title: hashes of the whole and of all but its last word; beginnings of every length counted over all titles.
+  const beginnings = new Map<number, number>();
+  const wholes = new Set<number>();
+  const whole = new Int32Array(size);
+  const allButLast = new Int32Array(size);
+  for (let ord = 0; ord < size; ord++) {
+    const length = lengths[ord];
+    let hash = 0;
+    for (let at = 0; at < length; at++) {
+      if (at > 0) beginnings.set(hash, (beginnings.get(hash) ?? 0) + 1);
+      if (at === length - 1) allButLast[ord] = hash;
+      hash = mix(hash, words[at][ord]);
+    }
+    whole[ord] = hash;
+    if (length) wholes.add(hash);
+  }
+  for (let ord = 0; ord < size; ord++) {
+    const length = lengths[ord];
+    if (!length) continue;
+    let factor = 1 / (1 + LENGTH_PENALTY * (length - 1));
+    const members = beginnings.get(whole[ord]) ?? 0;
+    if (members) factor *= 1 + Math.min(MAX_BONUS, HEAD_BONUS * Math.log2(1 + members));
+    else if (length > 1 && isPart(ord)) factor *= PART;
+    prior[ord] = factor;
+  }
+  return prior;
+
+  function isPart(ord: number): boolean {
+    if ((beginnings.get(allButLast[ord]) ?? 0) > 1) return true;
+    for (let at = 0, hash = 0; at < lengths[ord] - 1; at++) {
+      hash = mix(hash, words[at][ord]);
+      if (wholes.has(hash) && (beginnings.get(hash) ?? 0) <= MAX_FAMILY) return true;
+    }
+    return false;
+  }
+}
+
+/** The scoring text slot of the highest weight (the first of equals), if any. */
+function heaviestSlot(state: IndexState): number | undefined {
+  let best: { slot: number; weight: number } | undefined;
+  for (const { slot, weight } of state.plan.text) if (weight > 0 && (!best || weight > best.weight)) best = { slot, weight };
+  return best?.slot;
+}
+
+/** Per title position, the term id at that position of each ordinal's title (-1 where none). */
+function titleWords(state: IndexState, slot: number): Int32Array[] {
+  const size = state.ids.length;
+  const words = Array.from({ length: MAX_WORDS }, () => new Int32Array(size).fill(-1));
+  const { text } = state;
+  for (let termId = 0; termId < text.terms.length; termId++) {
+    // Whole forms with symbols (`g++` over its part `g`) stand where their parts do: the parts decide.
+    if (SYMBOLS.test(text.terms[termId])) continue;
+    for (const { data, from, to } of text.runs(termId)) {
+      for (let p = from; p < to; p += 2) {
+        if ((data[p] & 31) !== slot) continue;
+        const position = positionOf(data[p + 1]);
+        if (position < MAX_WORDS) words[position][data[p] >>> 5] = termId;
+      }
+    }
+  }
+  return words;
+}
+
+/** A hash of the title words so far, kept a small integer (fast Map keys). */
+function mix(hash: number, termId: number): number {
+  return (Math.imul(hash ^ (termId + 0x9e3779b9), 0x85ebca6b) ^ (hash >>> 13)) & 0x3fffffff;
+}
