@@ -25,6 +25,7 @@ import { fullFeed } from './bench/feed.mjs';
 import { loadScenarios, runScenario, SCENARIOS } from './bench/load.mjs';
 import { profileDuring } from './bench/profile.mjs';
 import { keywordRequest } from './bench/queries.mjs';
+import { replicaScenarios } from './bench/replicas.mjs';
 import { renderReport } from './bench/report.mjs';
 import { startDemoServer } from './bench/demo-server.mjs';
 import { measureSearchPage } from './bench/search-page.mjs';
@@ -154,6 +155,7 @@ if (runs('server'))
         );
         results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
         results.profile = await step('HTTP CPU profile', () => profileScenarios(baseUrl, options.inspectorPort));
+        if (!scale) results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log }));
       },
     );
   });

@@ -131,6 +131,14 @@ describe('relevance rules', () => {
       engine.add(name, { name, description });
     expect(top('media player', engine)).toEqual(['vlc', 'mplay', 'ampx-lib-dev']);
   });
+  it('keeps the family prior through a few changes, new documents ranking without one', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const name of ['vlc', 'vlc-data', 'mplay']) engine.add(name, { name, description: 'media player' });
+    expect(top('media player', engine)).toEqual(['vlc', 'mplay', 'vlc-data']);
+    // `aplay` arrives after the prior was taken: it ranks as a name without a family, before the part `vlc-data`.
+    engine.add('aplay', { name: 'aplay', description: 'media player' });
+    expect(top('media player', engine)).toEqual(['vlc', 'aplay', 'mplay', 'vlc-data']);
+  });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });
     expect(top('the gimp', own)[0]).toBe('gimp');

@@ -362,6 +362,7 @@ export function renderReport(r) {
     );
   }
 
+  if (r.replicas) out.push(...replicaSection(r));
   out.push(...searchPageSection(r.searchPage));
 
   out.push('## Ours vs Orama 3 vs MiniSearch, in one process, same documents and queries', '');
@@ -396,4 +397,40 @@ export function renderReport(r) {
     );
   } else out.push('Not measured (see the failed steps).', '');
   return out.join('\n');
+}
+
+/** Keyword search through read replicas (issue 16): the primary alone, 1 replica and 3, same requests. */
+function replicaSection(r) {
+  return [
+    `## Read replicas (issue 16; autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each; then ${r.settings.serialSeconds} s at 1 connection)`,
+    '',
+    table(
+      [
+        'configuration',
+        'copy made in',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        '1 connection p50 / p99 ms',
+        'non-2xx / errors',
+        'answered by (30 requests)',
+      ],
+      r.replicas.map((c) => [
+        c.label,
+        c.copySeconds === undefined ? '–' : `${fixed(c.copySeconds)} s`,
+        thousands(c.requestsPerSecond),
+        c.p50,
+        c.p99,
+        c.serialP50 === undefined ? '–' : `${c.serialP50} / ${c.serialP99}`,
+        `${c.non2xx} / ${c.errors}`,
+        Object.entries(c.servedBy)
+          .map(([copy, n]) => `${copy} ${n}`)
+          .join(', '),
+      ]),
+    ),
+    '',
+    'Keyword searches by POST (never edge-cached; a varying `facetLimit` keeps the objects’ memory of answers from answering them), without `no-cache`, so a replica answers when it has the version the worker learned from the primary within the last second. The continent comes from `wrangler dev`’s `MF-CF-Blob` header. Locally every Durable Object runs in the one workerd process of this machine: the figures show what the replica path costs and that it keeps up, not the latency a nearer region saves in production. “copy made in” is from setting the replicas to a read from each continent answered by its replica (snapshot streamed, documents copied, index loaded).',
+    '',
+    '',
+  ];
 }

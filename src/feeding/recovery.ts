@@ -3,7 +3,8 @@
  * it is staged or terminal, so an entry whose queue message never arrived (the process died between the
  * insert and the send, or the queue lost it) is sent again. The search app's Durable Object asks for a check
  * every few seconds while the app has open entries (`recover` messages); the Durable Object's per-document
- * operation ids make a replay idempotent. A full feed whose entries are given up fails with a reason.
+ * operation ids make a replay idempotent. A full feed whose entries are given up fails with a reason, and entries
+ * left PREPARED by a cycle that ended (swapped, cancelled or failed) without D1 hearing of it take its outcome.
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
@@ -11,7 +12,7 @@ import { findSearchAppById, type SearchAppRow } from '../db/queries';
 import type { Env } from '../env';
 import { SearchAppClient } from '../search/search-app-client';
 import type { FeedOperation, RecoveryRequest } from '../search/search-app-object';
-import { finishCycleIfDrained } from './full-feed';
+import { cancelCycle, finishCycleIfDrained } from './full-feed';
 import { sendOperations, setStates, settleCycle } from './operations';
 
 /** An open entry is sent again once it waited this long since it was last sent, doubled per re-send. */
@@ -54,6 +55,7 @@ export async function recoverApp(env: Env, db: Db, request: RecoveryRequest): Pr
   // The process may have died between a cycle's last entry and its swap: an ending cycle with nothing pending swaps now.
   const cycle = await searchApp.activeCycle();
   if (cycle?.state === 'ENDING') await finishCycleIfDrained(env, db, app, cycle.id);
+  await settleEndedCycles(db, app, searchApp, cycle?.id);
   const [open] = await db.all<{ n: number }>(sql`
     SELECT count(*) AS n FROM feeding_operations WHERE app_id = ${app.id} AND state IN ('CREATED', 'STARTED')`);
   if (open.n === 0 && cycle?.state !== 'ENDING') await searchApp.recoveryIdle(request.requestedAt);
@@ -72,6 +74,21 @@ async function giveUp(db: Db, app: SearchAppRow, searchApp: SearchAppClient, row
     if (await searchApp.failFullFeed(cycleId, `${rows.filter((row) => row.cycle_id === cycleId).length} entries were ${reason}`)) {
       await settleCycle(db, app.id, cycleId, ['CREATED', 'STARTED', 'PREPARED'], 'CANCELED');
     }
+  }
+}
+
+/**
+ * Entries still PREPARED in cycles that have ended: the process died between the object's swap (or cancel, or
+ * failure) and settling D1. They take the cycle's outcome, as the swap or cancel would have given them.
+ */
+async function settleEndedCycles(db: Db, app: SearchAppRow, searchApp: SearchAppClient, activeCycleId: number | undefined) {
+  const cycles = await db.all<{ cycle_id: number }>(sql`
+    SELECT DISTINCT cycle_id FROM feeding_operations
+    WHERE app_id = ${app.id} AND state = 'PREPARED' AND cycle_id IS NOT ${activeCycleId ?? null}`);
+  for (const { cycle_id: cycleId } of cycles) {
+    const outcome = await searchApp.cycleOutcome(cycleId);
+    if (outcome === 'FINISHED') await settleCycle(db, app.id, cycleId, ['PREPARED'], 'FINISHED');
+    if (outcome === 'CANCELED') await cancelCycle(db, app, cycleId);
   }
 }
 

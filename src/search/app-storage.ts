@@ -45,6 +45,8 @@ interface Meta {
   replicaOf: ReplicaIdentity;
   /** A replica is copying its primary's snapshot and documents: its storage is incomplete until this is cleared. */
   replicaLoading: boolean;
+  /** Ids of the last cycles that were swapped in (the others ended cancelled or failed), newest last. */
+  swappedCycles: number[];
 }
 
 /** A row of the documents table as a replica copies it: a tombstone has no payload. */

@@ -177,6 +177,11 @@ export class SearchAppClient {
     return this.stub.failFullFeed(cycleId, reason);
   }
 
+  /** How an ended cycle ended (`FINISHED`: swapped in, `CANCELED`: cancelled or failed); null while it is active. */
+  async cycleOutcome(cycleId: number): Promise<'FINISHED' | 'CANCELED' | null> {
+    return this.stub.cycleOutcome(cycleId);
+  }
+
   async finishFullFeed(cycleId: number, config: AppIndexConfig): Promise<boolean> {
     return this.stub.finishFullFeed(cycleId, config);
   }

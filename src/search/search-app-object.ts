@@ -86,6 +86,8 @@ const ANSWER_MEMO_CHARS = 4_000_000;
 export const RECOVERY_CHECK_MS = 15_000;
 /** No operation applied for this long: the app's feeding is stalled (its messages may be lost). */
 const STALL_MS = 20_000;
+/** Swapped cycles remembered for recovery; the entries of an ended cycle are settled within a few checks. */
+const SWAPPED_CYCLES_KEPT = 50;
 
 /**
  * What the object asks the feeding consumer to check, as a `recover` queue message: which open entries
@@ -119,7 +121,8 @@ export class SearchAppObject extends DurableObject<Env> {
   /** Feeding progress of this instance, for recovery: when it last applied operations, and up to which id. */
   #lastAppliedAt = 0;
   #appliedUpTo = 0;
-  #lastAcceptedAt = 0;
+  /** When recovery was last armed: a check asked before then does not switch the checks off. */
+  #recoveryArmedAt = 0;
   /** As a primary with replicas: the documents each version changed. */
   #log: ChangeLog;
   /** As a replica: the copy of the primary and its catching up. */
@@ -203,19 +206,14 @@ export class SearchAppObject extends DurableObject<Env> {
    * left without them) and answers the active cycle the operations belong to.
    */
   async noteAccepted(appId: number): Promise<FullFeedCycle | null> {
-    this.#lastAcceptedAt = Date.now();
     if (this.#storage.get('appId') !== appId) this.#storage.set('appId', appId);
-    if (this.#storage.get('recoveryAt') === undefined) {
-      const at = Date.now() + RECOVERY_CHECK_MS;
-      this.#storage.set('recoveryAt', at);
-      await this.#armAlarm(at);
-    }
+    await this.#armRecovery();
     return this.#storage.get('cycle') ?? null;
   }
 
-  /** The recovery check of `requestedAt` found no open entry: checks stop unless operations were accepted since. */
+  /** The recovery check of `requestedAt` found nothing to do: checks stop unless recovery was armed since. */
   async recoveryIdle(requestedAt: number): Promise<void> {
-    if (this.#lastAcceptedAt <= requestedAt) this.#storage.set('recoveryAt', undefined);
+    if (this.#recoveryArmedAt <= requestedAt) this.#storage.set('recoveryAt', undefined);
   }
 
   /** The live document, or null. */
@@ -315,10 +313,12 @@ export class SearchAppObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       this.#storage.promoteStaged(cycleId);
       this.#storage.set('cycle', undefined);
+      this.#storage.set('swappedCycles', [...(this.#storage.get('swappedCycles') ?? []), cycleId].slice(-SWAPPED_CYCLES_KEPT));
       if (this.#log.active) this.#log.reset(this.#version());
       this.#rebuild(config);
     });
     this.#notifyReplicas();
+    await this.#armRecovery();
     return true;
   }
 
@@ -330,6 +330,7 @@ export class SearchAppObject extends DurableObject<Env> {
       this.#storage.set('cycle', undefined);
       this.#storage.set('failedCycle', { id: cycleId, reason, failedAt: new Date().toISOString() });
     });
+    await this.#armRecovery();
     return true;
   }
 
@@ -340,7 +341,18 @@ export class SearchAppObject extends DurableObject<Env> {
       this.#storage.discardStaged(cycle.id);
       this.#storage.set('cycle', undefined);
     });
+    await this.#armRecovery();
     return ok(cycle);
+  }
+
+  /**
+   * How a cycle ended, for entries D1 still shows in it: `null` while it is the active one, `FINISHED` when it was
+   * swapped in, else `CANCELED` (cancelled or failed). Callers settle D1 after the object ended a cycle and may die
+   * in between, so each end arms a recovery check, which settles what was left.
+   */
+  async cycleOutcome(cycleId: number): Promise<'FINISHED' | 'CANCELED' | null> {
+    if (this.#storage.get('cycle')?.id === cycleId) return null;
+    return this.#storage.get('swappedCycles')?.includes(cycleId) ? 'FINISHED' : 'CANCELED';
   }
 
   async fullFeedStatus(): Promise<FullFeedStatus> {
@@ -436,7 +448,7 @@ export class SearchAppObject extends DurableObject<Env> {
   async destroy(): Promise<void> {
     await Promise.all((this.#storage.get('replicas') ?? []).map((name) => this.#replica(name).destroy()));
     this.#index = undefined;
-    this.#lastAppliedAt = this.#appliedUpTo = this.#lastAcceptedAt = 0;
+    this.#lastAppliedAt = this.#appliedUpTo = this.#recoveryArmedAt = 0;
     this.#follower.forget();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
@@ -465,6 +477,15 @@ export class SearchAppObject extends DurableObject<Env> {
     await this.env.FEEDING_QUEUE.send({ kind: 'recover', ...request });
     this.#storage.set('recoveryAt', now + RECOVERY_CHECK_MS);
     await this.#armAlarm(now + RECOVERY_CHECK_MS);
+  }
+
+  /** Makes sure a recovery check is due within RECOVERY_CHECK_MS (an armed check keeps its time). */
+  async #armRecovery(): Promise<void> {
+    this.#recoveryArmedAt = Date.now();
+    if (this.#storage.get('recoveryAt') !== undefined) return;
+    const at = Date.now() + RECOVERY_CHECK_MS;
+    this.#storage.set('recoveryAt', at);
+    await this.#armAlarm(at);
   }
 
   // ---------------------------------------------------------------- read replicas: the primary's side

@@ -3,6 +3,9 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, json, waitFor } from '../helpers';
 import { MAX_REDRIVES } from '../../src/feeding/recovery';
+import { indexConfigOf } from '../../src/feeding/operations';
+import { createDb } from '../../src/db/client';
+import { findSearchApp } from '../../src/db/queries';
 import { allSettled, bulk, envelope, feedingApp, fullFeed, getDocument, searchIds, type FeedingApp } from './helpers';
 
 /** Outbox recovery: entries recorded in D1 whose queue messages never went out are sent again. */
@@ -49,6 +52,18 @@ async function status(app: FeedingApp) {
   return json(await call('GET', `/api/v1/data/fullfeed/status/${app.tenant}/${app.code}`, { token: app.feed }));
 }
 
+/** An app whose live index holds the one document `id`, with a full feed started over it. */
+async function fullFeedOverLiveDocument(id: string) {
+  const app = await feedingApp();
+  expect((await bulk(app, [envelope(id, { name: id })])).status).toBe(200);
+  await waitFor(
+    () => searchIds(app),
+    (found) => found.length === 1,
+  );
+  const { cycleId } = await json(await fullFeed(app, 'start'));
+  return { app, cycleId };
+}
+
 describe('feeding recovery', () => {
   it('sends again entries whose messages were never sent, then stops checking', async () => {
     const app = await feedingApp();
@@ -84,13 +99,7 @@ describe('feeding recovery', () => {
   });
 
   it('a full feed whose entries were lost still ends: they are sent again and the index swaps', async () => {
-    const app = await feedingApp();
-    expect((await bulk(app, [envelope('old', { name: 'old' })])).status).toBe(200);
-    await waitFor(
-      () => searchIds(app),
-      (found) => found.length === 1,
-    );
-    const { cycleId } = await json(await fullFeed(app, 'start'));
+    const { app, cycleId } = await fullFeedOverLiveDocument('old');
     const lost = await lostEntries(app, ['cycle-lost-1', 'cycle-lost-2'], { cycleId });
     const fed = await json(await bulk(app, [envelope('cycle-fed', { name: 'fed' })]));
     await allSettled(app, [fed.documents[0].id], { staged: true });
@@ -108,13 +117,7 @@ describe('feeding recovery', () => {
   });
 
   it('gives up entries sent too often; their full feed fails with a reason and the live index stays', async () => {
-    const app = await feedingApp();
-    expect((await bulk(app, [envelope('live', { name: 'live' })])).status).toBe(200);
-    await waitFor(
-      () => searchIds(app),
-      (found) => found.length === 1,
-    );
-    const { cycleId } = await json(await fullFeed(app, 'start'));
+    const { app, cycleId } = await fullFeedOverLiveDocument('live');
     const [hopeless] = await lostEntries(app, ['hopeless'], { cycleId, sentSecondsAgo: 3600, redrives: MAX_REDRIVES });
     const staged = await json(await bulk(app, [envelope('staged', { name: 'staged' })]));
     await allSettled(app, [staged.documents[0].id], { staged: true });
@@ -132,5 +135,48 @@ describe('feeding recovery', () => {
     expect(await searchIds(app)).toEqual(['live']);
     // A new cycle may start after a failed one.
     expect((await fullFeed(app, 'start')).status).toBe(200);
+  });
+});
+
+describe('entries of a cycle that ended while D1 was not told', () => {
+  /** A full feed with two documents staged (PREPARED) and ending: the state just before the swap. */
+  async function stagedCycle() {
+    const { app, cycleId } = await fullFeedOverLiveDocument('live');
+    const fed = await json(await bulk(app, [envelope('staged-1', { name: 'one' }), envelope('staged-2', { name: 'two' })]));
+    const ids: number[] = fed.documents.map((d: { id: number }) => d.id);
+    await allSettled(app, ids, { staged: true });
+    return { app, cycleId, ids };
+  }
+
+  async function states(ids: number[]) {
+    const rows = await env.DB.prepare(`SELECT state FROM feeding_operations WHERE id IN (${ids.join(',')}) ORDER BY id`).all();
+    return rows.results.map((row) => row.state);
+  }
+
+  it('entries left PREPARED by a swap whose D1 update never came are FINISHED by the next recovery check', async () => {
+    const { app, cycleId, ids } = await stagedCycle();
+    // What End does, minus settling D1: the process died right after the object swapped the index.
+    const row = await findSearchApp(createDb(env.DB), app.tenant, app.code);
+    await app.searchApp.requestFullFeedEnd();
+    expect(await app.searchApp.finishFullFeed(cycleId, indexConfigOf(row!))).toBe(true);
+    expect(await states(ids)).toEqual(['PREPARED', 'PREPARED']);
+    expect(await recoveryArmed(app)).toBe(true);
+
+    await runRecoveryCheck(app);
+    await allSettled(app, ids);
+    expect(await states(ids)).toEqual(['FINISHED', 'FINISHED']);
+    expect((await searchIds(app)).sort()).toEqual(['staged-1', 'staged-2']);
+    expect(await status(app)).toMatchObject({ state: 'NONE' });
+  });
+
+  it('entries left PREPARED by a cancel whose D1 update never came are CANCELED by the next recovery check', async () => {
+    const { app, ids } = await stagedCycle();
+    await app.searchApp.cancelFullFeed();
+    expect(await recoveryArmed(app)).toBe(true);
+
+    await runRecoveryCheck(app);
+    await allSettled(app, ids);
+    expect(await states(ids)).toEqual(['CANCELED', 'CANCELED']);
+    expect(await searchIds(app)).toEqual(['live']);
   });
 });

@@ -5,7 +5,7 @@
  * title extends a family head's, or shares all but its last word with another title (`libfoo-dev`, `libfoo-doc`),
  * is a part or add-on and scores less; and longer titles score a little less than short ones. A title beginning
  * more than `MAX_FAMILY` others is a namespace (`python3-…`, `gnome-…`), not a family: extending it makes no part.
- * Derived from the postings once per index version (titles are not stored as such).
+ * Derived from the postings (titles are not stored as such), again after enough changes.
  */
 import type { IndexState } from './state';
 import { positionOf } from './text-index';
@@ -21,16 +21,27 @@ const MAX_FAMILY = 50;
 const LENGTH_PENALTY = 0.2;
 const SYMBOLS = /[^\p{L}\p{N}]/u;
 
-/** Score multipliers per ordinal, for one index version. */
+/**
+ * A prior stays in use until this many changes (each add or remove) were made after it, or 1 % of the documents
+ * if more: feeding in small batches does not pay a recomputation per batch. Ordinals added since have no prior (1).
+ */
+const MIN_STALE_CHANGES = 256;
+const STALE_SHARE = 0.01;
+
+/** Score multipliers per ordinal, as of one index version. */
 export interface FamilyCache {
   version: number;
   prior: Float32Array;
 }
 
-/** The score multiplier of each ordinal from its title's length and family (1 without a scoring text field). */
+/**
+ * The score multiplier of each ordinal from its title's length and family (1 without a scoring text field);
+ * ordinals past its end (added since) count 1.
+ */
 export function familyPrior(state: IndexState): Float32Array {
   const cached = state.caches.families;
-  if (cached && cached.version === state.version) return cached.prior;
+  const tolerated = Math.max(MIN_STALE_CHANGES, state.liveCount * STALE_SHARE);
+  if (cached && state.version - cached.version <= tolerated) return cached.prior;
   const prior = computePrior(state);
   state.caches.families = { version: state.version, prior };
   return prior;

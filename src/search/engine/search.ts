@@ -48,7 +48,7 @@ export function keywordCandidates(state: IndexState, q: string): Candidates | un
   const prior = familyPrior(state);
   let best = 0;
   for (const ord of found.ords) {
-    found.score[ord] *= prior[ord] * (1 + PROXIMITY * popcount(found.adjacent[ord]));
+    found.score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(found.adjacent[ord]));
     best = Math.max(best, found.score[ord]);
   }
   return {
