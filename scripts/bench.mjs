@@ -3,8 +3,8 @@
 //   BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_SERIAL_SECONDS (3), BENCH_CONNECTIONS (32),
 //   BENCH_CHUNK_DOCS (500), BENCH_FEED_CONCURRENCY (4), BENCH_SECONDS_PER_QUERY_TYPE (10, in-process comparison),
 //   BENCH_ONLY (`http` = wrangler dev steps 1-4, `engine` = in-process steps 4-5, `vectors` = the engine's vector and
-//   hybrid search in Node only, `ui` = the search page's keystroke to rendered results in Chromium (step 7); all by
-//   default),
+//   hybrid search in Node only, `hybrid` = the hybrid search app over HTTP only (fed, then its load rows beside the
+//   empty route's), `ui` = the search page's keystroke to rendered results in Chromium (step 7); all by default),
 //   BENCH_UI_URL (the base URL of a running `npm run dev`, e.g. http://127.0.0.1:8787: step 7 types into its demo
 //   app's page instead of starting its own wrangler dev with the demo catalogue),
 //   BENCH_SCALE (a number of documents, e.g. 1000000: scale mode, the wrangler dev steps only, on a catalogue of that
@@ -22,6 +22,7 @@ import { readEnvelopes, readSchema } from './bench/catalogue.mjs';
 import { variantCatalogue } from './bench/variants.mjs';
 import { bundleEngine } from './bench/engine-bundle.mjs';
 import { fullFeed } from './bench/feed.mjs';
+import { hybridLoad } from './bench/hybrid.mjs';
 import { loadScenarios, runScenario, SCENARIOS } from './bench/load.mjs';
 import { profileDuring } from './bench/profile.mjs';
 import { keywordRequest } from './bench/queries.mjs';
@@ -132,7 +133,13 @@ const serverOptions = async () => ({
   vars: { ADMIN_TOKEN: rootToken, AUTH_TOKEN: randomBytes(24).toString('base64url') },
 });
 
-const stepsOf = { http: ['server', 'cold'], engine: ['engine'], vectors: ['engine'], ui: ['ui'] };
+const stepsOf = {
+  http: ['server', 'keyword', 'hybrid', 'cold'],
+  hybrid: ['server', 'hybrid'],
+  engine: ['engine'],
+  vectors: ['engine'],
+  ui: ['ui'],
+};
 const runs = (name) => !only || stepsOf[only]?.includes(name);
 
 if (runs('server'))
@@ -142,20 +149,32 @@ if (runs('server'))
     await withServer(
       async () => startWrangler(options),
       async ({ baseUrl }) => {
-        const tokens = await createSearchApp(baseUrl, rootToken, schema);
-        results.feed = await step('full feed', () =>
-          fullFeed({
-            baseUrl,
-            feedingToken: tokens.feedingToken,
-            envelopes,
-            chunkSize: settings.chunkSize,
-            concurrency: settings.feedConcurrency,
-            timeoutMs: Math.max(120_000, envelopes.length * 2),
-          }),
-        );
-        results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
-        results.profile = await step('HTTP CPU profile', () => profileScenarios(baseUrl, options.inspectorPort));
-        if (!scale) results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log }));
+        if (runs('keyword')) {
+          const tokens = await createSearchApp(baseUrl, rootToken, schema);
+          results.feed = await step('full feed', () =>
+            fullFeed({
+              baseUrl,
+              feedingToken: tokens.feedingToken,
+              envelopes,
+              chunkSize: settings.chunkSize,
+              concurrency: settings.feedConcurrency,
+              timeoutMs: Math.max(120_000, envelopes.length * 2),
+            }),
+          );
+          results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+          results.profile = await step('HTTP CPU profile', () => profileScenarios(baseUrl, options.inspectorPort));
+          if (!scale) results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log }));
+        } else {
+          const scenarios = SCENARIOS.filter((scenario) => scenario.id === 'empty');
+          results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log, scenarios }));
+        }
+        // Scale mode measures the keyword service on a catalogue far beyond the hybrid app's.
+        if (runs('hybrid') && !scale) {
+          const limit = results.load?.find((scenario) => scenario.id === 'empty')?.requestsPerSecond;
+          results.hybrid = await step('hybrid search over HTTP', () =>
+            hybridLoad({ root, workDir, baseUrl, rootToken, schema, envelopes, settings, limit, log }),
+          );
+        }
       },
     );
   });

@@ -8,16 +8,24 @@ import { build } from 'esbuild';
  * Answers the bundle's path, or undefined when the engine is not in this checkout.
  */
 export async function bundleEngine(root, outDir) {
-  const entry = join(root, 'src', 'search', 'engine', 'index.ts');
-  if (!existsSync(entry)) return undefined;
-  const outfile = join(outDir, 'engine.mjs');
+  if (!existsSync(join(root, 'src', 'search', 'engine', 'index.ts'))) return undefined;
+  return bundle(
+    root,
+    "export { SearchIndex, displayFields } from './src/search/engine/index.ts'; export { VectorIndex } from './src/search/engine/vectors.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
+    join(outDir, 'engine.mjs'),
+  );
+}
+
+/** The tests' OpenAI-compatible stand-in (test/agent/openai-server.ts) for Node: `startOpenAiStandIn` serves embeddings. */
+export async function importEmbeddingsStandIn(root, outDir) {
+  const outfile = await bundle(root, "export { startOpenAiStandIn } from './test/agent/openai-server.ts';", join(outDir, 'stand-in.mjs'));
+  return import(outfile);
+}
+
+/** Bundles the TypeScript module source `contents` (paths relative to the checkout) into one ES module for Node. */
+async function bundle(root, contents, outfile) {
   await build({
-    stdin: {
-      contents:
-        "export { SearchIndex, displayFields } from './src/search/engine/index.ts'; export { VectorIndex } from './src/search/engine/vectors.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
-      resolveDir: root,
-      loader: 'ts',
-    },
+    stdin: { contents, resolveDir: root, loader: 'ts' },
     bundle: true,
     format: 'esm',
     platform: 'node',

@@ -49,8 +49,8 @@ function* chunksOf(items, size) {
   if (chunk.length) yield chunk;
 }
 
-async function fullFeedStatus(baseUrl, token) {
-  const res = await fetch(`${baseUrl}/api/v1/data/fullfeed/status/${TENANT}/${APP}`, { headers: { 'X-Service-Token': token } });
+async function fullFeedStatus(baseUrl, token, app) {
+  const res = await fetch(`${baseUrl}/api/v1/data/fullfeed/status/${TENANT}/${app}`, { headers: { 'X-Service-Token': token } });
   return res.ok ? res.json() : undefined;
 }
 
@@ -58,16 +58,17 @@ async function fullFeedStatus(baseUrl, token) {
  * Start, bulk chunks (`chunkSize` documents, `concurrency` requests in flight), end; then polls an empty-query
  * search until it counts every document. Answers the timings and the entries the bulk answers marked ERROR.
  */
-export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, concurrency, timeoutMs }) {
+export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, concurrency, timeoutMs, app = APP }) {
+  const call = (path, body) => feedingCall(baseUrl, feedingToken, 'POST', path, body, app);
   const rejected = [];
   const bar = progressBar('feeding  ', envelopes.length);
   let sent = 0;
 
   const start = now();
-  await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/fullfeed/start/{app}', {});
+  await call('/api/v1/data/fullfeed/start/{app}', {});
   await pool(
     chunksOf(envelopes, chunkSize).map((chunk) => async () => {
-      const answer = await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/bulk/svc/{app}', chunk);
+      const answer = await call('/api/v1/data/bulk/svc/{app}', chunk);
       for (const entry of answer?.documents ?? []) if (entry.state === 'ERROR') rejected.push(entry);
       sent += chunk.length;
       bar.update(sent);
@@ -78,7 +79,7 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   const uploadMs = elapsedMs(start);
   // From the moment end is sent: the end call itself may wait for the swap.
   const endCalledMs = elapsedMs(start);
-  await feedingCall(baseUrl, feedingToken, 'POST', '/api/v1/data/fullfeed/end/{app}', {});
+  await call('/api/v1/data/fullfeed/end/{app}', {});
 
   // Counts staged documents while the cycle is active, then the searchable total.
   const waiting = progressBar('indexing ', envelopes.length, { rate: false });
@@ -87,12 +88,12 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   let total;
   let status;
   for (;;) {
-    status = await fullFeedStatus(baseUrl, feedingToken);
+    status = await fullFeedStatus(baseUrl, feedingToken, app);
     ({
       body: {
         result: { total },
       },
-    } = await timedSearch(baseUrl, { q: '', rows: 1 }));
+    } = await timedSearch(baseUrl, { q: '', rows: 1 }, app));
     waiting.update(status?.active ? status.stagedDocuments : total, status ? `${status.state}, ${status.pendingOperations} pending` : '');
     if (total >= expected) break;
     if (Date.now() > deadline) {

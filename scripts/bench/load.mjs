@@ -1,6 +1,6 @@
 // Step 3: autocannon against the running server, one scenario after the other, requests rotated over the query list.
 import autocannon from 'autocannon';
-import { searchPath, searchPostPath, suggestPath } from './api.mjs';
+import { HYBRID_APP, searchPath, searchPostPath, suggestPath } from './api.mjs';
 import { browseRequest, filteredRequest, keywordRequest, suggestRequest } from './queries.mjs';
 
 /** Asks the service for a freshly computed answer: neither the edge cache nor the search app's memory of answers. */
@@ -33,6 +33,21 @@ export const SCENARIOS = [
     id: 'repeated',
     label: 'repeated keyword search + facets (GET, edge cache)',
     request: (i) => ({ method: 'GET', path: searchPath(keywordRequest(i)) }),
+  },
+];
+
+/** The hybrid app's scenarios (issue 12): the keyword requests at semanticRatio 0.5, computed and from the edge cache. */
+const hybridRequest = (i) => ({ ...keywordRequest(i), semanticRatio: 0.5 });
+export const HYBRID_SCENARIOS = [
+  {
+    id: 'hybrid',
+    label: 'hybrid search + facets, semanticRatio 0.5 (GET)',
+    request: (i) => ({ method: 'GET', path: searchPath(hybridRequest(i), HYBRID_APP), headers: FRESH }),
+  },
+  {
+    id: 'hybrid-repeated',
+    label: 'repeated hybrid search + facets (GET, edge cache)',
+    request: (i) => ({ method: 'GET', path: searchPath(hybridRequest(i), HYBRID_APP) }),
   },
 ];
 
@@ -81,13 +96,13 @@ export function runScenario(baseUrl, scenario, { connections, seconds }) {
 }
 
 /**
- * Runs every scenario whose first requests answer 200 (a short warm-up, then `seconds` measured at `connections`,
- * then `serialSeconds` at one connection);
- * the others are reported as skipped with the status they answered.
+ * Runs every scenario (`SCENARIOS` unless given) whose first requests answer 200 (a short warm-up, then `seconds`
+ * measured at `connections`, then `serialSeconds` at one connection); the others are reported as skipped with the
+ * status they answered. Shares are of the empty route's req/s, measured here or given as `limit`.
  */
-export async function loadScenarios(baseUrl, { connections, seconds, warmupSeconds, serialSeconds, log }) {
+export async function loadScenarios(baseUrl, { connections, seconds, warmupSeconds, serialSeconds, log, scenarios = SCENARIOS, limit }) {
   const results = [];
-  for (const scenario of SCENARIOS) {
+  for (const scenario of scenarios) {
     const samples = await Promise.all([0, 1, 2].map((i) => probe(baseUrl, scenario.request(i))));
     const failed = samples.find((sample) => sample.status !== 200);
     if (failed) {
@@ -116,7 +131,7 @@ export async function loadScenarios(baseUrl, { connections, seconds, warmupSecon
       `load: ${scenario.label}: ${Math.round(results.at(-1).requestsPerSecond)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`,
     );
   }
-  const limit = results.find((r) => r.id === 'empty')?.requestsPerSecond;
-  for (const r of results) if (!r.skipped && limit) r.shareOfLimit = r.requestsPerSecond / limit;
+  const empty = results.find((r) => r.id === 'empty')?.requestsPerSecond ?? limit;
+  for (const r of results) if (!r.skipped && empty) r.shareOfLimit = r.requestsPerSecond / empty;
   return results;
 }

@@ -178,11 +178,14 @@ export function renderReport(r) {
   }
 
   out.push('## Full feed through the public API (wrangler dev)', '');
-  if (r.feed) {
-    const f = r.feed;
+  const feeds = [r.feed && ['keyword only', r.feed], r.hybrid?.feed && ['descriptions embedded (384-d, stand-in)', r.hybrid.feed]].filter(
+    Boolean,
+  );
+  if (feeds.length) {
     out.push(
       table(
         [
+          'search app',
           'documents',
           'chunk × concurrency',
           'upload (start → last bulk)',
@@ -191,22 +194,22 @@ export function renderReport(r) {
           'documents/s end to end',
           'rejected',
         ],
-        [
-          [
-            thousands(f.documents),
-            `${f.chunkSize} × ${f.concurrency}`,
-            `${fixed(f.uploadSeconds)} s`,
-            `${fixed(f.endToSearchableSeconds)} s`,
-            `${fixed(f.totalSeconds)} s`,
-            thousands(f.documentsPerSecond),
-            thousands(f.rejected),
-          ],
-        ],
+        feeds.map(([app, f]) => [
+          app,
+          thousands(f.documents),
+          `${f.chunkSize} × ${f.concurrency}`,
+          `${fixed(f.uploadSeconds)} s`,
+          `${fixed(f.endToSearchableSeconds)} s`,
+          `${fixed(f.totalSeconds)} s`,
+          thousands(f.documentsPerSecond),
+          thousands(f.rejected),
+        ]),
       ),
       '',
     );
-    if (f.rejected)
-      out.push(`Rejected by the bulk answers (first ${f.rejectedSample.length}): \`${JSON.stringify(f.rejectedSample)}\``, '');
+    for (const [app, f] of feeds)
+      if (f.rejected)
+        out.push(`Rejected by the bulk answers of ${app} (first ${f.rejectedSample.length}): \`${JSON.stringify(f.rejectedSample)}\``, '');
   } else out.push('Not measured (see the failed steps).', '');
 
   out.push(
@@ -219,7 +222,8 @@ export function renderReport(r) {
       '',
     );
   }
-  if (r.load?.length) {
+  const load = [...(r.load ?? []), ...(r.hybrid?.load ?? [])];
+  if (load.length) {
     out.push(
       table(
         [
@@ -233,7 +237,7 @@ export function renderReport(r) {
           'non-2xx / errors',
           'one answer',
         ],
-        r.load.map((s) =>
+        load.map((s) =>
           s.skipped
             ? [s.label, '–', '–', '–', '–', '–', '–', '–', `skipped: ${s.skipped.replaceAll('|', '/')}`]
             : [
@@ -252,6 +256,12 @@ export function renderReport(r) {
       '',
       'Search and suggest scenarios send `Cache-Control: no-cache` (computed answers: no edge cache, no memory of answers in the search app); the repeated scenario sends the same keyword requests without it. Latencies are autocannon’s, in whole milliseconds. At 32 connections a latency includes the wait in the queue (≈ connections ÷ req/s), so on a small machine the p50 reflects throughput as much as the cost of one query; the in-process table below gives the cost of one query.',
       '',
+      ...(r.hybrid?.load
+        ? [
+            "Hybrid rows: the search app `debian-hybrid`, the same catalogue with `description` as its `semantic` field, embedded while fed by the tests' OpenAI-compatible stand-in (test/agent/openai-server.ts, concept vectors of 384 dimensions, started by the benchmark in Node; no real embedding model is reachable offline). Its no-cache rows still reuse the worker's cached query embeddings (the query list repeats), so they measure the fused search, not the provider.",
+            '',
+          ]
+        : []),
     );
   } else out.push('Not measured (see the failed steps).', '');
 

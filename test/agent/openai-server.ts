@@ -20,6 +20,8 @@ const received = new Map<string, ReceivedCompletion[]>();
 const embeddingsReceived = new Map<string, Array<{ authorization?: string; body: any }>>();
 const embeddingFailures = new Map<string, { times: number; status: number }>();
 const holds = new Map<string, { release: () => void; released: Promise<void> }>();
+/** Whether requests are kept for `/control/…` (the benchmark's hundreds of large calls are not). */
+let recording = true;
 
 function holdFor(tag: string) {
   let hold = holds.get(tag);
@@ -114,7 +116,7 @@ async function complete(tag: string, req: IncomingMessage, res: ServerResponse):
 async function embed(tag: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const body = await readJson(req);
   const list = embeddingsReceived.get(tag) ?? [];
-  list.push({ authorization: req.headers.authorization, body });
+  if (recording) list.push({ authorization: req.headers.authorization, body });
   embeddingsReceived.set(tag, list);
   const failure = embeddingFailures.get(tag);
   if (failure && failure.times > 0) {
@@ -151,15 +153,25 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   answer(res, 404, { error: { message: 'no such stand-in route' } });
 }
 
-export default async function setup(project: TestProject) {
+/** Starts the stand-in on a free port of 127.0.0.1 (also used by `npm run bench`, bundled for Node, with `record: false`). */
+export async function startOpenAiStandIn({ record = true } = {}): Promise<{ port: number; close(): Promise<void> }> {
+  recording = record;
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => answer(res, 500, { error: { message: String(error) } }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  project.provide('openAiStandInPort', (server.address() as AddressInfo).port);
-  return async () => {
-    holds.forEach((hold) => hold.release());
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  return {
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      holds.forEach((hold) => hold.release());
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
+}
+
+export default async function setup(project: TestProject) {
+  const standIn = await startOpenAiStandIn();
+  project.provide('openAiStandInPort', standIn.port);
+  return () => standIn.close();
 }
