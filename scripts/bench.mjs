@@ -13,7 +13,7 @@
 //   the profiled HTTP runs, one `http-<scenario>.cpuprofile` each, for DevTools).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -204,11 +204,19 @@ if (runs('ui'))
     return { ...(await withServer(() => startDemoServer({ root }), measure)), server: 'wrangler dev' };
   });
 
+/** The sections of docs/benchmarks.md measured by other scripts (from `## Robustness` on), kept across runs. */
+function handWrittenSections(path) {
+  const previous = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const at = previous.indexOf('\n## Robustness');
+  return at < 0 ? '' : previous.slice(at);
+}
+
 results.meta.seconds = elapsedMs(started) / 1000;
 const report = renderReport(results);
 // A partial run (BENCH_ONLY) only prints: docs/benchmarks.md always holds a whole run.
 if (scale) writeFileSync(join(root, 'docs', 'benchmarks-scale.md'), report + '\n');
-else if (!only) writeFileSync(join(root, 'docs', 'benchmarks.md'), report + '\n');
+else if (!only)
+  writeFileSync(join(root, 'docs', 'benchmarks.md'), report + '\n' + handWrittenSections(join(root, 'docs', 'benchmarks.md')));
 process.stdout.write(report + '\n');
 if (results.errors.length) {
   log(`${results.errors.length} step(s) failed: ${results.errors.map((e) => e.step).join(', ')}`);

@@ -2,8 +2,10 @@
 // on the Debian catalogue (issue 11): hit@1, hit@3, hit@10 and MRR@10 per kind, written to docs/relevance.md.
 // `--url http://127.0.0.1:8787 [--tenant demo] [--app catalog]` also scores ours through a running service's HTTP API
 // (beside ours in process; the report lists the queries whose top 10 differ between the two).
+// `--shards N` compares ours as one index with ours as N shards instead (scripts/relevance/shards.mjs), writing
+// only that section of docs/relevance.md.
 // The catalogue is read from ../shared/data, or CATALOGUE_DIR (a git worktree elsewhere).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +18,16 @@ import { KINDS, readCases } from './relevance/cases.mjs';
 import { httpEngine } from './relevance/http.mjs';
 import { firstHit, MRR_DEPTH, summarizeByKind } from './relevance/metrics.mjs';
 import { renderReport, renderSummary } from './relevance/report.mjs';
+import { shardedEngine, withShardSection } from './relevance/shards.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
-  options: { url: { type: 'string' }, tenant: { type: 'string', default: 'demo' }, app: { type: 'string', default: 'catalog' } },
+  options: {
+    url: { type: 'string' },
+    tenant: { type: 'string', default: 'demo' },
+    app: { type: 'string', default: 'catalog' },
+    shards: { type: 'string' },
+  },
 });
 const log = (line) => process.stderr.write(`relevance: ${line}\n`);
 
@@ -55,6 +63,18 @@ async function score(makeEngine, envelopes, cases) {
 const started = now();
 const envelopes = readEnvelopes(root);
 const cases = readCases(new Set(envelopes.map((envelope) => envelope.header.id)));
+const reportPath = join(root, 'docs', 'relevance.md');
+
+if (flags.shards) {
+  const shards = Number(flags.shards);
+  const bundle = await bundleEngine(root, workDir);
+  const engine = await importEngine(bundle, readSchema(root));
+  const single = await score(() => ourEngine(engine.SearchIndex, engine.config), envelopes, cases);
+  const sharded = await score(() => shardedEngine(engine, engine.config, shards), envelopes, cases);
+  writeFileSync(reportPath, withShardSection(readFileSync(reportPath, 'utf8'), { shards, single, sharded }));
+  process.stdout.write(renderSummary([single, sharded]) + '\n');
+  process.exit(0);
+}
 // One engine at a time, so only one index is in memory at once.
 const runs = [];
 const http = flags.url ? [async () => httpEngine(flags)] : [];
@@ -67,5 +87,11 @@ const meta = {
   oursVia: flags.url ? `ours in process, and through the HTTP API of ${flags.url}, ${flags.tenant}/${flags.app}` : 'ours in process',
   seconds: elapsedMs(started) / 1000,
 };
-writeFileSync(join(root, 'docs', 'relevance.md'), renderReport({ runs, kinds: KINDS, meta }) + '\n');
+// The shard comparison's section (`--shards`) stays.
+const previous = readFileSync(reportPath, 'utf8');
+const shardSection = previous.indexOf('<!-- shards:');
+writeFileSync(
+  reportPath,
+  renderReport({ runs, kinds: KINDS, meta }) + '\n' + (shardSection < 0 ? '' : '\n' + previous.slice(shardSection)),
+);
 process.stdout.write(renderSummary(runs) + '\n');

@@ -13,6 +13,7 @@ import {
   hierarchicalMenu,
   hits,
   pagination,
+  rangeInput,
   rangeSlider,
   refinementList,
   sortBy,
@@ -192,7 +193,12 @@ search.addWidgets([
   ...config.refinementLists.map((attribute) =>
     refinementList({ container: facetContainer(attribute), attribute, limit: 8, showMore: true }),
   ),
-  ...config.ranges.map((attribute) => rangeSlider({ container: facetContainer(attribute), attribute, pips: false })),
+  ...config.ranges.flatMap((attribute) => {
+    const container = facetContainer(attribute);
+    const [slider, input] = [document.createElement('div'), document.createElement('div')];
+    container.append(slider, input);
+    return [rangeSlider({ container: slider, attribute, pips: false }), rangeInput({ container: input, attribute })];
+  }),
 ]);
 
 // Marks the query whose answer the widgets have just drawn: the browser tests and the keystroke-to-results

@@ -104,7 +104,7 @@ function searchPageSection(page) {
       .join(', ');
   return [
     ...out,
-    `Debian's Chromium (headless, playwright-core) types ${page.words} words of the demo catalogue key by key into \`/ui/demo/catalog\` of ${page.server === 'npm run dev' ? 'a running `npm run dev`' : 'a `wrangler dev` seeded like `npm run dev`'}, each key once the previous key's results and suggestions are on the page. A keystroke lasts from its keydown event to the moment the hits list is drawn for the query it made (measured in the page); its search call is the page's request from start to the end of the answer (Resource Timing); every keystroke also asks suggest.`,
+    `Debian's Chromium (headless, playwright-core) types ${page.words} words of the demo catalogue key by key into \`/ui/demo/catalog\` of ${page.server === 'npm run dev' ? 'a running `npm run dev`' : 'a `wrangler dev` seeded like `npm run dev`'}, each key once the previous key's results and suggestions are on the page. A keystroke lasts from its keydown event to the moment the hits list is drawn for the query it made (measured in the page); its search call is the page's \`fetch\` from the call to the answer's headers; every keystroke also asks suggest. The edge cache answers GET searches only (POST: \`BYPASS\`).`,
     '',
     table(
       [

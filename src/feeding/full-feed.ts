@@ -15,9 +15,11 @@ export async function finishCycleIfDrained(env: Env, db: Db, app: SearchAppRow, 
   const cycle = await searchApp.activeCycle();
   if (cycle?.id !== cycleId || cycle.state !== 'ENDING') return false;
   if ((await pendingInCycle(db, app.id, cycleId)) > 0) return false;
-  if (!(await searchApp.finishFullFeed(cycleId, indexConfigOf(app)))) return false;
-  await settleCycle(db, app.id, cycleId, ['PREPARED'], 'FINISHED');
-  return true;
+  const swap = await searchApp.finishFullFeed(cycleId, indexConfigOf(app));
+  if (swap === 'not-ending') return false;
+  // A refused swap failed the cycle: its entries end as those of a cancelled one.
+  await settleCycle(db, app.id, cycleId, ['PREPARED'], swap === 'swapped' ? 'FINISHED' : 'CANCELED');
+  return swap === 'swapped';
 }
 
 export async function cancelCycle(db: Db, app: SearchAppRow, cycleId: number): Promise<void> {

@@ -47,7 +47,7 @@ export function suggestKey(request: SuggestRequest): string {
 }
 
 /** Facets of `navigation: true` fields first (schema order): the browse menu of an empty-query search. */
-export function navigationFirst(facets: Facet[], fields: SearchAppField[]): Facet[] {
+export function navigationFirst(facets: Facet[], fields: Array<Pick<SearchAppField, 'code' | 'navigation'>>): Facet[] {
   const navigation = new Set(fields.filter((field) => field.navigation).map((field) => field.code));
   const isNavigation = (facet: Facet) => navigation.has(facet.id.split('.')[0]);
   return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];

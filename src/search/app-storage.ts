@@ -10,6 +10,7 @@
 import type { DocumentPayload } from './engine/types';
 import type { ReplicaIdentity } from './replica-follower';
 import type { AppIndexConfig } from './search-app-object';
+import type { ShardLayout } from './shards';
 
 /** SQLite rows are limited to 2 MB; snapshot chunks stay well below. */
 const CHUNK_BYTES = 1 << 20;
@@ -19,6 +20,15 @@ export interface FullFeedCycle {
   state: 'ACTIVE' | 'ENDING';
   startedAt: string;
   endRequestedAt?: string;
+  /** The shards the cycle stages into (the app's `shards` setting when it started); absent: 1. */
+  shards?: number;
+}
+
+/** A cross-shard swap this shard voted for: the cycle whose staged documents go live, as which layout, built how. */
+export interface PreparedSwap {
+  cycleId: number;
+  layout: ShardLayout;
+  config: AppIndexConfig;
 }
 
 /** A full feed that could not end: its staged documents were discarded, the live index kept. */
@@ -39,6 +49,10 @@ interface Meta {
   appId: number;
   /** When the next feeding recovery check is due (epoch ms); absent while the app has no open entries. */
   recoveryAt: number;
+  /** The shards of the app's live index and its generation; absent: one shard, generation 0. */
+  layout: ShardLayout;
+  /** The swap this shard is prepared for (phase 1 of a cross-shard full-feed swap). */
+  ready: PreparedSwap;
   /** A primary's read replicas (their object names), told of every new index version. */
   replicas: string[];
   /** A replica's primary and its own name. */
@@ -259,7 +273,8 @@ export class AppStorage {
     const seq = this.nextSeq();
     this.sql.exec('DELETE FROM documents');
     this.sql.exec(
-      'INSERT INTO documents (id, payload, seq, op, vector) SELECT id, payload, ?, op, vector FROM staged WHERE cycle = ? AND payload IS NOT NULL',
+      // In feeding order, as a rebuild reads them: without a query or sort, documents come in feeding order.
+      'INSERT INTO documents (id, payload, seq, op, vector) SELECT id, payload, ?, op, vector FROM staged WHERE cycle = ? AND payload IS NOT NULL ORDER BY op',
       seq,
       cycle,
     );

@@ -1,16 +1,23 @@
 /**
- * The one typed client of a search app's Durable Object: every caller (routes, feeding, agent, tests) talks
- * to the object through it, so answers are typed once and failed outcomes become the one error type once.
+ * The one typed client of a search app's Durable Objects: every caller (routes, feeding, agent, tests) talks
+ * to the app through it, so answers are typed once and failed outcomes become the one error type once.
+ *
+ * An app's documents live in one or more shard objects (`shards.ts`). With one shard every call goes to the
+ * app's one object as it always did. With more, searches and suggestions fan out to every shard in parallel and
+ * merge (`engine/merge.ts`), feeding routes each operation to its document's shard, and a full feed stages in
+ * every shard and swaps them as one step (`finishFullFeed`).
  */
 import type { Env } from '../env';
 import { ApiError, type ErrorDetail } from '../errors';
 import type { VersionedAnswer } from './answers';
+import { navigationFirst } from './answers';
 import { currentVersion } from './edge-cache';
 import { readTarget, type ReadPlacement } from './replica-reads';
 import type { ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
+import { mergeCorpusStats, mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './engine';
 import type { HighlightRequest } from './engine/highlight';
-import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type { CorpusStats, DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type {
   AppIndexConfig,
   FeedOperation,
@@ -20,8 +27,11 @@ import type {
   MissingVectors,
   OperationResult,
   SearchAppObject,
+  SearchPart,
   SemanticSearch,
+  ShardView,
 } from './search-app-object';
+import { shardName, shardNumbers, shardOf, SINGLE_SHARD, type ShardLayout } from './shards';
 
 /**
  * What the Durable Object answers for a call that can fail on the caller's input. Error classes do not
@@ -35,39 +45,59 @@ function unwrap<T>(outcome: Outcome<T>): T {
   throw new ApiError(outcome.status, outcome.message, outcome.details);
 }
 
+type ShardStub = DurableObjectStub<SearchAppObject>;
+
 /** A serialized answer and which copy of the index computed it. */
 export interface RoutedAnswer extends VersionedAnswer {
   servedBy: ReplicaRegion | 'primary';
 }
 
-/** Typed calls to one search app's Durable Object (named `<tenant>/<code>`). */
-export class SearchAppClient {
-  /** The raw stub, for tests that evict the object or run its alarm. */
-  readonly stub: DurableObjectStub<SearchAppObject>;
-  /** The object's name, which its replicas' names extend. */
-  readonly name: string;
+/** How a full feed's swap ended. */
+export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 
-  constructor(
-    private readonly env: Env,
-    tenantCode: string,
-    code: string,
-  ) {
-    this.name = `${tenantCode}/${code}`;
-    this.stub = env.SEARCH_APP.get(env.SEARCH_APP.idFromName(this.name));
+/** Facet values a shard counts for a sharded search: all of them, so the sums are exact. */
+const EVERY_FACET_VALUE = 1_000_000;
+/** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
+const SUGGEST_OVERSAMPLING = 4;
+const DEFAULT_FACET_LIMIT = 50;
+
+/** The shard count each isolate last learnt per app (`<tenant>/<code>`): searches ask that many shards first. */
+const knownShards = new Map<string, number>();
+
+/** Typed calls to one search app's Durable Objects (shard 0 named `<tenant>/<code>`). */
+export class SearchAppClient {
+  /** Shard 0's raw stub, for tests that evict the object or run its alarm. */
+  readonly stub: ShardStub;
+  /** Shard 0's object name, which its replicas' names extend. */
+  readonly name: string;
+  readonly #env: Env;
+  readonly #tenantCode: string;
+  readonly #code: string;
+
+  constructor(env: Env, tenantCode: string, code: string) {
+    this.#env = env;
+    this.#tenantCode = tenantCode;
+    this.#code = code;
+    this.name = shardName(tenantCode, code, 0);
+    this.stub = this.shard(0);
   }
 
   /**
    * A search or suggest answered by the nearest replica when it has the index version this isolate knows (learned
-   * from this primary at most `VERSION_BOUND_MS` ago, or now when `fresh`), else by the primary.
+   * from this primary at most `VERSION_BOUND_MS` ago, or now when `fresh`), else by the primary. An app of several
+   * shards answers from its shards' primaries (replicas copy one index object: shard 0 alone would be a part).
    */
   async nearestAnswer(read: IndexRead, placement: ReadPlacement, fresh = false): Promise<RoutedAnswer> {
-    const target = readTarget(this.env, this.name, placement);
-    if (target.region) {
-      const minVersion = await currentVersion(this.name, this, fresh);
-      const outcome = await target.stub.replicaAnswer({ primary: this.name, name: target.name }, read, minVersion, fresh);
-      if (outcome) return { ...unwrap(outcome), servedBy: target.region };
+    if ((knownShards.get(this.#app) ?? 1) === 1) {
+      const target = readTarget(this.#env, this.name, placement);
+      if (target.region) {
+        const minVersion = await currentVersion(this.name, this, fresh);
+        const outcome = await target.stub.replicaAnswer({ primary: this.name, name: target.name }, read, minVersion, fresh);
+        if (outcome) return { ...unwrap(outcome), servedBy: target.region };
+      }
     }
-    return { ...unwrap(await this.stub.readAnswer(read, fresh)), servedBy: 'primary' };
+    const answer = read.kind === 'search' ? await this.searchAnswer(read.request, fresh) : await this.suggestAnswer(read.request, fresh);
+    return { ...answer, servedBy: 'primary' };
   }
 
   /** Keeps the replicas of these regions, deletes the others. */
@@ -75,77 +105,266 @@ export class SearchAppClient {
     await this.stub.retainReplicas([...regions]);
   }
 
+  /** The stub of one shard's object (the coordinator is shard 0). */
+  shard(shard: number): ShardStub {
+    const name = shardName(this.#tenantCode, this.#code, shard);
+    return this.#env.SEARCH_APP.get(this.#env.SEARCH_APP.idFromName(name));
+  }
+
+  /** The object that answers reads of a shard: today its only copy. */
+  #reader(shard: number): ShardStub {
+    return this.shard(shard);
+  }
+
+  get #app(): string {
+    return `${this.#tenantCode}/${this.#code}`;
+  }
+
+  /** The live layout and active cycle, from the coordinator. */
+  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null }> {
+    const answer = await this.stub.layout();
+    knownShards.set(this.#app, answer.layout.shards);
+    return answer;
+  }
+
+  /** Every shard of the live layout. */
+  async #liveShards(): Promise<number[]> {
+    return shardNumbers((await this.layout()).layout.shards);
+  }
+
+  // ---------------------------------------------------------------- search
+
   /** One page of results; an invalid query (unknown facet or sort, a value not fitting its facet) is ApiError 400. */
-  async search(request: SearchRequest & HighlightRequest): Promise<SearchResult> {
-    // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchResult>.
-    return unwrap((await this.stub.search(request)) as Outcome<SearchResult>);
+  async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<SearchResult> {
+    if ((knownShards.get(this.#app) ?? 1) > 1) return (await this.#searchShards(request, semantic)).result;
+    // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchResult | Resharded>.
+    const answer = unwrap((await this.stub.search(request, semantic)) as Outcome<SearchResult | { shards: number }>);
+    if (!('shards' in answer)) return answer;
+    knownShards.set(this.#app, answer.shards);
+    return (await this.#searchShards(request, semantic)).result;
   }
 
   async suggest(request: SuggestRequest): Promise<Suggestion[]> {
-    return unwrap(await this.stub.suggest(request));
+    return JSON.parse((await this.suggestAnswer(request)).json) as Suggestion[];
   }
 
   /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
   async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false, semantic?: SemanticSearch): Promise<VersionedAnswer> {
-    return unwrap(await this.stub.searchAnswer(request, fresh, semantic));
+    if ((knownShards.get(this.#app) ?? 1) === 1) {
+      const answer = unwrap(await this.stub.searchAnswer(request, fresh, semantic));
+      if (answer.shards === 1) return { version: answer.version, json: answer.json };
+      knownShards.set(this.#app, answer.shards);
+    }
+    // As shard 0 answers alone: the facets of navigation fields first.
+    const { result, version, navigation } = await this.#searchShards(request, semantic);
+    const fields = navigation.map((code) => ({ code, navigation: true }));
+    return { version, json: JSON.stringify({ ...result, facets: navigationFirst(result.facets, fields) }) };
   }
 
   /** `suggest` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
   async suggestAnswer(request: SuggestRequest, fresh = false): Promise<VersionedAnswer> {
-    return unwrap(await this.stub.suggestAnswer(request, fresh));
+    if ((knownShards.get(this.#app) ?? 1) === 1) {
+      const answer = unwrap(await this.stub.suggestAnswer(request, fresh));
+      if (answer.shards === 1) return { version: answer.version, json: answer.json };
+      knownShards.set(this.#app, answer.shards);
+    }
+    const parts = await this.#fanOut((shard, generation) =>
+      this.#reader(shard).suggestPart({ ...request, rows: request.rows * SUGGEST_OVERSAMPLING }, generation),
+    );
+    return {
+      version: versionOf(parts),
+      json: JSON.stringify(
+        mergeSuggestions(
+          parts.map((part) => part.suggestions),
+          request.rows,
+        ),
+      ),
+    };
   }
 
-  /** The live index's version (changes with every feeding batch, full-feed swap and re-index). */
+  /** The live index's version (changes with every feeding batch, full-feed swap and re-index of any shard). */
   async indexVersion(): Promise<number> {
-    return this.stub.indexVersion();
+    if ((knownShards.get(this.#app) ?? 1) === 1) {
+      const view = await this.stub.shardView();
+      if (view.layout.shards === 1) return view.version;
+      knownShards.set(this.#app, view.layout.shards);
+    }
+    return versionOf(await this.#fanOut((shard) => this.#reader(shard).shardView()));
   }
+
+  /** A sharded search: every shard's best `page × rows` with every facet value, merged into the requested page. */
+  async #searchShards(
+    request: SearchRequest & HighlightRequest,
+    semantic?: SemanticSearch,
+  ): Promise<{ result: SearchResult; version: number; navigation: string[] }> {
+    const started = Date.now();
+    const start = (request.page - 1) * request.rows;
+    const partRequest = { ...request, page: 1, rows: start + request.rows, facetLimit: EVERY_FACET_VALUE };
+    const corpus = await this.#corpusStats(request.q, semantic);
+    const parts = (await this.#fanOut(async (shard, generation) => {
+      // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
+      return unwrap((await this.#reader(shard).searchPart(partRequest, semantic, generation, corpus)) as Outcome<SearchPart>);
+    })) as SearchPart[];
+    const total = parts.reduce((sum, part) => sum + part.total, 0);
+    const documents = mergeHits(
+      parts.map((part) => ({ hits: part.documents, merge: part.merge })),
+      start,
+      request.rows,
+    ).map((document, i) => ({ ...document, position: start + i + 1 }));
+    const facets = mergeFacets(
+      parts.map((part) => part.facets),
+      request.facetLimit ?? DEFAULT_FACET_LIMIT,
+    );
+    const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
+    const result: SearchResult = {
+      total,
+      time: Date.now() - started,
+      documents,
+      facets,
+      facetStats: mergeFacetStats(parts).facetStats,
+      paging: { page: request.page, rows: request.rows, total, totalPages: Math.ceil(total / request.rows) },
+      ...(semanticAnswer ? { semantic: semanticAnswer } : {}),
+    };
+    return { result, version: versionOf(parts), navigation: parts[0].navigation };
+  }
+
+  /**
+   * The whole index's BM25 statistics for a query's words, summed from every shard's share (one parallel round trip
+   * before the search, as Elasticsearch's dfs_query_then_fetch); none without words or for vector ranking alone.
+   */
+  async #corpusStats(q: string | undefined, semantic?: SemanticSearch): Promise<CorpusStats | undefined> {
+    const words = q?.trim();
+    if (!words || (semantic && semantic.ratio >= 1)) return undefined;
+    const parts = await this.#fanOut((shard, generation) => this.#reader(shard).corpusPart(words, generation));
+    // RPC typing widens the [term, entries] tuples; the object declares CorpusStats.
+    return mergeCorpusStats(parts.map((part) => part.stats as CorpusStats));
+  }
+
+  /**
+   * Asks every shard of the layout this isolate knows, in parallel. A shard answering for another layout means the
+   * app was re-sharded: ask again with the new one. Shards answering from different generations mean a swap is
+   * under way that every shard prepared: the ones behind are asked again for the newest, which they make live first.
+   */
+  async #fanOut<T extends ShardView>(ask: (shard: number, generation?: number) => Promise<T>): Promise<T[]> {
+    for (let attempt = 0; ; attempt++) {
+      const shards = knownShards.get(this.#app) ?? 1;
+      const parts = await Promise.all(shardNumbers(shards).map((shard) => ask(shard)));
+      const layout =
+        parts.find((part) => part.layout.generation === Math.max(...parts.map((p) => p.layout.generation)))?.layout ?? SINGLE_SHARD;
+      if (layout.shards !== shards && attempt < 2) {
+        knownShards.set(this.#app, layout.shards);
+        continue;
+      }
+      return Promise.all(parts.map((part, shard) => (part.layout.generation < layout.generation ? ask(shard, layout.generation) : part)));
+    }
+  }
+
+  // ---------------------------------------------------------------- documents
 
   /** The live document, or null. */
   async document(id: string): Promise<DocumentPayload | null> {
-    return (await this.stub.document(id)) as DocumentPayload | null;
+    const { layout } = await this.layout();
+    return (await this.#reader(shardOf(id, layout.shards)).document(id)) as DocumentPayload | null;
   }
 
   /** Whether a delete of this document has something to delete (live, or staged by the active cycle). */
   async hasDocument(id: string): Promise<boolean> {
-    return this.stub.hasDocument(id);
+    const { layout, cycle } = await this.layout();
+    const holders = new Set([shardOf(id, layout.shards), shardOf(id, cycle?.shards ?? 1)]);
+    const answers = await Promise.all([...holders].map((shard) => this.shard(shard).hasDocument(id)));
+    return answers.some(Boolean);
   }
 
-  /** Applies operations; `vectors` are the ones embedded for them that the object does not have yet. */
+  /**
+   * Applies operations, each on its document's shard (operations of a full-feed cycle on the cycle's shards);
+   * `vectors` are the ones embedded for them that the objects do not have yet.
+   */
   async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
-    return this.stub.apply(operations, config, vectors);
+    const { layout, cycle } = await this.layout();
+    if (layout.shards === 1 && (cycle?.shards ?? 1) === 1) return this.stub.apply(operations, config, vectors);
+    const byShard = new Map<number, FeedOperation[]>();
+    for (const op of operations) {
+      const shard = shardOf(op.documentId, op.cycleId ? (cycle?.shards ?? 1) : layout.shards);
+      byShard.set(shard, [...(byShard.get(shard) ?? []), op]);
+    }
+    const results = await Promise.all(
+      [...byShard].map(([shard, ops]) => {
+        const referenced = new Set(ops.map((op) => op.vector));
+        return this.shard(shard).apply(
+          ops,
+          config,
+          vectors.filter((vector) => referenced.has(vector.hash)),
+        );
+      }),
+    );
+    return results.flat();
   }
 
-  /** Rebuilds the indexes with `config`; 409 while a semantic text of a document has no stored vector. */
+  /** Rebuilds every shard's indexes with `config`; 409 while a semantic text of a document has no stored vector. */
   async reindex(config: AppIndexConfig): Promise<{ documents: number }> {
-    return unwrap(await this.stub.reindex(config));
+    const shards = await this.#liveShards();
+    const results = await Promise.all(shards.map(async (shard) => unwrap(await this.shard(shard).reindex(config))));
+    return { documents: results.reduce((sum, result) => sum + result.documents, 0) };
   }
 
-  /** Semantic texts a re-index with `config` would lack vectors for, a page of documents at a time. */
+  /**
+   * Semantic texts a re-index with `config` would lack vectors for, a page of documents at a time, shard after
+   * shard; the cursor is `<shard>/<document id>`.
+   */
   async missingVectors(config: AppIndexConfig, after: string, limit: number): Promise<MissingVectors> {
-    return this.stub.missingVectors(config, after, limit);
+    const shards = (await this.layout()).layout.shards;
+    const slash = after.indexOf('/');
+    const shard = slash < 0 ? 0 : Number(after.slice(0, slash));
+    const page = await this.shard(shard).missingVectors(config, slash < 0 ? after : after.slice(slash + 1), limit);
+    const next = page.next !== null ? `${shard}/${page.next}` : shard + 1 < shards ? `${shard + 1}/` : null;
+    return { texts: page.texts, next };
   }
 
-  /** Which of these content hashes have a stored vector. */
+  /** Which of these content hashes have a stored vector in every shard (a document may go to any of them). */
   async knownVectors(hashes: string[]): Promise<Set<string>> {
-    return new Set(await this.stub.knownVectors(hashes));
+    const shards = await this.#liveShards();
+    const known = await Promise.all(shards.map((shard) => this.shard(shard).knownVectors(hashes)));
+    return new Set(hashes.filter((hash) => known.every((list) => list.includes(hash))));
   }
 
+  /** Stores vectors ahead of a re-index, in every shard (each keeps the ones its documents use at its next snapshot). */
   async storeVectors(space: string, vectors: HashedVector[]): Promise<void> {
-    await this.stub.storeVectors(space, vectors);
+    const shards = await this.#liveShards();
+    await Promise.all(shards.map((shard) => this.shard(shard).storeVectors(space, vectors)));
   }
 
-  /** Deletes the app's documents, index and snapshots. */
+  /** Deletes the app's documents, index and snapshots, in every shard it has or is staging into. */
   async destroy(): Promise<void> {
-    await this.stub.destroy();
+    const { layout, cycle } = await this.layout();
+    const shards = shardNumbers(Math.max(layout.shards, cycle?.shards ?? 1)).reverse();
+    // Shard 0 last: it holds the layout a retry needs to find the others.
+    for (const shard of shards) await this.shard(shard).destroy();
+    knownShards.delete(this.#app);
   }
 
+  /** Live size and versions, summed over the shards. */
   async stats(): Promise<IndexStats> {
-    return this.stub.stats();
+    const shards = await this.#liveShards();
+    const all = await Promise.all(shards.map((shard) => this.shard(shard).stats()));
+    return {
+      documents: sum(all.map((s) => s.documents)),
+      indexed: sum(all.map((s) => s.indexed)),
+      seq: sum(all.map((s) => s.seq)),
+      snapshotSeq: sum(all.map((s) => s.snapshotSeq)),
+    };
   }
 
-  /** Starts a full-feed cycle; 409 while one is in progress. */
-  async startFullFeed(): Promise<FullFeedCycle> {
-    return unwrap(await this.stub.startFullFeed());
+  // ---------------------------------------------------------------- full feed
+
+  /** Starts a full-feed cycle staging into `shards` shards (the app's setting); 409 while one is in progress. */
+  async startFullFeed(shards = 1): Promise<FullFeedCycle> {
+    const cycle = unwrap(await this.stub.startFullFeed(shards));
+    await Promise.all(
+      shardNumbers(shards)
+        .slice(1)
+        .map((shard) => this.shard(shard).joinCycle(cycle)),
+    );
+    return cycle;
   }
 
   /** Marks the active cycle as ending; 404 without one. */
@@ -153,9 +372,11 @@ export class SearchAppClient {
     return unwrap(await this.stub.requestFullFeedEnd());
   }
 
-  /** Discards the active cycle's staged documents; 404 without one. */
+  /** Discards the active cycle's staged documents in every shard; 404 without one. */
   async cancelFullFeed(): Promise<FullFeedCycle> {
-    return unwrap(await this.stub.cancelFullFeed());
+    const cycle = unwrap(await this.stub.cancelFullFeed());
+    await this.#abortOthers(cycle);
+    return cycle;
   }
 
   async activeCycle(): Promise<FullFeedCycle | null> {
@@ -172,9 +393,12 @@ export class SearchAppClient {
     return this.stub.recoveryIdle(requestedAt);
   }
 
-  /** Fails the cycle with a reason shown by the status; false when it is no longer the active one. */
+  /** Fails the cycle with a reason shown by the status (every shard's staged documents go); false when it is no longer the active one. */
   async failFullFeed(cycleId: number, reason: string): Promise<boolean> {
-    return this.stub.failFullFeed(cycleId, reason);
+    const cycle = await this.stub.activeCycle();
+    if (!(await this.stub.failFullFeed(cycleId, reason))) return false;
+    if (cycle) await this.#abortOthers(cycle);
+    return true;
   }
 
   /** How an ended cycle ended (`FINISHED`: swapped in, `CANCELED`: cancelled or failed); null while it is active. */
@@ -182,11 +406,73 @@ export class SearchAppClient {
     return this.stub.cycleOutcome(cycleId);
   }
 
-  async finishFullFeed(cycleId: number, config: AppIndexConfig): Promise<boolean> {
-    return this.stub.finishFullFeed(cycleId, config);
+  /**
+   * Makes an ending cycle's staged documents the live index; `not-ending` when the cycle is not (or no longer)
+   * ending, `refused` when a shard refused and the cycle failed.
+   * One shard in the cycle and the layout: the object swaps alone. Otherwise a two-phase commit: every shard of
+   * the cycle prepares (a refusal fails the cycle and every shard discards its staged documents, the live index
+   * untouched), then every shard commits the new generation, shard 0 last. Searches that meet shards of two
+   * generations meanwhile ask the ones behind for the newer, which they make live first, so no answer mixes them.
+   * A shard failing to commit throws; the consumer's retry commits again (idempotent).
+   */
+  async finishFullFeed(cycleId: number, config: AppIndexConfig): Promise<SwapOutcome> {
+    const { layout, cycle } = await this.layout();
+    if (cycle?.id !== cycleId || cycle.state !== 'ENDING') return 'not-ending';
+    const shards = cycle.shards ?? 1;
+    if (shards === 1 && layout.shards === 1) return (await this.stub.finishFullFeed(cycleId, config)) ? 'swapped' : 'not-ending';
+    const swap = { cycleId, layout: { shards, generation: layout.generation + 1 }, config };
+    const votes = await Promise.all(
+      shardNumbers(shards).map(async (shard) => {
+        try {
+          return await this.shard(shard).prepareSwap(swap, shardName(this.#tenantCode, this.#code, shard));
+        } catch (error) {
+          return { ok: false as const, message: `shard ${shard} did not answer: ${String(error)}` };
+        }
+      }),
+    );
+    const refusal = votes.find((vote) => !vote.ok);
+    if (refusal && !refusal.ok) {
+      await this.failFullFeed(cycleId, `the swap was refused: ${refusal.message}`);
+      return 'refused';
+    }
+    const others = shardNumbers(shards).slice(1);
+    await Promise.all(others.map((shard) => this.shard(shard).commitSwap(swap.layout.generation)));
+    await this.stub.commitSwap(swap.layout.generation);
+    // Shards the new layout no longer has.
+    for (const shard of shardNumbers(layout.shards).slice(shards)) await this.shard(shard).destroy();
+    knownShards.set(this.#app, shards);
+    return 'swapped';
   }
 
+  /** Full-feed progress; staged and live documents summed over the shards. */
   async fullFeedStatus(): Promise<FullFeedStatus> {
-    return this.stub.fullFeedStatus();
+    const status = await this.stub.fullFeedStatus();
+    const { layout, cycle } = await this.layout();
+    const shards = shardNumbers(Math.max(layout.shards, cycle?.shards ?? 1)).slice(1);
+    if (!shards.length) return status;
+    const others = await Promise.all(shards.map((shard) => this.shard(shard).fullFeedStatus()));
+    return {
+      ...status,
+      stagedDocuments: status.stagedDocuments + sum(others.map((s) => s.stagedDocuments)),
+      liveDocuments: status.liveDocuments + sum(others.slice(0, layout.shards - 1).map((s) => s.liveDocuments)),
+    };
   }
+
+  /** Shards other than 0 drop a cycle that will not swap. */
+  async #abortOthers(cycle: FullFeedCycle): Promise<void> {
+    await Promise.all(
+      shardNumbers(cycle.shards ?? 1)
+        .slice(1)
+        .map((shard) => this.shard(shard).abortSwap(cycle.id)),
+    );
+  }
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}
+
+/** The version of a sharded index: every shard's version only grows, so their sum changes with any change. */
+function versionOf(parts: ShardView[]): number {
+  return sum(parts.map((part) => part.version));
 }

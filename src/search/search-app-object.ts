@@ -2,15 +2,27 @@ import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
 import { numberVar, type Env } from '../env';
 import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswer } from './answers';
-import { AppStorage, type DocumentRow, type FailedCycle, type FullFeedCycle, type HashedVector } from './app-storage';
+import { AppStorage, type DocumentRow, type FailedCycle, type FullFeedCycle, type HashedVector, type PreparedSwap } from './app-storage';
 import { ChangeLog, type ChangePage } from './change-log';
 import { contentHash, embeddingText } from './embedding/text';
-import { displayFields, QueryError, SearchIndex, VectorIndex } from './engine';
+import { displayFields, QueryError, SearchIndex, VectorIndex, type RankedSuggestion } from './engine';
 import type { HighlightRequest } from './engine/highlight';
-import type { DocumentPayload, IndexConfig, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type {
+  CorpusStats,
+  DocumentPayload,
+  EngineSearchResult,
+  IndexConfig,
+  MergeKeys,
+  ResultDocument,
+  SearchRequest,
+  SearchResult,
+  Suggestion,
+  SuggestRequest,
+} from './engine/types';
 import { ReplicaFollower, REPLICA_PAGE, type ReplicaIdentity, type ReplicaSource } from './replica-follower';
 import { regionOfReplica } from './replica-regions';
 import type { Outcome } from './search-app-client';
+import { SINGLE_SHARD, type ShardLayout } from './shards';
 
 /** A document operation as the feeding consumer hands it to the search app. */
 export interface FeedOperation {
@@ -100,6 +112,40 @@ export interface RecoveryRequest {
   /** The highest operation id this instance applied. */
   appliedUpTo: number;
   requestedAt: number;
+}
+
+/** What every shard answer says about the index it read: the layout (to check the caller's) and the shard's version. */
+export interface ShardView {
+  layout: ShardLayout;
+  version: number;
+}
+
+/** One shard's part of a sharded search: its best hits with merge keys, every facet value, stats with their counts. */
+export interface SearchPart extends ShardView {
+  total: number;
+  documents: ResultDocument[];
+  merge: MergeKeys;
+  facets: SearchResult['facets'];
+  facetStats: SearchResult['facetStats'];
+  facetStatCounts: Record<string, number>;
+  semantic?: SearchResult['semantic'];
+  /** Codes of the fields with `navigation: true` (their facets come first in an answer). */
+  navigation: string[];
+}
+
+/** One shard's part of a sharded suggest. */
+export interface SuggestPart extends ShardView {
+  suggestions: RankedSuggestion[];
+}
+
+/** Shard 0's answer to a caller that believed the app had one shard when it has `shards`: no result, ask them all. */
+export interface Resharded {
+  shards: number;
+}
+
+/** A serialized answer of shard 0, and how many shards the app has (more than 1: the caller asks them all instead). */
+export interface LayoutAnswer extends VersionedAnswer {
+  shards: number;
 }
 
 function ok<T>(value: T): Outcome<T> {
@@ -284,10 +330,16 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- full feed
 
-  async startFullFeed(): Promise<Outcome<FullFeedCycle>> {
+  /** Starts a cycle staging into `shards` shards (the others join it through `joinCycle`). */
+  async startFullFeed(shards = 1): Promise<Outcome<FullFeedCycle>> {
     const active = this.#storage.get('cycle');
     if (active) return { ok: false, status: 409, message: `A full feed is already in progress (cycle ${active.id})` };
-    const cycle: FullFeedCycle = { id: (this.#storage.get('lastCycleId') ?? 0) + 1, state: 'ACTIVE', startedAt: new Date().toISOString() };
+    const cycle: FullFeedCycle = {
+      id: (this.#storage.get('lastCycleId') ?? 0) + 1,
+      state: 'ACTIVE',
+      startedAt: new Date().toISOString(),
+      ...(shards > 1 ? { shards } : {}),
+    };
     this.#storage.set('cycle', cycle);
     this.#storage.set('lastCycleId', cycle.id);
     return ok(cycle);
@@ -367,34 +419,147 @@ export class SearchAppObject extends DurableObject<Env> {
     };
   }
 
+  // ---------------------------------------------------------------- shards
+
+  /** The live layout of the app's shards and the active cycle (coordinator: shard 0). */
+  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null }> {
+    return { layout: this.#layout(), cycle: this.#storage.get('cycle') ?? null };
+  }
+
+  /** A shard other than 0 joins the coordinator's cycle: the cycle's operations routed here are staged. */
+  async joinCycle(cycle: FullFeedCycle): Promise<void> {
+    this.#storage.set('cycle', cycle);
+  }
+
+  /**
+   * Phase 1 of a cross-shard swap: this shard holds the cycle's staged documents and promises to make them live
+   * as `swap.layout` when told (or when a search asks for that generation: the decision was then taken). Yes as
+   * well when that generation is live here already (a retried swap). `shardName` is for `TEST_REFUSE_SWAP`.
+   */
+  async prepareSwap(swap: PreparedSwap, shardName: string): Promise<Outcome<null>> {
+    if (this.#layout().generation >= swap.layout.generation) return ok(null);
+    if (this.env.TEST_REFUSE_SWAP === shardName)
+      return { ok: false, status: 409, message: `${shardName} refuses swaps (TEST_REFUSE_SWAP)` };
+    if (this.#storage.get('cycle')?.id !== swap.cycleId)
+      return { ok: false, status: 409, message: `cycle ${swap.cycleId} is not staged here` };
+    this.#storage.set('ready', swap);
+    return ok(null);
+  }
+
+  /** Phase 2: the prepared cycle's documents go live as the new generation; true when that generation is live. */
+  async commitSwap(generation: number): Promise<boolean> {
+    if (this.#layout().generation >= generation) return true;
+    const ready = this.#storage.get('ready');
+    if (ready?.layout.generation !== generation) return false;
+    this.ctx.storage.transactionSync(() => {
+      this.#storage.promoteStaged(ready.cycleId);
+      if (this.#storage.get('cycle')?.id === ready.cycleId) {
+        this.#storage.set('cycle', undefined);
+        this.#storage.set('swappedCycles', [...(this.#storage.get('swappedCycles') ?? []), ready.cycleId].slice(-SWAPPED_CYCLES_KEPT));
+      }
+      this.#storage.set('layout', ready.layout);
+      this.#storage.set('ready', undefined);
+      if (this.#log.active) this.#log.reset(this.#version());
+      this.#rebuild(ready.config);
+    });
+    this.#notifyReplicas();
+    await this.#armRecovery();
+    return true;
+  }
+
+  /** A swap that did not happen (a shard refused, or the cycle was cancelled or failed): the staged documents go. */
+  async abortSwap(cycleId: number): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      this.#storage.discardStaged(cycleId);
+      if (this.#storage.get('cycle')?.id === cycleId) this.#storage.set('cycle', undefined);
+      if (this.#storage.get('ready')?.cycleId === cycleId) this.#storage.set('ready', undefined);
+    });
+  }
+
+  /** Documents and index change when the layout did (a shard joining a new layout); the sequence tells versions apart. */
+  #layout(): ShardLayout {
+    return this.#storage.get('layout') ?? SINGLE_SHARD;
+  }
+
+  #view(): ShardView {
+    return { layout: this.#layout(), version: this.#version() };
+  }
+
   // ---------------------------------------------------------------- search
 
   /**
    * One page of results; with `semantic`, keyword and vector rankings fused. Without vectors of the query's
    * embedder (none fed yet, or the embedder changed and no re-index ran) it answers keyword results, flagged.
    */
-  async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<Outcome<SearchResult>> {
-    const index = this.#loadIndex();
+  async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<Outcome<SearchResult | Resharded>> {
+    const { shards } = this.#layout();
+    // This shard's answer alone would be a part: the caller learns the layout and asks every shard.
+    if (shards > 1) return ok({ shards });
+    return this.#search(request, semantic);
+  }
+
+  #search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Outcome<SearchResult> {
     const started = Date.now();
+    return this.#run(request, semantic, undefined, (found, documents, semanticAnswer) => ({
+      total: found.total,
+      time: Date.now() - started,
+      documents,
+      facets: found.facets,
+      facetStats: found.facetStats,
+      paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
+      ...semanticAnswer,
+    }));
+  }
+
+  /**
+   * This shard's part of a sharded search (the caller asks for page 1 of `page × rows` rows and every facet value):
+   * hits with merge keys, facets and stats to sum; `corpus`, the whole index's BM25 statistics for the query, makes
+   * its scores those of one index. With `generation`, a swap to it prepared here is made live first
+   * (another shard answered from it, so every shard was prepared and the swap decided).
+   */
+  async searchPart(
+    request: SearchRequest & HighlightRequest,
+    semantic?: SemanticSearch,
+    generation?: number,
+    corpus?: CorpusStats,
+  ): Promise<Outcome<SearchPart>> {
+    if (generation !== undefined) await this.commitSwap(generation);
+    return this.#run(request, semantic, { corpus }, (found, documents, semanticAnswer) => ({
+      ...this.#view(),
+      total: found.total,
+      documents,
+      merge: found.merge ?? { order: [], keys: [] },
+      facets: found.facets,
+      facetStats: found.facetStats,
+      facetStatCounts: found.facetStatCounts,
+      navigation: (this.#index?.config.fields ?? []).filter((field) => field.navigation).map((field) => field.code),
+      ...semanticAnswer,
+    }));
+  }
+
+  /** Runs a search on the live index and shapes its answer; an invalid query is a 400 outcome. */
+  #run<T>(
+    request: SearchRequest & HighlightRequest,
+    semantic: SemanticSearch | undefined,
+    part: { corpus?: CorpusStats } | undefined,
+    shape: (found: EngineSearchResult, documents: ResultDocument[], semanticAnswer: Pick<SearchResult, 'semantic'>) => T,
+  ): Outcome<T> {
+    const index = this.#loadIndex();
     try {
       const highlighter = index?.highlighter(request);
       const vectors = semantic && this.#space === semantic.embedder ? this.#vectors : undefined;
       const hybrid = semantic && vectors ? { vectors, vector: semantic.vector, ratio: semantic.ratio } : undefined;
-      const found = index?.search(request, hybrid) ?? { total: 0, hits: [], facets: [], facetStats: {} };
+      const feeding = part && { feedingKey: (id: string) => this.#storage.lastOp(id), corpus: part.corpus };
+      const found = index?.search(request, hybrid, feeding) ?? { total: 0, hits: [], facets: [], facetStats: {}, facetStatCounts: {} };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
-      return ok({
-        total: found.total,
-        time: Date.now() - started,
-        documents: found.hits.map((hit) => {
-          const document = displayFields(fields, payloads.get(hit.id) ?? {});
-          return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
-        }),
-        facets: found.facets,
-        facetStats: found.facetStats,
-        paging: { page: request.page, rows: request.rows, total: found.total, totalPages: Math.ceil(found.total / request.rows) },
-        ...(semantic ? { semantic: hybrid ? { ratio: hybrid.ratio } : { ratio: 0, fallback: NO_VECTORS } } : {}),
+      const documents = found.hits.map((hit) => {
+        const document = displayFields(fields, payloads.get(hit.id) ?? {});
+        return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
       });
+      return ok(
+        shape(found, documents, semantic ? { semantic: hybrid ? { ratio: hybrid.ratio } : { ratio: 0, fallback: NO_VECTORS } } : {}),
+      );
     } catch (error) {
       if (error instanceof QueryError) return { ok: false, status: 400, message: 'Invalid search request', details: error.details };
       throw error;
@@ -405,6 +570,19 @@ export class SearchAppObject extends DurableObject<Env> {
     return ok(this.#loadIndex()?.suggest(request) ?? []);
   }
 
+  /** This shard's share of a query's BM25 statistics (summed over the shards before a sharded search); `generation` as for `searchPart`. */
+  async corpusPart(q: string, generation?: number): Promise<ShardView & { stats: CorpusStats }> {
+    if (generation !== undefined) await this.commitSwap(generation);
+    const stats = this.#loadIndex()?.corpusStats(q) ?? { documents: 0, fieldLengths: [], terms: [], matched: false };
+    return { ...this.#view(), stats };
+  }
+
+  /** This shard's part of a sharded suggest; `generation` as for `searchPart`. */
+  async suggestPart(request: SuggestRequest, generation?: number): Promise<SuggestPart> {
+    if (generation !== undefined) await this.commitSwap(generation);
+    return { ...this.#view(), suggestions: this.#loadIndex()?.rankedSuggestions(request) ?? [] };
+  }
+
   /**
    * The version of the live index: the sequence number of its last change (a feeding batch, a full-feed swap
    * or a re-index). Answers of one version never change, so the edge cache keys them by it.
@@ -413,24 +591,25 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#version();
   }
 
+  /** This shard's version and the layout it belongs to. */
+  async shardView(): Promise<ShardView> {
+    return this.#view();
+  }
+
   /**
    * `search` serialized once, with its index version; a repeat of the same version (and, hybrid, of the same ratio
    * and embedder) comes from memory unless `fresh`.
    */
-  async searchAnswer(
-    request: SearchRequest & HighlightRequest,
-    fresh = false,
-    semantic?: SemanticSearch,
-  ): Promise<Outcome<VersionedAnswer>> {
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false, semantic?: SemanticSearch): Promise<Outcome<LayoutAnswer>> {
     return this.#memoized(searchKey(request, semantic), fresh, async () => {
-      const outcome = await this.search(request, semantic);
+      const outcome = this.#search(request, semantic);
       if (!outcome.ok) return outcome;
       return ok({ ...outcome.value, facets: navigationFirst(outcome.value.facets, this.#index?.config.fields ?? []) });
     });
   }
 
   /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
-  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<Outcome<VersionedAnswer>> {
+  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<Outcome<LayoutAnswer>> {
     return this.#memoized(suggestKey(request), fresh, () => this.suggest(request));
   }
 
@@ -611,15 +790,17 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** Nothing else runs between reading the version and computing the answer: the object handles one event at a time. */
-  async #memoized<T>(key: string, fresh: boolean, answer: () => Promise<Outcome<T>>): Promise<Outcome<VersionedAnswer>> {
+  async #memoized<T>(key: string, fresh: boolean, answer: () => Promise<Outcome<T>>): Promise<Outcome<LayoutAnswer>> {
     const version = this.#version();
+    const { shards } = this.#layout();
+    if (shards > 1) return ok({ version, json: 'null', shards });
     const known = fresh ? undefined : this.#answers.get(version, key);
-    if (known !== undefined) return ok({ version, json: known });
+    if (known !== undefined) return ok({ version, json: known, shards });
     const outcome = await answer();
     if (!outcome.ok) return outcome;
     const json = JSON.stringify(outcome.value);
     this.#answers.set(version, key, json);
-    return ok({ version, json });
+    return ok({ version, json, shards });
   }
 
   // ---------------------------------------------------------------- index lifecycle

@@ -6,6 +6,7 @@ import { findSearchApp, requireSearchApp, requireTenant, type SearchAppRow } fro
 import { searchApps, tenants } from '../db/schema';
 import type { Env } from '../env';
 import { SearchAppClient } from './search-app-client';
+import { MAX_SHARDS } from './shards';
 import { rateLimitTier } from '../rate-limit';
 import { embedderInput, embedderView, nextEmbedder } from './embedding/config';
 import type { RankingSettings } from './engine/types';
@@ -51,6 +52,7 @@ export const searchAppInput = z
     embedder: embedderInput.nullable().optional(),
     defaultSemanticRatio: z.number().min(0).max(1).optional(),
     rateLimit: rateLimitTier.optional(),
+    shards: z.number().int().min(1).max(MAX_SHARDS).optional(),
     /** Regions with a read replica; `[]` turns replicas off. */
     replicas: z
       .array(z.enum(REPLICA_REGIONS))
@@ -82,6 +84,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
       embedder,
       defaultSemanticRatio: changes.defaultSemanticRatio,
       rateLimit: changes.rateLimit,
+      shards: changes.shards,
       replicas: changes.replicas,
       ranking,
     })
@@ -93,6 +96,7 @@ export async function upsertSearchApp(db: Db, tenantCode: string, code: string, 
         ...(changes.embedder !== undefined ? { embedder } : {}),
         ...(changes.defaultSemanticRatio !== undefined ? { defaultSemanticRatio: changes.defaultSemanticRatio } : {}),
         ...(changes.rateLimit ? { rateLimit: changes.rateLimit } : {}),
+        ...(changes.shards ? { shards: changes.shards } : {}),
         ...(changes.replicas ? { replicas: changes.replicas } : {}),
         ranking,
         updatedAt: new Date().toISOString(),

@@ -21,6 +21,16 @@ async function apiTotal(query: string): Promise<number> {
   return answer.result.total;
 }
 
+/** The service's total for a POST search (tree filters need POST). */
+async function apiTotalOf(body: object): Promise<number> {
+  const answer = await fetch(`${base}/api/v1/search/${DEMO_TENANT}/${DEMO_APP}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ rows: 1, facets: [], ...body }),
+  }).then((r) => r.json() as Promise<{ result: { total: number } }>);
+  return answer.result.total;
+}
+
 describe('search page in Chromium', () => {
   it('suggests completions while typing and shows highlighted hits for a misspelled query', async () => {
     const page = await openPage(browser, pageUrl());
@@ -106,6 +116,61 @@ describe('search page in Chromium', () => {
         return sizes.length > 1 && sizes.every((size, i) => i === 0 || sizes[i - 1] >= size);
       })
       .toBe(true);
+  });
+
+  it('drills the tags menu, pages, lists and clears the refinements, toggles a boolean', async () => {
+    const page = await openPage(browser, pageUrl());
+    await renderedFor(page, '');
+    const everything = await resultCount(page);
+    const menuItem = (label: string) =>
+      page
+        .locator('[data-facet="tags"] .ais-HierarchicalMenu-link')
+        .filter({ has: page.locator('.ais-HierarchicalMenu-label', { hasText: new RegExp(`^${label}$`) }) });
+    await menuItem('devel').click();
+    const devel = await apiTotalOf({ filters: { tags: { filterType: 'tree', values: ['devel'] } } });
+    await expect.poll(() => resultCount(page)).toBe(devel);
+    const firstHits = await page.locator('.hit').evaluateAll((hits) => hits.map((hit) => hit.getAttribute('data-id')));
+    await page.locator('.ais-Pagination-item--page a', { hasText: /^2$/ }).click();
+    await expect.poll(() => page.locator('.ais-Pagination-item--selected').innerText()).toBe('2');
+    await expect.poll(() => new URL(page.url()).searchParams.get('page')).toBe('2');
+    const secondHits = await page.locator('.hit').evaluateAll((hits) => hits.map((hit) => hit.getAttribute('data-id')));
+    expect(secondHits.some((id) => firstHits.includes(id))).toBe(false);
+
+    await menuItem('editor').click();
+    const editor = await apiTotalOf({ filters: { tags: { filterType: 'tree', values: ['devel/editor'] } } });
+    expect(editor).toBeLessThan(devel);
+    await expect.poll(() => resultCount(page)).toBe(editor);
+    await expect.poll(() => new URL(page.url()).searchParams.get('tags')).toBe('devel/editor');
+    expect(new URL(page.url()).searchParams.get('page')).toBeNull();
+    expect(await page.locator('#current .ais-CurrentRefinements-label').allInnerTexts()).toHaveLength(1);
+    expect(await page.locator('#current .ais-CurrentRefinements-categoryLabel').allInnerTexts()).toEqual(['devel/editor']);
+
+    await page.locator('#clear button').click();
+    await expect.poll(() => resultCount(page)).toBe(everything);
+    await expect.poll(() => new URL(page.url()).searchParams.get('tags')).toBeNull();
+    expect(await page.locator('#current .ais-CurrentRefinements-item').count()).toBe(0);
+
+    await page.locator('[data-facet="essential"] .ais-ToggleRefinement-label').click();
+    await expect.poll(() => resultCount(page)).toBe(await apiTotal('f.essential=true'));
+    expect(new Set(await hitDetail(page, 'essential'))).toEqual(new Set(['true']));
+    await expect.poll(() => new URL(page.url()).searchParams.get('essential')).toBe('true');
+  });
+
+  it('types bounds into the range input and snippets descriptions around the match', async () => {
+    const page = await openPage(browser, pageUrl('?q=editor'));
+    await renderedFor(page, 'editor');
+    const snippets = await page.locator('.hit p').allInnerTexts();
+    expect(snippets.length).toBeGreaterThan(0);
+    expect(await page.locator('.hit p mark').count()).toBeGreaterThan(0);
+    const range = page.locator('[data-facet="installedSize"] .ais-RangeInput');
+    await range.locator('.ais-RangeInput-input--min').fill('1000');
+    await range.locator('.ais-RangeInput-input--max').fill('20000');
+    await range.locator('.ais-RangeInput-submit').click();
+    await expect.poll(() => resultCount(page)).toBe(await apiTotal('q=editor&f.installedSize=1000..20000'));
+    await expect.poll(() => new URL(page.url()).searchParams.get('installedSize')).toBe('1000:20000');
+    const sizes = (await hitDetail(page, 'installedSize')).map(Number);
+    expect(sizes.length).toBeGreaterThan(0);
+    expect(sizes.every((size) => size >= 1000 && size <= 20000)).toBe(true);
   });
 
   it('restores the query, refinements, sort and page from the URL', async () => {

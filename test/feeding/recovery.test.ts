@@ -158,7 +158,7 @@ describe('entries of a cycle that ended while D1 was not told', () => {
     // What End does, minus settling D1: the process died right after the object swapped the index.
     const row = await findSearchApp(createDb(env.DB), app.tenant, app.code);
     await app.searchApp.requestFullFeedEnd();
-    expect(await app.searchApp.finishFullFeed(cycleId, indexConfigOf(row!))).toBe(true);
+    expect(await app.searchApp.finishFullFeed(cycleId, indexConfigOf(row!))).toBe('swapped');
     expect(await states(ids)).toEqual(['PREPARED', 'PREPARED']);
     expect(await recoveryArmed(app)).toBe(true);
 

@@ -71,7 +71,7 @@ export const dataRoutes = new Hono<AppEnv>()
     return c.json(requireAnyAccepted(answer), 200);
   })
   .post('/fullfeed/start/:tenant/:code', write, validate('json', anyObject), withSearchApp, async (c) => {
-    const cycle = await c.var.searchApp.startFullFeed();
+    const cycle = await c.var.searchApp.startFullFeed(c.var.app.shards);
     return c.json({ message: 'Full feed started', cycleId: cycle.id, state: cycle.state, startedAt: cycle.startedAt }, 200);
   })
   .post('/fullfeed/end/:tenant/:code', write, validate('json', anyObject), withSearchApp, async (c) => {

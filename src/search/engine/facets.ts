@@ -14,6 +14,8 @@ import type { Facet, FacetStats } from './types';
 export interface FacetAnswer {
   facets: Facet[];
   facetStats: Record<string, FacetStats>;
+  /** How many matching documents each `facetStats` entry covers (what merging shards' averages needs). */
+  facetStatCounts: Record<string, number>;
 }
 
 /** Facets over every document with no filter depend only on the index version (and the value limit). */
@@ -53,7 +55,7 @@ export function filteredFacets(state: IndexState, limit: number, filtered: Filte
     }
     return topValues(column, tally, limit);
   });
-  return { facets, facetStats: numericStats(state, filtered, selected) };
+  return { facets, ...numericStats(state, filtered, selected) };
 }
 
 /** Counts and stats over every live document (no query, no filter). */
@@ -69,13 +71,14 @@ export function facetsOfEverything(state: IndexState, limit: number, selected: F
         () => true,
         (_, column) => topValues(column, column.live, limit),
       ),
-      facetStats: numericStats(state, everything, () => true),
+      ...numericStats(state, everything, () => true),
     };
     state.caches.browseFacets = cached;
   }
   return {
     facets: cached.facets.filter((facet) => selected(facet.id)),
     facetStats: Object.fromEntries(Object.entries(cached.facetStats).filter(([id]) => selected(id))),
+    facetStatCounts: cached.facetStatCounts,
   };
 }
 
@@ -87,8 +90,9 @@ function neededBits({ disjunctive }: Filtered, facetId: string): number {
 }
 
 /** Min, max, average and sum of each selected numeric facet over the candidates that count for it. */
-function numericStats(state: IndexState, filtered: Filtered, selected: FacetSelection): Record<string, FacetStats> {
+function numericStats(state: IndexState, filtered: Filtered, selected: FacetSelection): Omit<FacetAnswer, 'facets'> {
   const stats: Record<string, FacetStats> = {};
+  const counts: Record<string, number> = {};
   const { shared, passes } = filtered;
   for (const field of state.plan.facets) {
     const column = state.numbers.get(field.code);
@@ -107,9 +111,11 @@ function numericStats(state: IndexState, filtered: Filtered, selected: FacetSele
       sum += value;
       count++;
     }
-    if (count) stats[field.code] = { min, max, avg: sum / count, sum };
+    if (!count) continue;
+    stats[field.code] = { min, max, avg: sum / count, sum };
+    counts[field.code] = count;
   }
-  return stats;
+  return { facetStats: stats, facetStatCounts: counts };
 }
 
 function facetList(

@@ -47,9 +47,14 @@ export function hybridCandidates(
     fused[ord] = score;
   });
   const keywordOrder = keyword?.relevance;
+  const keywordKey = keyword?.mergeKey;
   return {
     ords,
     relevance: (a, b) => fused[b] - fused[a] || (keywordOrder?.(a, b) ?? 0) || compareStrings(state.ids[a], state.ids[b]),
+    mergeKey: {
+      order: ['desc', ...(keywordKey?.order ?? ['asc'])],
+      key: (ord) => [fused[ord], ...(keywordKey ? keywordKey.key(ord) : [state.ids[ord]])],
+    },
     done: () => keyword?.done(),
   };
 }

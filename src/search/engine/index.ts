@@ -7,18 +7,31 @@
  * `search` (the plan) over `matching`, `ranking`, `filters`, `facets`; `suggest`; `analysis` (text).
  */
 import { decodeIndex, encodeIndex } from './codec';
+import { queryCorpusStats } from './corpus';
 import { addDocument, removeDocument } from './documents';
 import type { HybridQuery } from './hybrid';
 import { Highlighter, type HighlightRequest } from './highlight';
-import { runSearch } from './search';
+import { runSearch, type ShardPartOptions } from './search';
 import { createState, type IndexState } from './state';
-import { runSuggest } from './suggest';
-import type { DocumentPayload, EngineSearchResult, IndexConfig, SearchEngine, SearchRequest, Suggestion, SuggestRequest } from './types';
+import { rankedSuggestions, runSuggest, type RankedSuggestion } from './suggest';
+import type {
+  CorpusStats,
+  DocumentPayload,
+  EngineSearchResult,
+  IndexConfig,
+  SearchEngine,
+  SearchRequest,
+  SuggestRequest,
+  Suggestion,
+} from './types';
 
 export { editDistance, fuzzyDistance, normalize, tokenize } from './analysis';
 export { QueryError } from './query-error';
 export { VectorIndex } from './vectors';
 export { blendScores, type HybridQuery } from './hybrid';
+export type { ShardPartOptions } from './search';
+export type { RankedSuggestion } from './suggest';
+export { mergeCorpusStats, mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './merge';
 export { displayFields } from './values';
 
 /** Compaction runs once dead ordinals are this share of all ordinals (and at least MIN_DEAD). */
@@ -91,6 +104,7 @@ export class SearchIndex implements SearchEngine {
    * unless `sort` names a sort), with facet counts. Throws `QueryError` for an unknown facet or sort, or
    * a filter value that does not fit its field. With `hybrid` (a query vector, the document vectors and a
    * semanticRatio above 0), keyword and vector rankings are fused; filters, facets, sorts and paging apply alike.
+   * With `part`, the hits carry merge keys (`merge`): the search is one shard's part of a sharded search.
    *
    * @example
    * ```ts
@@ -98,8 +112,8 @@ export class SearchIndex implements SearchEngine {
    * // { total, hits: [{ id, position }], facets: [{ id: 'section', name: 'section', values: [{ value, count }] }] }
    * ```
    */
-  search(request: SearchRequest, hybrid?: HybridQuery): EngineSearchResult {
-    return runSearch(this.#state, request, hybrid);
+  search(request: SearchRequest, hybrid?: HybridQuery, part?: ShardPartOptions): EngineSearchResult {
+    return runSearch(this.#state, request, hybrid, part);
   }
 
   /**
@@ -127,6 +141,16 @@ export class SearchIndex implements SearchEngine {
    */
   suggest(request: SuggestRequest): Suggestion[] {
     return runSuggest(this.#state, request);
+  }
+
+  /** This index's share of a query's BM25 statistics, for a sharded search (`mergeCorpusStats`, then `search` with `part.corpus`). */
+  corpusStats(q: string): CorpusStats {
+    return queryCorpusStats(this.#state, q);
+  }
+
+  /** `suggest` with each suggestion marked as a completion or a typo correction: one shard's part of a sharded suggest. */
+  rankedSuggestions(request: SuggestRequest): RankedSuggestion[] {
+    return rankedSuggestions(this.#state, request);
   }
 
   /**

@@ -18,7 +18,7 @@ import type { Matches } from './matching';
 import type { SortSpec } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
-import type { SearchAppField } from './types';
+import type { MergeKeyPart, SearchAppField } from './types';
 
 const K1 = 1.2;
 const B = 0.7;
@@ -36,8 +36,9 @@ export interface CorpusStatistics {
   averageLength(slot: number): number;
 }
 
-/** The statistics of this index's own documents. */
+/** The statistics the running query scores with: a sharded index's (`state.corpus`), else this index's own documents'. */
 export function corpusStatistics(state: IndexState): CorpusStatistics {
+  if (state.corpus) return state.corpus;
   return {
     documents: Math.max(state.liveCount, 1),
     frequency: (termId) => state.text.count(termId),
@@ -134,6 +135,18 @@ function fieldOrder(state: IndexState, field: SearchAppField, direction: 'asc' |
     if (missingA || missingB) return missingA === missingB ? 0 : missingA ? 1 : -1;
     return sign * (ka - kb);
   };
+}
+
+/** A document's value of a sort or ranking field as a merge key part (the value `fieldOrder` ranks by); null without one. */
+export function fieldValue(state: IndexState, field: SearchAppField, ord: number): MergeKeyPart {
+  const numbers = state.numbers.get(field.code);
+  if (numbers) {
+    const value = numbers.get(ord);
+    return Number.isNaN(value) ? null : value;
+  }
+  const values = state.values.get(field.code);
+  const id = values ? values.firstId(ord) : -1;
+  return values && id >= 0 ? values.values[id] : null;
 }
 
 function columnRank(column: ValueColumn): (ord: number) => number {

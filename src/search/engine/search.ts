@@ -10,9 +10,11 @@ import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, type HybridQuery } from './hybrid';
 import { matchPlan, release } from './matching';
 import { planQuery } from './query-plan';
-import { feedingOrder, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
+import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
+import type { SortSpec } from './plan';
 import { liveOrds, type IndexState } from './state';
-import type { EngineSearchResult, SearchRequest } from './types';
+import { corpusStatisticsOf } from './corpus';
+import type { CorpusStats, EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
 
 const DEFAULT_FACET_LIMIT = 50;
 /** Score bonus per query word matched right after the previous one in the same field (proximity). */
@@ -28,22 +30,40 @@ export interface Candidates {
   relevance?: Compare;
   /** How well a keyword candidate matched, 0 to 1: the share of query words it matched × its BM25 score relative to the best. */
   keywordScore?: (ord: number) => number;
+  /** `relevance` as a key per document, for merging shards' hits; absent with `relevance`. */
+  mergeKey?: KeyOf;
   /** Frees per-query memory once the search is answered. */
   done(): void;
 }
 
+/** A merge key per ordinal, and the direction of each of its parts. */
+export interface KeyOf {
+  order: Array<'asc' | 'desc'>;
+  key(ord: number): MergeKeyPart[];
+}
+
+/** What a shard's part of a sharded search needs besides the request. */
+export interface ShardPartOptions {
+  /** The position of a document in the app's feeding order (documents without a query or sort merge by it). */
+  feedingKey(id: string): number;
+  /** The whole index's statistics for this query (`corpusStats` of every shard, merged). */
+  corpus?: CorpusStats;
+}
+
 /** The documents matching the query words, ranked; undefined when the query has no words. */
-export function keywordCandidates(state: IndexState, q: string): Candidates | undefined {
+export function keywordCandidates(state: IndexState, q: string, corpus?: CorpusStats): Candidates | undefined {
   const plan = planQuery(state, q);
   if (!plan) return undefined;
   let matches = matchPlan(state, plan);
-  if (!matches.ords.length) {
+  // In a sharded index, whether anything matched is the whole index's answer.
+  if (corpus ? !corpus.matched : !matches.ords.length) {
     // Nothing matched: fall back to completing every word, with one more typo allowed.
     release(matches);
     matches = matchPlan(state, planQuery(state, q, true) ?? plan);
   }
   const found = matches;
   const { counted } = found.plan;
+  const custom = state.plan.ranking.customRanking;
   const words = popcount(counted) || 1;
   const prior = familyPrior(state);
   let best = 0;
@@ -55,17 +75,38 @@ export function keywordCandidates(state: IndexState, q: string): Candidates | un
     ords: found.ords,
     relevance: relevanceOrder(state, found),
     keywordScore: (ord) => (popcount(found.words[ord] & counted) / words) * (best > 0 ? found.score[ord] / best : 1),
+    mergeKey: {
+      order: ['desc', 'desc', ...custom.map((rule) => rule.direction), 'asc'],
+      key: (ord) => [found.rank[ord], found.score[ord], ...custom.map((rule) => fieldValue(state, rule.field, ord)), state.ids[ord]],
+    },
     done: () => release(found),
   };
 }
 
-/** A search; with `hybrid` (and a ratio above 0), keyword and vector rankings fused (see `hybridCandidates`). */
-export function runSearch(state: IndexState, request: SearchRequest, hybrid?: HybridQuery): EngineSearchResult {
+/**
+ * A search; with `hybrid` (and a ratio above 0), keyword and vector rankings fused (see `hybridCandidates`).
+ * With `part`, the hits carry merge keys: the search is one shard's part of a sharded one.
+ */
+export function runSearch(state: IndexState, request: SearchRequest, hybrid?: HybridQuery, part?: ShardPartOptions): EngineSearchResult {
+  state.corpus = part?.corpus && corpusStatisticsOf(state, part.corpus);
+  try {
+    return searchWithStatistics(state, request, hybrid, part);
+  } finally {
+    state.corpus = undefined;
+  }
+}
+
+function searchWithStatistics(
+  state: IndexState,
+  request: SearchRequest,
+  hybrid?: HybridQuery,
+  part?: ShardPartOptions,
+): EngineSearchResult {
   const sort = resolveSort(state, request.sort);
   const filters = compileFilters(state, request.filters ?? {});
   const selected = selectFacets(state, request.facets);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
-  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '');
+  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.corpus);
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
     ords: liveOrds(state),
     done: () => {},
@@ -92,12 +133,21 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
       !candidates.relevance && !sort
         ? passing.slice(start, start + request.rows)
         : selectTop(passing, start + request.rows, order).slice(start);
+    const keys = part && mergeKeyOf(state, sort, candidates, part);
     return {
       total: passing.length,
       hits: page.map((ord, i) => ({ id: state.ids[ord], position: start + i + 1 })),
       ...facets,
+      ...(keys ? { merge: { order: keys.order, keys: page.map((ord) => keys.key(ord)) } } : {}),
     };
   } finally {
     candidates.done();
   }
+}
+
+/** The merge key of the order a search returns: the sort's value first, then relevance (or feeding order). */
+function mergeKeyOf(state: IndexState, sort: SortSpec | undefined, candidates: Candidates, part: ShardPartOptions): KeyOf {
+  const relevance: KeyOf = candidates.mergeKey ?? { order: ['asc'], key: (ord) => [part.feedingKey(state.ids[ord])] };
+  if (!sort) return relevance;
+  return { order: [sort.direction, ...relevance.order], key: (ord) => [fieldValue(state, sort.field, ord), ...relevance.key(ord)] };
 }

@@ -10,6 +10,7 @@ import type { FamilyCache } from './families';
 import type { Scratch } from './matching';
 import { planIndex, type IndexPlan } from './plan';
 import { TextIndex } from './text-index';
+import type { CorpusStatistics } from './ranking';
 import type { IndexConfig } from './types';
 
 export interface IndexState {
@@ -30,6 +31,8 @@ export interface IndexState {
   values: Map<string, ValueColumn>;
   numbers: Map<string, NumberColumn>;
   readonly caches: QueryCaches;
+  /** Statistics of the whole sharded index that the running query scores with (see `corpusStatistics`). */
+  corpus?: CorpusStatistics;
 }
 
 /** Reusable query memory and answers that depend only on the index version. */

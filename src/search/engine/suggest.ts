@@ -9,7 +9,17 @@ import { MAX_EXPANSIONS, mostFrequent } from './expansions';
 import { isAlive, type IndexState } from './state';
 import type { Suggestion, SuggestRequest } from './types';
 
+/** A suggestion and whether it is a typo correction (corrections come after completions). */
+export interface RankedSuggestion extends Suggestion {
+  fuzzy: boolean;
+}
+
 export function runSuggest(state: IndexState, request: SuggestRequest): Suggestion[] {
+  return rankedSuggestions(state, request).map(({ value, count }) => ({ value, count }));
+}
+
+/** Suggestions best first, marked as completions or typo corrections (what merging shards' suggestions needs). */
+export function rankedSuggestions(state: IndexState, request: SuggestRequest): RankedSuggestion[] {
   const tokens = queryTokens(request.q ?? '');
   const slots = state.plan.suggestSlots;
   if (!tokens.length || !slots.size || request.rows <= 0) return [];
@@ -43,9 +53,13 @@ export function runSuggest(state: IndexState, request: SuggestRequest): Suggesti
       return { value: [...leading, state.text.terms[termId]].join(' '), count, fuzzy };
     })
     .filter((s) => s.count > 0)
-    .sort((a, b) => Number(a.fuzzy) - Number(b.fuzzy) || b.count - a.count || compareStrings(a.value, b.value))
-    .slice(0, request.rows)
-    .map(({ value, count }) => ({ value, count }));
+    .sort(suggestionOrder)
+    .slice(0, request.rows);
+}
+
+/** Completions before typo corrections, then by document count, then by value. */
+export function suggestionOrder(a: RankedSuggestion, b: RankedSuggestion): number {
+  return Number(a.fuzzy) - Number(b.fuzzy) || b.count - a.count || compareStrings(a.value, b.value);
 }
 
 /** Live documents holding a term in one of the suggest slots. */

@@ -147,6 +147,33 @@ export interface QueryProblem {
 /** What the Durable Object answers over RPC: custom error classes do not survive RPC, so problems are data. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: 400 | 404 | 409; message: string; details?: QueryProblem[] };
 
+/**
+ * The BM25 statistics of a whole sharded index for one query, summed over the shards (Elasticsearch's
+ * dfs_query_then_fetch): every shard scores with them, so scores compare across shards as in one index.
+ */
+export interface CorpusStats {
+  documents: number;
+  /** Per text slot: words over all documents, and documents that have the field. */
+  fieldLengths: Array<{ total: number; documents: number }>;
+  /** Postings entries of each indexed term the query's words expand to, as [term, entries] pairs. */
+  terms: Array<[term: string, entries: number]>;
+  /** Whether the query's words matched any document (otherwise every shard relaxes the query, as one index would). */
+  matched: boolean;
+}
+
+/** One part of a hit's merge key: a number, a string (compared as the engine compares strings) or null (no value: last). */
+export type MergeKeyPart = number | string | null;
+
+/**
+ * How the hits of several shards merge into the order one index would give: a key per hit, compared part by part,
+ * each part ascending or descending (`order`).
+ */
+export interface MergeKeys {
+  order: Array<'asc' | 'desc'>;
+  /** One key per hit, in hit order. */
+  keys: MergeKeyPart[][];
+}
+
 /** One page of a search as the engine answers it; the Durable Object adds the display fields. */
 export interface EngineSearchResult {
   total: number;
@@ -154,6 +181,10 @@ export interface EngineSearchResult {
   hits: Array<{ id: string; position: number }>;
   facets: Facet[];
   facetStats: Record<string, FacetStats>;
+  /** Matching documents behind each `facetStats` entry. */
+  facetStatCounts: Record<string, number>;
+  /** The hits' merge keys, when the search asked for them (a shard's part of a sharded search). */
+  merge?: MergeKeys;
 }
 
 /**

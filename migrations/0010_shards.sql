@@ -1,0 +1,1 @@
+ALTER TABLE `search_apps` ADD `shards` integer DEFAULT 1 NOT NULL;

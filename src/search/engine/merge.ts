@@ -1,0 +1,118 @@
+/**
+ * Merging the parts of a sharded search into the answer one index over all documents would give: hits by their
+ * merge keys, facet counts summed (each shard counts every value, so the sums are exact), numeric facet stats
+ * combined, suggestions summed by value, BM25 statistics summed before the search (`mergeCorpusStats`).
+ */
+import { compareStrings } from './columns';
+import { suggestionOrder, type RankedSuggestion } from './suggest';
+import type { CorpusStats, Facet, FacetStats, MergeKeyPart, MergeKeys, Suggestion } from './types';
+
+function comparePart(a: MergeKeyPart, b: MergeKeyPart): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return typeof a === 'number' && typeof b === 'number' ? a - b : compareStrings(String(a), String(b));
+}
+
+/** Negative when key `a` comes first; a missing value (null) comes last in both directions. */
+function compareKeys(order: MergeKeys['order'], a: MergeKeyPart[], b: MergeKeyPart[]): number {
+  for (let i = 0; i < order.length; i++) {
+    const c = comparePart(a[i], b[i]);
+    if (c) return a[i] === null || b[i] === null || order[i] === 'asc' ? c : -c;
+  }
+  return 0;
+}
+
+/**
+ * The hits `[start, start + rows)` of the merged order, each shard having answered its best `start + rows` in order
+ * with their keys.
+ */
+export function mergeHits<T>(parts: Array<{ hits: T[]; merge: MergeKeys }>, start: number, rows: number): T[] {
+  const order = parts[0]?.merge.order ?? [];
+  const all = parts.flatMap((part) => part.hits.map((hit, i) => ({ hit, key: part.merge.keys[i] })));
+  all.sort((a, b) => compareKeys(order, a.key, b.key));
+  return all.slice(start, start + rows).map(({ hit }) => hit);
+}
+
+/** Facets summed by value, each cut to `limit` values in the engine's order (count, then value); facets by id. */
+export function mergeFacets(parts: Facet[][], limit: number): Facet[] {
+  const merged = new Map<string, { name: string; counts: Map<string, number> }>();
+  for (const facets of parts) {
+    for (const facet of facets) {
+      let entry = merged.get(facet.id);
+      if (!entry) merged.set(facet.id, (entry = { name: facet.name, counts: new Map() }));
+      for (const { value, count } of facet.values) entry.counts.set(value, (entry.counts.get(value) ?? 0) + count);
+    }
+  }
+  return [...merged]
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([id, { name, counts }]) => ({
+      id,
+      name,
+      values: [...counts]
+        .sort(([va, ca], [vb, cb]) => cb - ca || compareStrings(va, vb))
+        .slice(0, limit)
+        .map(([value, count]) => ({ value, count })),
+    }));
+}
+
+/** Numeric facet stats of all shards: extremes of the extremes, sums summed, the average over every counted document. */
+export function mergeFacetStats(parts: Array<{ facetStats: Record<string, FacetStats>; facetStatCounts: Record<string, number> }>) {
+  const merged: Record<string, FacetStats & { count: number }> = {};
+  for (const { facetStats, facetStatCounts } of parts) {
+    for (const [id, stats] of Object.entries(facetStats)) {
+      const count = facetStatCounts[id] ?? 0;
+      const known = merged[id];
+      merged[id] = known
+        ? {
+            min: Math.min(known.min, stats.min),
+            max: Math.max(known.max, stats.max),
+            sum: known.sum + stats.sum,
+            avg: 0,
+            count: known.count + count,
+          }
+        : { ...stats, count };
+    }
+  }
+  const facetStats: Record<string, FacetStats> = {};
+  const facetStatCounts: Record<string, number> = {};
+  for (const [id, { min, max, sum, count }] of Object.entries(merged)) {
+    facetStats[id] = { min, max, avg: count ? sum / count : 0, sum };
+    facetStatCounts[id] = count;
+  }
+  return { facetStats, facetStatCounts };
+}
+
+/** Suggestions of all shards, counts summed by value (a completion in any shard is a completion), the best `rows`. */
+export function mergeSuggestions(parts: RankedSuggestion[][], rows: number): Suggestion[] {
+  const merged = new Map<string, RankedSuggestion>();
+  for (const suggestion of parts.flat()) {
+    const known = merged.get(suggestion.value);
+    merged.set(
+      suggestion.value,
+      known
+        ? { value: suggestion.value, count: known.count + suggestion.count, fuzzy: known.fuzzy && suggestion.fuzzy }
+        : { ...suggestion },
+    );
+  }
+  return [...merged.values()]
+    .sort(suggestionOrder)
+    .slice(0, rows)
+    .map(({ value, count }) => ({ value, count }));
+}
+
+/** The shards' shares of a query's BM25 statistics summed: the figures of one index holding every document. */
+export function mergeCorpusStats(parts: CorpusStats[]): CorpusStats {
+  const terms = new Map<string, number>();
+  for (const part of parts) for (const [term, entries] of part.terms) terms.set(term, (terms.get(term) ?? 0) + entries);
+  const slots = Math.max(0, ...parts.map((part) => part.fieldLengths.length));
+  return {
+    documents: parts.reduce((sum, part) => sum + part.documents, 0),
+    fieldLengths: Array.from({ length: slots }, (_, slot) => ({
+      total: parts.reduce((sum, part) => sum + (part.fieldLengths[slot]?.total ?? 0), 0),
+      documents: parts.reduce((sum, part) => sum + (part.fieldLengths[slot]?.documents ?? 0), 0),
+    })),
+    terms: [...terms],
+    matched: parts.some((part) => part.matched),
+  };
+}

@@ -1,0 +1,211 @@
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SearchRequest } from '../../src/search/engine/types';
+import { SearchAppClient } from '../../src/search/search-app-client';
+import { shardName, shardOf } from '../../src/search/shards';
+import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, type FeedingApp } from '../feeding/helpers';
+import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, waitFor } from '../helpers';
+
+const DOCUMENTS = debianEnvelopes.slice(0, 300);
+
+/** A Debian-schema app with `shards` shards, its documents fed by a full feed (whose swap takes the setting). */
+async function shardedApp(shards: number, tenant?: string, schema: unknown = debianSchema): Promise<FeedingApp> {
+  const created = tenant ? await createTenant(tenant) : await createTenantWithApp('shards');
+  await expectOk(call('PUT', `/api/v1/admin/searchapps/${created.tenant}/${created.code}`, { token: ADMIN_TOKEN, body: { shards } }));
+  const admin = (await createToken(created.tenant, 'admin')).token;
+  const feed = (await createToken(created.tenant, 'feeding')).token;
+  await expectOk(call('PUT', `/api/v1/searchapp/schema/${created.tenant}/${created.code}`, { token: admin, body: schema }));
+  return { ...created, admin, feed, searchApp: new SearchAppClient(env, created.tenant, created.code) };
+}
+
+async function createTenant(tenant: string) {
+  await expectOk(call('PUT', `/api/v1/admin/tenants/${tenant}`, { token: ADMIN_TOKEN, body: { name: tenant } }));
+  await expectOk(call('PUT', `/api/v1/admin/searchapps/${tenant}/catalog`, { token: ADMIN_TOKEN, body: {} }));
+  return { tenant, code: 'catalog' };
+}
+
+/** Feeds entries in one full-feed cycle and waits for its swap (or its failure). */
+async function feedFully(app: FeedingApp, entries: unknown[]): Promise<{ state: string }> {
+  await expectOk(fullFeed(app, 'start'));
+  const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, entries)));
+  const ids = Array.from({ length: accepted.lastId - accepted.firstId + 1 }, (_, i) => accepted.firstId + i);
+  await allSettled(app, ids, { staged: true });
+  await expectOk(fullFeed(app, 'end'));
+  return waitFor(
+    async () => json<{ state: string }>(await call('GET', `/api/v1/data/fullfeed/status/${app.tenant}/${app.code}`, { token: app.feed })),
+    (status) => status.state !== 'ACTIVE' && status.state !== 'ENDING',
+  );
+}
+
+const requests: Array<SearchRequest & { name: string }> = [
+  { name: 'browse, page 1', page: 1, rows: 20 },
+  { name: 'browse, page 3', page: 3, rows: 7 },
+  { name: 'sorted by name', page: 1, rows: 15, sort: 'name_desc' },
+  {
+    name: 'sorted, filtered, page 2',
+    page: 2,
+    rows: 10,
+    sort: 'name_asc',
+    filters: { section: { filterType: 'term', values: ['libs', 'utils'] } },
+  },
+  { name: 'disjunctive facets', page: 1, rows: 10, facetLimit: 5, filters: { section: { filterType: 'term', values: ['doc'] } } },
+];
+
+describe('a search app over several shards', () => {
+  let one: FeedingApp;
+  let four: FeedingApp;
+  beforeAll(async () => {
+    [one, four] = await Promise.all([shardedApp(1), shardedApp(4)]);
+    await feedFully(one, DOCUMENTS);
+    await feedFully(four, DOCUMENTS);
+  }, 120_000);
+
+  it('spreads the documents over its shards by the hash of their ids', async () => {
+    const perShard = await Promise.all([0, 1, 2, 3].map((shard) => four.searchApp.shard(shard).stats()));
+    expect(perShard.map((stats) => stats.documents).reduce((a, b) => a + b)).toBe(DOCUMENTS.length);
+    for (const stats of perShard) expect(stats.documents).toBeGreaterThan(30);
+    const holder = shardOf(DOCUMENTS[0].header.id, 4);
+    expect(await four.searchApp.shard(holder).document(DOCUMENTS[0].header.id)).toMatchObject({ name: DOCUMENTS[0].payload.name });
+    expect(await four.searchApp.document(DOCUMENTS[0].header.id)).toMatchObject({ name: DOCUMENTS[0].payload.name });
+    expect((await one.searchApp.stats()).documents).toBe(DOCUMENTS.length);
+  });
+
+  it.each(requests)('answers $name as one shard does: ids, order, facets, stats, total', async ({ name: _, ...request }) => {
+    const [single, sharded] = await Promise.all([one.searchApp.search(request), four.searchApp.search(request)]);
+    expect(sharded.total).toBe(single.total);
+    expect(sharded.documents).toEqual(single.documents);
+    expect(sharded.facets).toEqual(single.facets);
+    expect(Object.keys(sharded.facetStats)).toEqual(Object.keys(single.facetStats));
+    for (const [id, stats] of Object.entries(single.facetStats)) {
+      expect(sharded.facetStats[id].min).toBe(stats.min);
+      expect(sharded.facetStats[id].max).toBe(stats.max);
+      expect(sharded.facetStats[id].sum).toBeCloseTo(stats.sum, 6);
+      expect(sharded.facetStats[id].avg).toBeCloseTo(stats.avg, 6);
+    }
+    expect(sharded.paging).toEqual(single.paging);
+  });
+
+  it('merges suggestions and answers the public routes alike', async () => {
+    const [single, sharded] = await Promise.all([
+      one.searchApp.suggest({ q: 'lib', rows: 8 }),
+      four.searchApp.suggest({ q: 'lib', rows: 8 }),
+    ]);
+    expect(sharded).toEqual(single);
+    const path = (app: FeedingApp) => `/api/v1/search/${app.tenant}/${app.code}?rows=5&sort=name_asc&f.section=libs`;
+    const [a, b] = await Promise.all([call('GET', path(one)), call('GET', path(four))]);
+    const [ra, rb] = [
+      (await json<{ result: { documents: unknown[]; facets: unknown[] } }>(a)).result,
+      (await json<{ result: { documents: unknown[]; facets: unknown[] } }>(b)).result,
+    ];
+    expect(rb.documents).toEqual(ra.documents);
+    expect(rb.facets).toEqual(ra.facets);
+  });
+
+  it('routes live feeding to the document shard and answers the change', async () => {
+    const id = DOCUMENTS[5].header.id;
+    const accepted = await json<{ firstId: number }>(
+      await expectOk(
+        bulk(four, [{ header: { id, action: 'update' }, payload: { ...DOCUMENTS[5].payload, description: 'a zyxwvut marker' } }]),
+      ),
+    );
+    await allSettled(four, [accepted.firstId]);
+    expect(await four.searchApp.shard(shardOf(id, 4)).document(id)).toMatchObject({ description: 'a zyxwvut marker' });
+    const found = await four.searchApp.search({ q: 'zyxwvut', page: 1, rows: 5 });
+    expect(found.documents.map((d) => d.id)).toEqual([id]);
+  });
+});
+
+/**
+ * Documents whose words are spread unevenly over the shards, so a shard's own BM25 statistics would rank differently
+ * from the whole index's; titles of two words with distinct first words (no name families, whose prior is per shard).
+ */
+function unevenCatalogue(): Array<{ header: { id: string; action: 'update' }; payload: Record<string, unknown> }> {
+  const syllables = ['ka', 'lo', 'mi', 'nu', 'pe', 'ra', 'si', 'to', 'vu', 'ze'];
+  const name = (i: number) => syllables[i % 10] + syllables[Math.floor(i / 10) % 10] + syllables[Math.floor(i / 100) % 10];
+  const colors = ['red', 'blue', 'green', 'black'];
+  const words = ['lamp', 'chair', 'wood', 'steel', 'table', 'soft', 'light', 'modern', 'classic', 'desk', 'shelf', 'oak'];
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return Array.from({ length: 240 }, (_, i) => {
+    const length = 2 + Math.floor(random() * 12);
+    // Skewed: low word indexes far more frequent, and more so for the first ids (which land on various shards).
+    const description = Array.from({ length }, () => words[Math.floor(random() ** (i < 120 ? 2 : 1) * words.length)]).join(' ');
+    return {
+      header: { id: `doc-${i}`, action: 'update' as const },
+      payload: { title: `${name(i)} ${colors[i % 4]}`, description, color: colors[i % 4] },
+    };
+  });
+}
+
+const unevenSchema = {
+  fields: [
+    { code: 'title', dataType: 'string', searchMode: 'fuzzy', weight: 5, display: true, sort: true },
+    { code: 'description', dataType: 'string', searchMode: 'balanced', weight: 2, display: true },
+    { code: 'color', dataType: 'string', searchMode: 'exact', display: true, facet: true },
+  ],
+};
+
+describe('keyword relevance over several shards', () => {
+  let one: FeedingApp;
+  let four: FeedingApp;
+  beforeAll(async () => {
+    [one, four] = await Promise.all([shardedApp(1, undefined, unevenSchema), shardedApp(4, undefined, unevenSchema)]);
+    await feedFully(one, unevenCatalogue());
+    await feedFully(four, unevenCatalogue());
+  }, 120_000);
+
+  it.each(['lamp', 'oak shelf', 'modern desk light', 'wo', 'lolokka', 'red lamp', 'kalo'])(
+    "ranks %s as one shard does, the whole index's BM25 statistics handed to every shard",
+    async (q) => {
+      const request = { q, page: 1, rows: 10, attributesToHighlight: ['*'] };
+      const [single, sharded] = await Promise.all([one.searchApp.search(request), four.searchApp.search(request)]);
+      expect(single.total).toBeGreaterThan(0);
+      expect(sharded.total).toBe(single.total);
+      expect(sharded.documents).toEqual(single.documents);
+      expect(sharded.facets).toEqual(single.facets);
+      const page2 = { ...request, page: 2 };
+      expect((await four.searchApp.search(page2)).documents).toEqual((await one.searchApp.search(page2)).documents);
+    },
+  );
+});
+
+describe('a full feed over several shards', () => {
+  it('a shard refusing the swap leaves the old index live on every shard', async () => {
+    const app = await shardedApp(4, 'swap-refusal');
+    // The first full feed to 4 shards: shard 2 refuses (TEST_REFUSE_SWAP), so the app keeps its one empty shard.
+    expect((await feedFully(app, DOCUMENTS.slice(0, 40))).state).toBe('FAILED');
+    const status = await json<{ lastFailed?: { reason: string } }>(
+      await call('GET', `/api/v1/data/fullfeed/status/${app.tenant}/${app.code}`, { token: app.feed }),
+    );
+    expect(JSON.stringify(status)).toContain(`${shardName(app.tenant, app.code, 2)} refuses swaps`);
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 1, generation: 0 });
+    expect((await app.searchApp.search({ page: 1, rows: 5 })).total).toBe(0);
+    for (const shard of [0, 1, 2, 3]) expect((await app.searchApp.shard(shard).fullFeedStatus()).stagedDocuments).toBe(0);
+  });
+
+  it('cancel discards what every shard staged', async () => {
+    const app = await shardedApp(3);
+    await feedFully(app, DOCUMENTS.slice(0, 30));
+    await expectOk(fullFeed(app, 'start'));
+    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(30, 60))));
+    await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
+    await expectOk(fullFeed(app, 'cancel'));
+    for (const shard of [0, 1, 2]) expect((await app.searchApp.shard(shard).fullFeedStatus()).stagedDocuments).toBe(0);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(30);
+  });
+
+  it('a new shard count takes effect at the swap: documents move, nothing is lost', async () => {
+    const app = await shardedApp(2);
+    await feedFully(app, DOCUMENTS.slice(0, 50));
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 2, generation: 1 });
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 3 } }));
+    await feedFully(app, DOCUMENTS.slice(0, 80));
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 3, generation: 2 });
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(80);
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 1 } }));
+    await feedFully(app, DOCUMENTS.slice(0, 20));
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 1, generation: 3 });
+    expect((await app.searchApp.search({ page: 1, rows: 50 })).total).toBe(20);
+    expect((await app.searchApp.shard(2).stats()).documents).toBe(0);
+  });
+});
