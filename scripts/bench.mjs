@@ -10,7 +10,8 @@
 //   BENCH_SCALE (a number of documents, e.g. 1000000: scale mode, the wrangler dev steps only, on a catalogue of that
 //   size derived from the Debian one by scripts/bench/variants.mjs; writes docs/benchmarks-scale.md instead),
 //   BENCH_SHARDS (1 to 16, default 1: the search app's shard Durable Objects, set before its full feed),
-//   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine).
+//   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine, and so do
+//   the profiled HTTP runs, one `http-<scenario>.cpuprofile` each, for DevTools).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,8 @@ import { variantCatalogue } from './bench/variants.mjs';
 import { bundleEngine } from './bench/engine-bundle.mjs';
 import { fullFeed } from './bench/feed.mjs';
 import { hybridLoad } from './bench/hybrid.mjs';
-import { loadScenarios, SCENARIOS } from './bench/load.mjs';
+import { loadScenarios, runScenario, SCENARIOS } from './bench/load.mjs';
+import { profileDuring } from './bench/profile.mjs';
 import { keywordRequest } from './bench/queries.mjs';
 import { replicaScenarios } from './bench/replicas.mjs';
 import { renderReport } from './bench/report.mjs';
@@ -89,6 +91,20 @@ function runInProcess(engineBundle) {
   return JSON.parse(readFileSync(out, 'utf8'));
 }
 
+/** Seconds of each profiled HTTP run. */
+const PROFILE_SECONDS = 3;
+
+/** A profiled run per load scenario (after the measured ones: sampling costs CPU), as shares of CPU per part of the path. */
+async function profileScenarios(baseUrl, inspectorPort) {
+  const profiles = [];
+  for (const scenario of SCENARIOS) {
+    const saveTo = process.env.BENCH_CPU_PROF ? join(resolve(process.env.BENCH_CPU_PROF), `http-${scenario.id}.cpuprofile`) : undefined;
+    const run = () => runScenario(baseUrl, scenario, { connections: settings.connections, seconds: PROFILE_SECONDS });
+    profiles.push({ id: scenario.id, label: scenario.label, parts: await profileDuring(root, inspectorPort, run, saveTo) });
+  }
+  return profiles;
+}
+
 const results = {
   meta: { date: new Date().toISOString(), cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` },
   settings,
@@ -131,8 +147,9 @@ const runs = (name) => !only || stepsOf[only]?.includes(name);
 if (runs('server'))
   await step('server', async () => {
     applyMigrations(root, persistDir);
+    const options = await serverOptions();
     await withServer(
-      async () => startWrangler(await serverOptions()),
+      async () => startWrangler(options),
       async ({ baseUrl }) => {
         if (runs('keyword')) {
           // The shards take effect at the full feed's swap.
@@ -148,6 +165,7 @@ if (runs('server'))
             }),
           );
           results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
+          results.profile = await step('HTTP CPU profile', () => profileScenarios(baseUrl, options.inspectorPort));
           if (!scale) results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log }));
         } else {
           const scenarios = SCENARIOS.filter((scenario) => scenario.id === 'empty');

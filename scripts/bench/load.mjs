@@ -72,7 +72,8 @@ function describeAnswer(text) {
   return text.slice(0, 60);
 }
 
-function run(baseUrl, scenario, { connections, seconds }) {
+/** One autocannon run of a scenario, its i-th request built by `scenario.request(i)`. */
+export function runScenario(baseUrl, scenario, { connections, seconds }) {
   let i = 0;
   return new Promise((resolve, reject) => {
     autocannon(
@@ -109,10 +110,10 @@ export async function loadScenarios(baseUrl, { connections, seconds, warmupSecon
       log(`load: ${scenario.label} skipped (answers ${failed.status})`);
       continue;
     }
-    if (warmupSeconds) await run(baseUrl, scenario, { connections, seconds: warmupSeconds });
-    const result = await run(baseUrl, scenario, { connections, seconds });
+    if (warmupSeconds) await runScenario(baseUrl, scenario, { connections, seconds: warmupSeconds });
+    const result = await runScenario(baseUrl, scenario, { connections, seconds });
     // One connection: the latency of one request with no queue in front of it.
-    const serial = serialSeconds ? await run(baseUrl, scenario, { connections: 1, seconds: serialSeconds }) : undefined;
+    const serial = serialSeconds ? await runScenario(baseUrl, scenario, { connections: 1, seconds: serialSeconds }) : undefined;
     results.push({
       ...scenario,
       sample: describeAnswer(samples[0].text),

@@ -267,6 +267,23 @@ export function renderReport(r) {
     );
   } else out.push('Not measured (see the failed steps).', '');
 
+  if (r.profile?.length) {
+    const parts = [...new Set(r.profile.flatMap((p) => p.parts.map((part) => part.label)))];
+    const share = (p, label) => p.parts.find((part) => part.label === label)?.share ?? 0;
+    parts.sort((a, b) => r.profile.reduce((sum, p) => sum + share(p, b) - share(p, a), 0));
+    out.push(
+      '### Where the CPU goes (V8 profile of wrangler dev through its inspector)',
+      '',
+      table(
+        ['part of the path', ...r.profile.map((p) => p.id)],
+        parts.map((label) => [label, ...r.profile.map((p) => (share(p, label) ? `${fixed(share(p, label) * 100)} %` : '–'))]),
+      ),
+      '',
+      'Share of the busy (not idle) CPU samples of the runtime that runs both the worker and the Durable Object, in a separate profiled run per scenario; each sample is attributed through the bundle’s source map to the source file of its JavaScript frame (native frames such as JSON, SQL or `Response` to the JavaScript that called them). autocannon runs on the same cores and is not in the profile.',
+      '',
+    );
+  }
+
   out.push('## Cold start from persisted state', '');
   if (r.cold) {
     out.push(

@@ -3,7 +3,7 @@
 // meaning (test/search/concept-vectors.ts). Base URL per test: `http://127.0.0.1:<port>/t/<tag>/v1`;
 // `GET /control/received/<tag>` answers every chat request received under that tag, `GET /control/embeddings/<tag>`
 // every embeddings request; `POST /control/fail-embeddings/<tag>` with `{ "times", "status" }` makes the next
-// `times` embeddings requests of the tag answer `status`.
+// `times` embeddings requests of the tag answer `status`. The embeddings model `ignores-dimensions` ignores `dimensions`.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestProject } from 'vitest/node';
@@ -124,10 +124,12 @@ async function embed(tag: string, req: IncomingMessage, res: ServerResponse): Pr
     return answer(res, failure.status, { error: { message: `stand-in embedding failure ${failure.status}` } });
   }
   const inputs: string[] = typeof body.input === 'string' ? [body.input] : body.input;
+  // The model `ignores-dimensions` answers its own 384 dimensions whatever is asked, as servers without the option do.
+  const dimensions = body.model === 'ignores-dimensions' ? undefined : body.dimensions;
   answer(res, 200, {
     object: 'list',
     model: body.model,
-    data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: conceptVector(text, body.dimensions) })),
+    data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: conceptVector(text, dimensions) })),
     usage: { prompt_tokens: 0, total_tokens: 0 },
   });
 }

@@ -107,6 +107,20 @@ describe('embedding providers', () => {
     expect(await embeddingsReceived(tag)).toHaveLength(3 + 4 + 1);
   });
 
+  it('refuses vectors of other dimensions than the embedder asks for, without retrying', async () => {
+    const tag = uniqueCode('emb');
+    const provider = embeddingProvider(env, {
+      provider: 'openai',
+      model: 'ignores-dimensions',
+      baseUrl: standInBaseUrl(tag),
+      dimensions: 64,
+    });
+    const error = await embedTexts(provider, ['car'], FAST).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmbeddingError);
+    expect((error as Error).message).toMatch(/^embedding provider answered 384-dimension vectors; the embedder asks for 64/);
+    expect(await embeddingsReceived(tag)).toHaveLength(1);
+  });
+
   it('fails only the texts of a call that failed after its retries; the other calls still embed', async () => {
     const tag = uniqueCode('emb');
     const provider = embeddingProvider(env, { provider: 'openai', model: 'm', baseUrl: standInBaseUrl(tag) });

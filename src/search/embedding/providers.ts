@@ -83,7 +83,15 @@ function openAi(env: Env, embedder: Extract<StoredEmbedder, { provider: 'openai'
       }
       const body = (await response.json().catch(() => ({}))) as { data?: Array<{ index?: number; embedding?: number[] }> };
       const data = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding ?? []);
-      return vectorsOf(data, texts.length);
+      const vectors = vectorsOf(data, texts.length);
+      // Servers that do not support `dimensions` (Ollama's, older models) ignore it: such vectors would share no space with the configured one.
+      if (embedder.dimensions && vectors[0].length !== embedder.dimensions) {
+        throw new EmbeddingError(
+          `embedding provider answered ${vectors[0].length}-dimension vectors; the embedder asks for ${embedder.dimensions} (does the model support \`dimensions\`?)`,
+          false,
+        );
+      }
+      return vectors;
     },
   };
 }

@@ -1,0 +1,116 @@
+// Step 3b: where the CPU goes on each HTTP path (issue 16's "profile the whole path"). While autocannon runs a
+// scenario, a V8 CPU profile of `wrangler dev`'s runtime (the worker and the Durable Object share its isolate) is
+// taken through the inspector, and each sample is attributed through the bundle's source map to a part of the
+// path: routing and middleware, D1 metadata, the Durable Object, its SQLite storage (document fetch), the engine…
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { join } from 'node:path';
+
+/** wrangler's inspector proxy accepts connections from DevTools' origin only. */
+const DEVTOOLS_ORIGIN = 'https://devtools.devprod.cloudflare.dev';
+/** Microseconds between samples: fine enough for sub-millisecond requests, light enough not to change the picture. */
+const SAMPLING_INTERVAL_US = 250;
+
+/** Parts of the path, first match wins: [label, test on the source path]. */
+const PARTS = [
+  ['engine: facets', (s) => s.includes('src/search/engine/facets')],
+  ['engine: other', (s) => s.includes('src/search/engine/')],
+  ['DO storage (SQLite: documents, meta)', (s) => s.includes('src/search/app-storage')],
+  ['Durable Object (answers, JSON)', (s) => s.includes('src/search/search-app-object') || s.includes('src/search/answers')],
+  ['edge cache', (s) => s.includes('src/search/edge-cache')],
+  ['routes, middleware, validation', (s) => /src\/(http|validation|contract|rate-limit|errors)/.test(s)],
+  ['search app client (RPC stubs)', (s) => s.includes('src/search/search-app-client')],
+  ['hybrid search, embedding', (s) => s.includes('src/search/hybrid') || s.includes('src/search/embedding')],
+  ['search app lookup (D1 row, memo)', (s) => s.includes('src/db/')],
+  ['other src/', (s) => s.includes('src/')],
+  ['Hono', (s) => s.includes('node_modules/hono')],
+  ['drizzle (D1 metadata)', (s) => s.includes('node_modules/drizzle-orm')],
+  ['zod', (s) => s.includes('node_modules/zod')],
+  ['wrangler and runtime glue', () => true],
+];
+const RUNTIME = { '(idle)': 'idle', '(program)': 'runtime (not JS)', '(garbage collector)': 'garbage collector' };
+
+async function openInspector(inspectorPort) {
+  const [target] = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: DEVTOOLS_ORIGIN } });
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = () => reject(new Error(`the inspector on port ${inspectorPort} refused the connection`));
+  });
+  let lastId = 0;
+  const pending = new Map();
+  // The proxy may answer a command by echoing it (no `result`): the first message with the command's id settles it.
+  socket.onmessage = ({ data }) => {
+    const message = JSON.parse(data);
+    pending.get(message.id)?.(message);
+    pending.delete(message.id);
+  };
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = ++lastId;
+      pending.set(id, (message) =>
+        message.error ? reject(new Error(`${method}: ${message.error.message}`)) : resolve(message.result ?? {}),
+      );
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  return { send, close: () => socket.close() };
+}
+
+/** The source map of the bundle `wrangler dev` runs now (its newest build under .wrangler/tmp). */
+function bundleSourceMap(root) {
+  const tmp = join(root, '.wrangler', 'tmp');
+  const builds = readdirSync(tmp)
+    .filter((name) => name.startsWith('dev-') && existsSync(join(tmp, name, 'index.js.map')))
+    .map((name) => join(tmp, name, 'index.js.map'))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (!builds.length) throw new Error('no source map of the dev bundle under .wrangler/tmp');
+  return new SourceMap(JSON.parse(readFileSync(builds[0], 'utf8')));
+}
+
+/** Share of the samples per part of the path; a native frame (JSON, Response, SQL) counts for the JS that called it. */
+function attribute(profile, sourceMap) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const partOf = new Map();
+  const part = (id) => {
+    if (partOf.has(id)) return partOf.get(id);
+    const { functionName, url, lineNumber, columnNumber } = nodes.get(id).callFrame;
+    let label;
+    if (RUNTIME[functionName]) label = RUNTIME[functionName];
+    else if (!url) label = parentOf.has(id) ? part(parentOf.get(id)) : 'runtime (not JS)';
+    else {
+      const source = url === 'index.js' ? (sourceMap.findEntry(lineNumber, columnNumber).originalSource ?? '') : url;
+      label = PARTS.find(([, test]) => test(source))[0];
+    }
+    partOf.set(id, label);
+    return label;
+  };
+  const counts = new Map();
+  for (const sample of profile.samples) counts.set(part(sample), (counts.get(part(sample)) ?? 0) + 1);
+  const busy = profile.samples.length - (counts.get('idle') ?? 0);
+  return [...counts]
+    .filter(([label]) => label !== 'idle')
+    .map(([label, samples]) => ({ label, share: samples / busy }))
+    .sort((a, b) => b.share - a.share);
+}
+
+/**
+ * Profiles `runScenario()` (a load run against the server whose inspector listens on `inspectorPort`): answers the
+ * share of busy CPU per part of the path; with `saveTo`, also writes the raw `.cpuprofile` for DevTools.
+ */
+export async function profileDuring(root, inspectorPort, runScenario, saveTo) {
+  const inspector = await openInspector(inspectorPort);
+  try {
+    await inspector.send('Profiler.enable');
+    await inspector.send('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
+    await inspector.send('Profiler.start');
+    await runScenario();
+    const { profile } = await inspector.send('Profiler.stop');
+    if (!profile) throw new Error('the inspector answered Profiler.stop without a profile');
+    if (saveTo) writeFileSync(saveTo, JSON.stringify(profile));
+    return attribute(profile, bundleSourceMap(root));
+  } finally {
+    inspector.close();
+  }
+}
