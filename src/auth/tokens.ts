@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { apiTokens, type Permission, type TokenKind } from '../db/schema';
 import { ApiError } from '../errors';
-import { hexEqual, randomToken, sha256Hex, secretsEqual } from './crypto';
+import { hexEqual, randomHex, randomToken, sha256Hex, secretsEqual } from './crypto';
 
 /** The request header every token and API key travels in (unless an email configuration names another). */
 export const TOKEN_HEADER = 'X-Service-Token';
@@ -32,7 +32,8 @@ export interface IssuedToken {
 }
 
 export async function issueToken(db: Db, tenantCode: string, kind: TokenKind, permission: Permission, name?: string): Promise<IssuedToken> {
-  const id = randomToken(12);
+  // Hex: a base64url id may start with `-`, which command lines read as an option (`edge-search tokens revoke <id>`).
+  const id = randomHex(8);
   const secret = randomToken(32);
   await db.insert(apiTokens).values({ id, tenantCode, kind, permission, name, secretHash: await sha256Hex(secret) });
   return { id, token: `sst_${id}.${secret}`, kind, permission, name: name ?? null };
