@@ -2,8 +2,8 @@
 // Locally every object runs in one workerd process on this machine, so the figures show what routing through
 // replicas costs and whether it scales here, not what a nearer region saves. `MF-CF-Blob` is how `wrangler dev`
 // takes a request's `cf` (its continent) from a client; Cloudflare itself sets `cf` and ignores the header.
-import autocannon from 'autocannon';
 import { APP, searchPostPath, TENANT } from './api.mjs';
+import { runScenario } from './load.mjs';
 import { keywordRequest } from './queries.mjs';
 import { request } from '../seed.mjs';
 
@@ -30,19 +30,9 @@ function replicaRequest(i, continents) {
   return { method: 'POST', path: searchPostPath, body, headers: { 'content-type': 'application/json', 'mf-cf-blob': cf } };
 }
 
-function run(baseUrl, continents, { connections, seconds }) {
-  let i = 0;
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: baseUrl,
-        connections,
-        duration: seconds,
-        requests: [{ setupRequest: (req) => ({ ...req, ...replicaRequest(i++, continents) }) }],
-      },
-      (err, result) => (err ? reject(err) : resolve(result)),
-    );
-  });
+/** An autocannon run whose i-th request comes from the i-th continent of `continents` in turn. */
+function run(baseUrl, continents, options) {
+  return runScenario(baseUrl, { request: (i) => replicaRequest(i, continents) }, options);
 }
 
 /** Which copy answered each of `count` requests: `{ enam: 12, primary: 3, … }`. */
