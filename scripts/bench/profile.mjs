@@ -2,9 +2,9 @@
 // scenario, a V8 CPU profile of `wrangler dev`'s runtime (the worker and the Durable Object share its isolate) is
 // taken through the inspector, and each sample is attributed through the bundle's source map to a part of the
 // path: routing and middleware, D1 metadata, the Durable Object, its SQLite storage (document fetch), the engine…
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** wrangler's inspector proxy accepts connections from DevTools' origin only. */
 const DEVTOOLS_ORIGIN = 'https://devtools.devprod.cloudflare.dev';
@@ -44,6 +44,11 @@ async function openInspector(inspectorPort) {
     const message = JSON.parse(data);
     pending.get(message.id)?.(message);
     pending.delete(message.id);
+  };
+  // A closed inspector settles every open command: a promise left pending would let Node exit with no report.
+  socket.onclose = () => {
+    for (const settle of pending.values()) settle({ error: { message: 'the inspector closed the connection' } });
+    pending.clear();
   };
   const send = (method, params = {}) =>
     new Promise((resolve, reject) => {
@@ -108,7 +113,10 @@ export async function profileDuring(root, inspectorPort, runScenario, saveTo) {
     await runScenario();
     const { profile } = await inspector.send('Profiler.stop');
     if (!profile) throw new Error('the inspector answered Profiler.stop without a profile');
-    if (saveTo) writeFileSync(saveTo, JSON.stringify(profile));
+    if (saveTo) {
+      mkdirSync(dirname(saveTo), { recursive: true });
+      writeFileSync(saveTo, JSON.stringify(profile));
+    }
     return attribute(profile, bundleSourceMap(root));
   } finally {
     inspector.close();

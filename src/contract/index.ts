@@ -3,6 +3,13 @@
  * document is generated from them, and `packages/client` derives its types from them (one source of truth).
  * Schemas that belong to a capability (the field schema, the search app body) stay beside it and are re-exported.
  */
+import type { agentConfigInput, agentView } from '../agent/config';
+import type { ChatAnswer, chatRequestSchema } from '../agent/chat';
+import type { emailConfigInput, emailConfigView } from '../email/configs';
+import type { listDeliveries } from '../email/deliveries';
+import type { sendRequestSchema } from '../email/send';
+import type { z } from 'zod';
+
 export * from './admin';
 export * from './feeding';
 export * from './search';
@@ -11,13 +18,6 @@ export type { ErrorBody, ErrorDetail } from '../errors';
 
 // Agent and email configurations and their calls: the schemas live with their capabilities; the client takes
 // their types from here.
-import type { agentConfigInput, agentView } from '../agent/config';
-import type { ChatAnswer, chatRequestSchema } from '../agent/chat';
-import type { emailConfigInput, emailConfigView } from '../email/configs';
-import type { listDeliveries } from '../email/deliveries';
-import type { sendRequestSchema } from '../email/send';
-import type { z } from 'zod';
-
 export type { ChatAnswer };
 /** Body of `PUT /api/v1/admin/agents/{tenant}/{code}`. */
 export type AgentConfigBody = z.input<typeof agentConfigInput>;
