@@ -1,37 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { env } from 'cloudflare:workers';
-import { SearchAppClient } from '../src/search/search-app-client';
-import { envelope } from './feeding/helpers';
-import { shopProducts } from './fixtures/shop';
-import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from './helpers';
-
-const schema = {
-  fields: [
-    { code: 'title', dataType: 'string', searchMode: 'balanced', weight: 5, display: true, suggest: true, sort: true },
-    { code: 'brand', dataType: 'string', searchMode: 'exact', display: true, facet: true, navigation: true },
-    { code: 'price', dataType: 'double', display: true, facet: true, sort: true },
-    { code: 'released', dataType: 'date', facet: true },
-    { code: 'tags', dataType: 'categories', facet: true },
-    { code: 'specs', dataType: 'attributes', facet: true },
-    { code: 'secret', dataType: 'string', searchMode: 'off' },
-    { code: 'notes', dataType: 'string', searchMode: 'off' },
-    { code: 'inStock', dataType: 'boolean' },
-  ],
-};
+import { seedShopApp } from './fixtures/shop-app';
+import { call, json } from './helpers';
 
 let base = '';
 beforeAll(async () => {
-  const { tenant, code } = await createTenantWithApp('search', 'shop', [{ id: 'cheapest', field: 'price', direction: 'asc' }]);
-  const admin = await createToken(tenant, 'admin');
-  await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin.token, body: schema }));
-  const feed = await createToken(tenant, 'feeding');
-  const entries = shopProducts.map(({ id, ...payload }) => envelope(id, payload));
-  await expectOk(call('POST', `/api/v1/data/bulk/svc/${tenant}/${code}`, { token: feed.token, body: entries }));
-  const searchApp = new SearchAppClient(env, tenant, code);
-  await waitFor(
-    () => searchApp.stats(),
-    (stats) => stats.indexed === shopProducts.length,
-  );
+  const { tenant, code } = await seedShopApp('search');
   base = `/api/v1/search/${tenant}/${code}`;
 });
 

@@ -31,6 +31,7 @@ import type {
   TokenInfo,
 } from '../../../src/contract/index.ts';
 import { feedInChunks, type FeedOptions, type FeedSummary } from './feed.ts';
+import { searchQueryParameters } from './search-query.ts';
 import { open, send, TOKEN_HEADER, type ClientOptions, type RequestOptions } from './http.ts';
 
 export interface EdgeSearchOptions extends ClientOptions {
@@ -75,12 +76,21 @@ export class EdgeSearchClient {
 
   // ------------------------------------------------------------ search (public)
 
+  /**
+   * A search: by GET when its query string says exactly the same (answers cached at the edge and by browsers,
+   * one canonical URL per question), otherwise by POST (`and`/`not`/`tree` filters and the like).
+   */
   search(request: SearchBody = {}, options?: { signal?: AbortSignal }): Promise<SearchResponse> {
-    return this.request('POST', `/api/v1/search/${this.appPath()}`, { json: request, signal: options?.signal });
+    const path = `/api/v1/search/${this.appPath()}`;
+    const parameters = searchQueryParameters(request);
+    return parameters
+      ? this.request('GET', path, { query: parameters, signal: options?.signal })
+      : this.request('POST', path, { json: request, signal: options?.signal });
   }
 
+  /** Completions of the last word of `q` (by GET, cached like searches). */
   suggest(q: string, options: { rows?: number; signal?: AbortSignal } = {}): Promise<SuggestResponse> {
-    return this.request('POST', `/api/v1/search/suggest/${this.appPath()}`, { json: { q, rows: options.rows }, signal: options.signal });
+    return this.request('GET', `/api/v1/search/suggest/${this.appPath()}`, { query: { q, rows: options.rows }, signal: options.signal });
   }
 
   // ------------------------------------------------------------ documents (feeding token)

@@ -24,7 +24,8 @@ export interface ClientOptions {
 
 export interface RequestOptions {
   token?: TokenKind;
-  query?: Record<string, string | number | boolean | undefined | Array<string | number>>;
+  /** Query parameters in order: a record (arrays repeat a name, undefined is left out) or name/value pairs. */
+  query?: Record<string, string | number | boolean | undefined | Array<string | number>> | Array<[string, string]>;
   /** A JSON value, or a raw body sent with `contentType`. */
   json?: unknown;
   body?: BodyInit;
@@ -64,7 +65,8 @@ export async function send<T>(options: ClientOptions, method: string, path: stri
 /** Sends one request and answers the response with its body unread (a stream); a non-2xx answer throws. */
 export async function open(options: ClientOptions, method: string, path: string, request: RequestOptions = {}): Promise<Response> {
   const url = new URL(path.replace(/^\//, ''), options.url.endsWith('/') ? options.url : `${options.url}/`);
-  for (const [name, value] of Object.entries(request.query ?? {})) {
+  const query = Array.isArray(request.query) ? request.query : Object.entries(request.query ?? {});
+  for (const [name, value] of query) {
     if (value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(one));
   }

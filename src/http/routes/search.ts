@@ -14,34 +14,33 @@ import { SearchAppClient } from '../../search/search-app-client';
 import type { IndexRead } from '../../search/search-app-object';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
+import { FILTER_PREFIX, RANGE, rangeBound } from '../../contract/search-query-string';
 import { enforceRateLimit } from '../../rate-limit';
 import { clientIp } from '../middleware';
 
 /** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
 const GET_CACHE_CONTROL = 'public, max-age=5';
 
-const RANGE = /^(.*?)\.\.(.*)$/;
-
-/** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
 /** A search request as the routes read it: the engine's request, highlighting, the caller's request id and the semanticRatio asked for. */
 type SearchCall = SearchRequest & HighlightRequest & { requestId?: string; semantic: RequestedRatio };
 
+/** Query parameters: single ones as strings (the first when repeated), `f.{id}` as filters. */
 function fromQueryString(c: Context<AppEnv>): SearchCall {
   const all = c.req.queries();
   const singles: Record<string, string> = Object.create(null);
   const filters = new Map<string, Filter>();
   for (const [name, values] of Object.entries(all)) {
-    if (!name.startsWith('f.')) {
+    if (!name.startsWith(FILTER_PREFIX)) {
       singles[name] = values[0];
       continue;
     }
-    const id = name.slice(2);
+    const id = name.slice(FILTER_PREFIX.length);
     for (const key of id.split('.')) assertNotReserved(key, name);
     const ranges = values.map((value) => RANGE.exec(value)).filter((match) => match !== null);
     if (ranges.length === 0) filters.set(id, { filterType: 'term', values });
     else if (ranges.length === 1 && values.length === 1) {
       const [, min, max] = ranges[0];
-      filters.set(id, { filterType: 'range', minValue: min === '' ? undefined : min, maxValue: max === '' ? undefined : max });
+      filters.set(id, { filterType: 'range', minValue: rangeBound(min), maxValue: rangeBound(max) });
     } else
       throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
@@ -100,8 +99,7 @@ function indexSource(c: Context<AppEnv>, row: SearchAppRow, searchApp: SearchApp
     answer: async (fresh) => {
       const answer = await searchApp.nearestAnswer(
         read,
-        // Replicas copy one index object: an app set to several shards reads its shards' primaries.
-        { regions: row.shards > 1 ? [] : row.replicas, continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent },
+        { regions: row.replicas, continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent },
         fresh,
       );
       if (row.replicas.length) c.header('X-Search-Replica', answer.servedBy);
