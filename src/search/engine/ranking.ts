@@ -179,9 +179,9 @@ export function popcount(bits: number): number {
 }
 
 /** The first `k` of `ords` in order, without sorting everything when k is small. */
-export function selectTop(ords: number[], k: number, compare: Compare): number[] {
+export function selectTop(ords: readonly number[], k: number, compare: Compare): number[] {
   if (k <= 0) return [];
-  if (ords.length <= k * 4 || ords.length < 512) return ords.sort(compare).slice(0, k);
+  if (ords.length <= k * 4 || ords.length < 512) return ords.slice().sort(compare).slice(0, k);
   // Bounded max-heap of the best k seen so far (the worst on top).
   const heap: number[] = [];
   const worse = (i: number, j: number) => compare(heap[i], heap[j]) > 0;
