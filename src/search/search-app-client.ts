@@ -22,6 +22,7 @@ import {
   mergeSuggestions,
   othersShare,
   partsToAskStrictly,
+  shardFacetLimit,
   sumShares,
   type StatisticsShare,
 } from './engine';
@@ -78,8 +79,6 @@ interface ShardReads {
 /** How a full feed's swap ended. */
 export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 
-/** Facet values a shard counts for a sharded search: all of them, so the sums are exact. */
-const EVERY_FACET_VALUE = 1_000_000;
 /** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
 const SUGGEST_OVERSAMPLING = 4;
 const DEFAULT_FACET_LIMIT = 50;
@@ -274,7 +273,10 @@ export class SearchAppClient {
     return versionOf(views);
   }
 
-  /** A sharded search: every shard's best `page × rows` with every facet value, merged into the requested page. */
+  /**
+   * A sharded search: every shard's best `page × rows` and its top `shardFacetLimit` values of each facet, merged
+   * into the requested page (`exhaustiveFacetsCount: false` when a shard had more facet values than it returned).
+   */
   async #searchShards(
     request: SearchRequest & HighlightRequest,
     semantic?: SemanticSearch,
@@ -282,7 +284,9 @@ export class SearchAppClient {
   ): Promise<{ result: SearchResult; version: number; navigation: string[] }> {
     const started = Date.now();
     const start = (request.page - 1) * request.rows;
-    const partRequest = { ...request, page: 1, rows: start + request.rows, facetLimit: EVERY_FACET_VALUE };
+    const facetLimit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
+    const shardLimit = shardFacetLimit(facetLimit);
+    const partRequest = { ...request, page: 1, rows: start + request.rows, facetLimit: shardLimit };
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
     const ask = async (shard: number, generation?: number, strict?: boolean) => {
       const read: PartRead = { kind: 'search', request: partRequest, semantic, strict };
@@ -299,9 +303,10 @@ export class SearchAppClient {
       start,
       request.rows,
     ).map((document, i) => ({ ...document, position: start + i + 1 }));
-    const facets = mergeFacets(
+    const { facets, exhaustive } = mergeFacets(
       parts.map((part) => part.facets),
-      request.facetLimit ?? DEFAULT_FACET_LIMIT,
+      facetLimit,
+      shardLimit,
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {
@@ -311,6 +316,7 @@ export class SearchAppClient {
       facets,
       facetStats: mergeFacetStats(parts).facetStats,
       paging: { page: request.page, rows: request.rows, total, totalPages: Math.ceil(total / request.rows) },
+      ...(exhaustive ? {} : { exhaustiveFacetsCount: false }),
       ...(semanticAnswer ? { semantic: semanticAnswer } : {}),
     };
     return { result, version: versionOf(parts), navigation: parts[0].navigation };
