@@ -327,6 +327,13 @@ export class AppStorage {
       .toArray();
   }
 
+  /** The rows of these documents (tombstones too), in SQLite's order. */
+  documentRowsOf(ids: string[]): DocumentRow[] {
+    return this.sql
+      .exec<DocumentRow>('SELECT id, payload, seq, op FROM documents WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(ids))
+      .toArray();
+  }
+
   /** Stores rows copied from the primary as they are. */
   putRows(rows: DocumentRow[]): void {
     for (const row of rows) {

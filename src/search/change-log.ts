@@ -19,7 +19,8 @@ export interface ChangePage {
   version: number;
   /** The primary's version when it answered; the replica asks again while `version` is below it. */
   primaryVersion: number;
-  changes: Array<{ id: string; payload?: DocumentPayload }>;
+  /** `op`: the document's newest operation id (sharded searches order equal scores by it). */
+  changes: Array<{ id: string; op: number; payload?: DocumentPayload }>;
 }
 
 export class ChangeLog {

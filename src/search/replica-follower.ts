@@ -10,6 +10,7 @@
 import type { AppStorage, DocumentRow } from './app-storage';
 import type { ChangePage } from './change-log';
 import type { AppIndexConfig, SearchAppObject } from './search-app-object';
+import type { ShardLayout } from './shards';
 
 /** Documents per copied page and changed documents per catch-up page (both well below RPC's 32 MiB). */
 export const REPLICA_PAGE = 2_000;
@@ -20,9 +21,11 @@ export interface ReplicaIdentity {
   name: string;
 }
 
-/** What a primary hands a replica that starts a copy: the version, its configuration and snapshot (none while never fed). */
+/** What a primary hands a replica that starts a copy: the version, its shard layout, configuration and snapshot (none while never fed). */
 export interface ReplicaSource {
   version: number;
+  /** A shard's replica answers for the shard's layout (a cross-shard swap changes it, and makes replicas copy again). */
+  layout: ShardLayout;
   config?: AppIndexConfig;
   snapshot?: ReadableStream<Uint8Array>;
 }
@@ -126,6 +129,7 @@ export class ReplicaFollower {
     this.host.transaction(() => {
       if (source.config && snapshot) this.host.storage().writeSnapshot({ index: snapshot }, source.config, source.version);
       this.host.storage().set('seq', source.version);
+      this.host.storage().set('layout', source.layout);
     });
     // A stats call or an alarm may have loaded the index from the half-copied storage meanwhile.
     this.host.dropIndex();

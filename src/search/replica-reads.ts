@@ -31,6 +31,11 @@ export interface ReadTarget {
 export function readTarget(env: Env, primaryName: string, placement: ReadPlacement): ReadTarget {
   const region = nearestReplicaRegion(placement.continent, placement.regions);
   if (!region) return { stub: env.SEARCH_APP.get(env.SEARCH_APP.idFromName(primaryName)), name: primaryName };
+  return replicaTarget(env, primaryName, region);
+}
+
+/** The replica of the index object `primaryName` in `region` (created there on first use). */
+export function replicaTarget(env: Env, primaryName: string, region: ReplicaRegion): ReadTarget {
   const name = replicaName(primaryName, region);
   return { stub: env.SEARCH_APP.get(env.SEARCH_APP.idFromName(name), { locationHint: region }), region, name };
 }

@@ -11,9 +11,9 @@ import type { Env } from '../env';
 import { ApiError, type ErrorDetail } from '../errors';
 import type { VersionedAnswer } from './answers';
 import { navigationFirst } from './answers';
-import { currentVersion } from './edge-cache';
-import { readTarget, type ReadPlacement } from './replica-reads';
-import type { ReplicaRegion } from './replica-regions';
+import { currentVersion, VERSION_BOUND_MS } from './edge-cache';
+import { readTarget, replicaTarget, type ReadPlacement } from './replica-reads';
+import { nearestReplicaRegion, type ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
 import { mergeCorpusStats, mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './engine';
 import type { HighlightRequest } from './engine/highlight';
@@ -26,10 +26,12 @@ import type {
   IndexStats,
   MissingVectors,
   OperationResult,
+  PartRead,
   SearchAppObject,
   SearchPart,
   SemanticSearch,
   ShardView,
+  SuggestPart,
 } from './search-app-object';
 import { shardName, shardNumbers, shardOf, SINGLE_SHARD, type ShardLayout } from './shards';
 
@@ -47,9 +49,21 @@ function unwrap<T>(outcome: Outcome<T>): T {
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
-/** A serialized answer and which copy of the index computed it. */
+/**
+ * A serialized answer and which copy of the index computed it: a replica's region or `primary`; for an app of several
+ * shards one of these per shard, in shard order, comma-separated (`weur,primary,weur`).
+ */
 export interface RoutedAnswer extends VersionedAnswer {
-  servedBy: ReplicaRegion | 'primary';
+  servedBy: string;
+}
+
+/** Where the shards' parts of one sharded read come from: the replicas of `region` while fresh enough, else the primaries. */
+interface ShardReads {
+  region: ReplicaRegion;
+  /** Each shard's version as this isolate knows it: a shard's replica answers only at that version or newer. */
+  versions: number[];
+  /** Who answered each shard's part (`region` or `primary`); a shard that fell back stays on its primary for the read. */
+  servedBy: Array<ReplicaRegion | 'primary'>;
 }
 
 /** How a full feed's swap ended. */
@@ -63,6 +77,8 @@ const DEFAULT_FACET_LIMIT = 50;
 
 /** The shard count each isolate last learnt per app (`<tenant>/<code>`): searches ask that many shards first. */
 const knownShards = new Map<string, number>();
+/** Each shard's version per sharded app, as this isolate learnt it from the shards' primaries, trusted until `until`. */
+const knownShardVersions = new Map<string, { versions: number[]; until: number }>();
 
 /** Typed calls to one search app's Durable Objects (shard 0 named `<tenant>/<code>`). */
 export class SearchAppClient {
@@ -85,7 +101,7 @@ export class SearchAppClient {
   /**
    * A search or suggest answered by the nearest replica when it has the index version this isolate knows (learned
    * from this primary at most `VERSION_BOUND_MS` ago, or now when `fresh`), else by the primary. An app of several
-   * shards answers from its shards' primaries (replicas copy one index object: shard 0 alone would be a part).
+   * shards reads each shard from that shard's nearest replica under the same bound, per shard, else from its primary.
    */
   async nearestAnswer(read: IndexRead, placement: ReadPlacement, fresh = false): Promise<RoutedAnswer> {
     if ((knownShards.get(this.#app) ?? 1) === 1) {
@@ -93,27 +109,64 @@ export class SearchAppClient {
       if (target.region) {
         const minVersion = await currentVersion(this.name, this, fresh);
         const outcome = await target.stub.replicaAnswer({ primary: this.name, name: target.name }, read, minVersion, fresh);
-        if (outcome) return { ...unwrap(outcome), servedBy: target.region };
+        const answer = outcome && unwrap(outcome);
+        if (answer?.shards === 1) return { version: answer.version, json: answer.json, servedBy: target.region };
+        if (answer) knownShards.set(this.#app, answer.shards);
       }
     }
-    const answer = read.kind === 'search' ? await this.searchAnswer(read.request, fresh) : await this.suggestAnswer(read.request, fresh);
-    return { ...answer, servedBy: 'primary' };
+    const reads = await this.#shardReads(placement, fresh);
+    const answer =
+      read.kind === 'search'
+        ? await this.searchAnswer(read.request, fresh, undefined, reads)
+        : await this.suggestAnswer(read.request, fresh, reads);
+    return { ...answer, servedBy: reads?.servedBy.join(',') ?? 'primary' };
   }
 
-  /** Keeps the replicas of these regions, deletes the others. */
+  /** For an app known to have several shards and a replica region near the request: the shard versions its replicas must have. */
+  async #shardReads(placement: ReadPlacement, fresh: boolean): Promise<ShardReads | undefined> {
+    const shards = knownShards.get(this.#app) ?? 1;
+    const region = nearestReplicaRegion(placement.continent, placement.regions);
+    if (shards === 1 || !region) return undefined;
+    const known = knownShardVersions.get(this.#app);
+    if (fresh || !known || known.until <= Date.now() || known.versions.length !== shards) await this.indexVersion();
+    const versions = knownShardVersions.get(this.#app)?.versions ?? [];
+    return { region, versions, servedBy: shardNumbers(shards).map(() => region) };
+  }
+
+  /**
+   * One shard's part of a read: from the shard's replica in `reads.region` when that has the shard's known version,
+   * else from the shard's primary. A part for a swap's `generation` comes from the primary (which makes it live).
+   */
+  async #part<T>(
+    shard: number,
+    generation: number | undefined,
+    read: PartRead,
+    fromPrimary: (stub: ShardStub) => Promise<T>,
+    reads?: ShardReads,
+  ): Promise<T> {
+    const minVersion = reads?.versions[shard];
+    if (reads && minVersion !== undefined && generation === undefined && reads.servedBy[shard] === reads.region) {
+      const primary = shardName(this.#tenantCode, this.#code, shard);
+      const replica = replicaTarget(this.#env, primary, reads.region);
+      // RPC typing cannot express `document: Record<string, unknown>`; the object answers the part `read` names.
+      const part = (await replica.stub.replicaPart({ primary, name: replica.name }, read, minVersion)) as T | null;
+      if (part) return part;
+    }
+    if (reads) reads.servedBy[shard] = 'primary';
+    return fromPrimary(this.shard(shard));
+  }
+
+  /** Keeps the replicas of these regions in every shard, deletes the others. */
   async retainReplicas(regions: readonly ReplicaRegion[]): Promise<void> {
-    await this.stub.retainReplicas([...regions]);
+    const { layout, cycle } = await this.layout();
+    const shards = shardNumbers(Math.max(layout.shards, cycle?.shards ?? 1));
+    await Promise.all(shards.map((shard) => this.shard(shard).retainReplicas([...regions])));
   }
 
   /** The stub of one shard's object (the coordinator is shard 0). */
   shard(shard: number): ShardStub {
     const name = shardName(this.#tenantCode, this.#code, shard);
     return this.#env.SEARCH_APP.get(this.#env.SEARCH_APP.idFromName(name));
-  }
-
-  /** The object that answers reads of a shard: today its only copy. */
-  #reader(shard: number): ShardStub {
-    return this.shard(shard);
   }
 
   get #app(): string {
@@ -148,28 +201,43 @@ export class SearchAppClient {
     return JSON.parse((await this.suggestAnswer(request)).json) as Suggestion[];
   }
 
-  /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
-  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false, semantic?: SemanticSearch): Promise<VersionedAnswer> {
+  /**
+   * `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries.
+   * `reads`: the shards' parts may come from their replicas.
+   */
+  async searchAnswer(
+    request: SearchRequest & HighlightRequest,
+    fresh = false,
+    semantic?: SemanticSearch,
+    reads?: ShardReads,
+  ): Promise<VersionedAnswer> {
     if ((knownShards.get(this.#app) ?? 1) === 1) {
       const answer = unwrap(await this.stub.searchAnswer(request, fresh, semantic));
       if (answer.shards === 1) return { version: answer.version, json: answer.json };
       knownShards.set(this.#app, answer.shards);
     }
     // As shard 0 answers alone: the facets of navigation fields first.
-    const { result, version, navigation } = await this.#searchShards(request, semantic);
+    const { result, version, navigation } = await this.#searchShards(request, semantic, reads);
     const fields = navigation.map((code) => ({ code, navigation: true }));
     return { version, json: JSON.stringify({ ...result, facets: navigationFirst(result.facets, fields) }) };
   }
 
-  /** `suggest` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
-  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<VersionedAnswer> {
+  /** `suggest` as JSON with the index version it answers for; `fresh` and `reads` as for `searchAnswer`. */
+  async suggestAnswer(request: SuggestRequest, fresh = false, reads?: ShardReads): Promise<VersionedAnswer> {
     if ((knownShards.get(this.#app) ?? 1) === 1) {
       const answer = unwrap(await this.stub.suggestAnswer(request, fresh));
       if (answer.shards === 1) return { version: answer.version, json: answer.json };
       knownShards.set(this.#app, answer.shards);
     }
+    const partRequest = { ...request, rows: request.rows * SUGGEST_OVERSAMPLING };
     const parts = await this.#fanOut((shard, generation) =>
-      this.#reader(shard).suggestPart({ ...request, rows: request.rows * SUGGEST_OVERSAMPLING }, generation),
+      this.#part<SuggestPart>(
+        shard,
+        generation,
+        { kind: 'suggest', request: partRequest },
+        (stub) => stub.suggestPart(partRequest, generation),
+        reads,
+      ),
     );
     return {
       version: versionOf(parts),
@@ -182,29 +250,43 @@ export class SearchAppClient {
     };
   }
 
-  /** The live index's version (changes with every feeding batch, full-feed swap and re-index of any shard). */
+  /**
+   * The live index's version (changes with every feeding batch, full-feed swap and re-index of any shard), from the
+   * primaries; for several shards each shard's version is remembered too, for their replicas' bound.
+   */
   async indexVersion(): Promise<number> {
     if ((knownShards.get(this.#app) ?? 1) === 1) {
       const view = await this.stub.shardView();
       if (view.layout.shards === 1) return view.version;
       knownShards.set(this.#app, view.layout.shards);
     }
-    return versionOf(await this.#fanOut((shard) => this.#reader(shard).shardView()));
+    const views = await this.#fanOut((shard) => this.shard(shard).shardView());
+    knownShardVersions.set(this.#app, { versions: views.map((view) => view.version), until: Date.now() + VERSION_BOUND_MS });
+    return versionOf(views);
   }
 
   /** A sharded search: every shard's best `page × rows` with every facet value, merged into the requested page. */
   async #searchShards(
     request: SearchRequest & HighlightRequest,
     semantic?: SemanticSearch,
+    reads?: ShardReads,
   ): Promise<{ result: SearchResult; version: number; navigation: string[] }> {
     const started = Date.now();
     const start = (request.page - 1) * request.rows;
     const partRequest = { ...request, page: 1, rows: start + request.rows, facetLimit: EVERY_FACET_VALUE };
-    const corpus = await this.#corpusStats(request.q, semantic);
-    const parts = (await this.#fanOut(async (shard, generation) => {
+    const corpus = await this.#corpusStats(request.q, semantic, reads);
+    const read: PartRead = { kind: 'search', request: partRequest, semantic, corpus };
+    const parts = await this.#fanOut(async (shard, generation) => {
       // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
-      return unwrap((await this.#reader(shard).searchPart(partRequest, semantic, generation, corpus)) as Outcome<SearchPart>);
-    })) as SearchPart[];
+      const part = this.#part(
+        shard,
+        generation,
+        read,
+        async (stub) => (await stub.searchPart(partRequest, semantic, generation, corpus)) as Outcome<SearchPart>,
+        reads,
+      );
+      return unwrap(await part);
+    });
     const total = parts.reduce((sum, part) => sum + part.total, 0);
     const documents = mergeHits(
       parts.map((part) => ({ hits: part.documents, merge: part.merge })),
@@ -232,10 +314,12 @@ export class SearchAppClient {
    * The whole index's BM25 statistics for a query's words, summed from every shard's share (one parallel round trip
    * before the search, as Elasticsearch's dfs_query_then_fetch); none without words or for vector ranking alone.
    */
-  async #corpusStats(q: string | undefined, semantic?: SemanticSearch): Promise<CorpusStats | undefined> {
+  async #corpusStats(q: string | undefined, semantic?: SemanticSearch, reads?: ShardReads): Promise<CorpusStats | undefined> {
     const words = q?.trim();
     if (!words || (semantic && semantic.ratio >= 1)) return undefined;
-    const parts = await this.#fanOut((shard, generation) => this.#reader(shard).corpusPart(words, generation));
+    const parts = await this.#fanOut((shard, generation) =>
+      this.#part(shard, generation, { kind: 'corpus', q: words }, (stub) => stub.corpusPart(words, generation), reads),
+    );
     // RPC typing widens the [term, entries] tuples; the object declares CorpusStats.
     return mergeCorpusStats(parts.map((part) => part.stats as CorpusStats));
   }
@@ -264,7 +348,7 @@ export class SearchAppClient {
   /** The live document, or null. */
   async document(id: string): Promise<DocumentPayload | null> {
     const { layout } = await this.layout();
-    return (await this.#reader(shardOf(id, layout.shards)).document(id)) as DocumentPayload | null;
+    return (await this.shard(shardOf(id, layout.shards)).document(id)) as DocumentPayload | null;
   }
 
   /** Whether a delete of this document has something to delete (live, or staged by the active cycle). */

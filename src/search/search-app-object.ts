@@ -81,6 +81,17 @@ export interface FullFeedStatus {
 /** A read a replica can answer as well as the primary: keyword search or suggest. */
 export type IndexRead = { kind: 'search'; request: SearchRequest & HighlightRequest } | { kind: 'suggest'; request: SuggestRequest };
 
+/** A shard's part of a sharded read, which a replica of the shard answers as well as the shard's primary. */
+export type PartRead =
+  | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; corpus?: CorpusStats }
+  | { kind: 'corpus'; q: string }
+  | { kind: 'suggest'; request: SuggestRequest };
+
+/** This shard's share of a query's BM25 statistics. */
+export interface CorpusPart extends ShardView {
+  stats: CorpusStats;
+}
+
 /** Why a hybrid search answered keyword results only. */
 const NO_VECTORS = 'the index has no vectors of this embedder yet: feed documents, or schedule a feeding job after an embedder change';
 
@@ -571,7 +582,7 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** This shard's share of a query's BM25 statistics (summed over the shards before a sharded search); `generation` as for `searchPart`. */
-  async corpusPart(q: string, generation?: number): Promise<ShardView & { stats: CorpusStats }> {
+  async corpusPart(q: string, generation?: number): Promise<CorpusPart> {
     if (generation !== undefined) await this.commitSwap(generation);
     const stats = this.#loadIndex()?.corpusStats(q) ?? { documents: 0, fieldLengths: [], terms: [], matched: false };
     return { ...this.#view(), stats };
@@ -676,13 +687,14 @@ export class SearchAppObject extends DurableObject<Env> {
    */
   async replicaSnapshot(replica: string): Promise<ReplicaSource> {
     const version = this.#version();
+    const layout = this.#layout();
     const index = this.#loadIndex();
     if (index && (this.#storage.get('snapshotSeq') ?? 0) < version) this.#writeSnapshot(index);
     const replicas = this.#storage.get('replicas') ?? [];
     if (!replicas.includes(replica)) this.#storage.set('replicas', [...replicas, replica]);
     if (!this.#log.active || this.#log.floor > version) this.#log.reset(version);
     const snapshot = index && this.#storage.readSnapshot();
-    return { version, config: index && this.#storage.get('config'), snapshot: snapshot && new Blob([snapshot.index]).stream() };
+    return { version, layout, config: index && this.#storage.get('config'), snapshot: snapshot && new Blob([snapshot.index]).stream() };
   }
 
   /** A page of document rows (tombstones too) in id order after `after`, for a replica's copy. */
@@ -695,8 +707,13 @@ export class SearchAppObject extends DurableObject<Env> {
     const version = this.#version();
     const found = this.#log.changedSince(since, Math.min(limit, REPLICA_PAGE), version);
     if (!found) return null;
-    const payloads = this.#storage.documents(found.ids);
-    return { version: found.upTo, primaryVersion: version, changes: found.ids.map((id) => ({ id, payload: payloads.get(id) })) };
+    const rows = new Map(this.#storage.documentRowsOf(found.ids).map((row) => [row.id, row]));
+    const changes = found.ids.map((id) => {
+      const row = rows.get(id);
+      // No row: a deletion whose tombstone a snapshot dropped since.
+      return { id, op: row?.op ?? 0, payload: row?.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined };
+    });
+    return { version: found.upTo, primaryVersion: version, changes };
   }
 
   /** Keeps the replicas of these regions and deletes the others (the app's replica setting changed). */
@@ -747,13 +764,27 @@ export class SearchAppObject extends DurableObject<Env> {
     read: IndexRead,
     minVersion: number,
     fresh = false,
-  ): Promise<Outcome<VersionedAnswer> | null> {
+  ): Promise<Outcome<LayoutAnswer> | null> {
+    return this.#servesAsReplica(identity, minVersion) ? this.readAnswer(read, fresh) : null;
+  }
+
+  /** A shard's part of a sharded read at a replica of the shard: as `replicaAnswer`, null when the replica is not at `minVersion`. */
+  async replicaPart(
+    identity: ReplicaIdentity,
+    read: PartRead,
+    minVersion: number,
+  ): Promise<Outcome<SearchPart> | CorpusPart | SuggestPart | null> {
+    if (!this.#servesAsReplica(identity, minVersion)) return null;
+    if (read.kind === 'search') return this.searchPart(read.request, read.semantic, undefined, read.corpus);
+    return read.kind === 'corpus' ? this.corpusPart(read.q) : this.suggestPart(read.request);
+  }
+
+  /** Whether this replica's copy is complete and at `minVersion`; when not, it syncs. The first read names its primary. */
+  #servesAsReplica(identity: ReplicaIdentity, minVersion: number): boolean {
     this.#follower.follow(identity);
-    if (!this.#follower.ready(minVersion)) {
-      this.#follower.heard(minVersion);
-      return null;
-    }
-    return this.readAnswer(read, fresh);
+    if (this.#follower.ready(minVersion)) return true;
+    this.#follower.heard(minVersion);
+    return false;
   }
 
   /** The primary's notice of a new version; false when this object follows no primary (it was deleted). */
@@ -764,19 +795,19 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** `searchAnswer` or `suggestAnswer`, as the read names. */
-  async readAnswer(read: IndexRead, fresh = false): Promise<Outcome<VersionedAnswer>> {
+  async readAnswer(read: IndexRead, fresh = false): Promise<Outcome<LayoutAnswer>> {
     return read.kind === 'search' ? this.searchAnswer(read.request, fresh) : this.suggestAnswer(read.request, fresh);
   }
 
   /** Stores a page of the primary's changes at its version and applies it to the loaded index. */
   #applyReplicaChanges(page: ChangePage): void {
     const index = this.#loadIndex();
-    for (const { id, payload } of page.changes) {
+    for (const { id, op, payload } of page.changes) {
       if (payload) {
-        this.#storage.put(id, payload, 0, page.version);
+        this.#storage.put(id, payload, op, page.version);
         index?.add(id, payload);
       } else {
-        this.#storage.markDeleted(id, 0, page.version);
+        this.#storage.markDeleted(id, op, page.version);
         index?.remove(id);
       }
     }

@@ -2,6 +2,7 @@ import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { replicaName, type ReplicaRegion } from '../../src/search/replica-regions';
+import { shardName, shardOf } from '../../src/search/shards';
 import { ADMIN_TOKEN, BASE, call, expectOk, json, waitFor } from '../helpers';
 import { allSettled, bulk, envelope, feedingApp, fullFeed, type FeedingApp } from '../feeding/helpers';
 
@@ -16,12 +17,7 @@ interface Read {
 
 /** A search over HTTP from a continent (as Cloudflare sets `request.cf.continent`); `fresh` sends `Cache-Control: no-cache`. */
 async function searchFrom(app: FeedingApp, continent: string, q = '', { fresh = true } = {}): Promise<Read> {
-  const headers = fresh ? { 'Cache-Control': 'no-cache' } : undefined;
-  const request = new Request(`${BASE}/api/v1/search/${app.tenant}/${app.code}?q=${encodeURIComponent(q)}&rows=100&facets=`, {
-    headers,
-    cf: { continent },
-  });
-  const res = await expectOk(exports.default.fetch(request));
+  const res = await readFrom(app, continent, `${app.tenant}/${app.code}?q=${encodeURIComponent(q)}&rows=100&facets=`, fresh);
   const body = await json(res);
   return {
     servedBy: res.headers.get('X-Search-Replica'),
@@ -30,8 +26,21 @@ async function searchFrom(app: FeedingApp, continent: string, q = '', { fresh = 
   };
 }
 
-function replicaStub(app: FeedingApp, region: ReplicaRegion) {
-  return env.SEARCH_APP.get(env.SEARCH_APP.idFromName(replicaName(app.searchApp.name, region)));
+/** A suggest over HTTP from a continent, without the edge cache: who answered and the suggested texts. */
+async function suggestFrom(app: FeedingApp, continent: string, q: string): Promise<{ servedBy: string | null; values: string[] }> {
+  const res = await readFrom(app, continent, `suggest/${app.tenant}/${app.code}?q=${encodeURIComponent(q)}&rows=10`, true);
+  const body = await json(res);
+  return { servedBy: res.headers.get('X-Search-Replica'), values: body.suggestions.map((s: { value: string }) => s.value) };
+}
+
+async function readFrom(app: FeedingApp, continent: string, path: string, fresh: boolean): Promise<Response> {
+  const headers = fresh ? { 'Cache-Control': 'no-cache' } : undefined;
+  return expectOk(exports.default.fetch(new Request(`${BASE}/api/v1/search/${path}`, { headers, cf: { continent } })));
+}
+
+/** The replica in `region` of the app's shard `shard` (shard 0: the app's one object when it has one shard). */
+function replicaStub(app: FeedingApp, region: ReplicaRegion, shard = 0) {
+  return env.SEARCH_APP.get(env.SEARCH_APP.idFromName(replicaName(shardName(app.tenant, app.code, shard), region)));
 }
 
 async function feed(app: FeedingApp, entries: unknown[]): Promise<void> {
@@ -174,5 +183,121 @@ describe('read replicas', () => {
     expect((await replicaStub(app, 'apac').stats()).documents).toBe(30);
     await expectOk(call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN }));
     expect((await replicaStub(app, 'apac').stats()).documents).toBe(0);
+  });
+});
+
+/** Ids of `prefix`-named documents that land on each of `shards` shards, `perShard` each. */
+function idsPerShard(prefix: string, shards: number, perShard: number): string[][] {
+  const ids: string[][] = Array.from({ length: shards }, () => []);
+  for (let i = 0; ids.some((list) => list.length < perShard); i++) {
+    const list = ids[shardOf(`${prefix}${i}`, shards)];
+    if (list.length < perShard) list.push(`${prefix}${i}`);
+  }
+  return ids;
+}
+
+const SHARDS = 3;
+
+/** An app of `SHARDS` shards (set by a full feed's swap) with replicas in `regions`, every shard's replicas serving. */
+async function shardedReplicatedApp(regions: ReplicaRegion[], count = 30): Promise<FeedingApp> {
+  const app = await feedingApp();
+  const path = `/api/v1/admin/searchapps/${app.tenant}/${app.code}`;
+  await expectOk(call('PUT', path, { token: ADMIN_TOKEN, body: { shards: SHARDS, replicas: regions } }));
+  expect((await fullFeed(app, 'start')).status).toBe(200);
+  await feed(app, packages('pkg', count, 'alpha'));
+  expect((await fullFeed(app, 'end')).status).toBe(200);
+  await waitFor(
+    () => app.searchApp.layout(),
+    ({ layout }) => layout.shards === SHARDS,
+  );
+  for (const [continent, region] of Object.entries(REGION_OF).filter(([, r]) => regions.includes(r))) {
+    await waitFor(
+      () => searchFrom(app, continent),
+      (read) => read.servedBy === Array(SHARDS).fill(region).join(',') && read.total === count,
+    );
+  }
+  return app;
+}
+
+describe('read replicas of a sharded app', () => {
+  it("reads every shard from that shard's nearest replica, and a change reaches every shard's replicas", async () => {
+    const app = await shardedReplicatedApp(['weur', 'apac']);
+    const everyShard = (region: string) => Array(SHARDS).fill(region).join(',');
+    // Each shard has a replica per region, holding that shard's documents only.
+    for (let shard = 0; shard < SHARDS; shard++) {
+      const primary = await app.searchApp.shard(shard).stats();
+      expect(primary.documents).toBeGreaterThan(0);
+      for (const region of ['weur', 'apac'] as const) {
+        expect((await replicaStub(app, region, shard).stats()).documents).toBe(primary.documents);
+      }
+    }
+
+    const fresh = idsPerShard('zebra', SHARDS, 2).flat();
+    await feed(
+      app,
+      fresh.map((id) => envelope(id, { name: id, description: 'zebrafish toolkit' })),
+    );
+    // Without any read, each shard's primary brings its replicas to its version.
+    for (let shard = 0; shard < SHARDS; shard++) {
+      const { seq } = await app.searchApp.shard(shard).stats();
+      for (const region of ['weur', 'apac'] as const) {
+        await waitFor(
+          () => replicaStub(app, region, shard).stats(),
+          (stats) => stats.seq === seq,
+        );
+      }
+    }
+    const fromPrimaries = await searchFrom(app, 'AN', 'zebrafish');
+    expect(fromPrimaries).toMatchObject({ servedBy: 'primary', total: fresh.length });
+    expect(fromPrimaries.ids.sort()).toEqual([...fresh].sort());
+    const suggested = await suggestFrom(app, 'AN', 'zebr');
+    expect(suggested.values).toContain('zebrafish');
+    for (const [continent, region] of Object.entries(REGION_OF).filter(([, r]) => r !== 'enam')) {
+      // The same merged page as the primaries answer, ranked the same.
+      expect(await searchFrom(app, continent, 'zebrafish')).toEqual({ ...fromPrimaries, servedBy: everyShard(region) });
+      expect(await suggestFrom(app, continent, 'zebr')).toEqual({ ...suggested, servedBy: everyShard(region) });
+    }
+  });
+
+  it('a shard replica that missed a change falls back to its shard primary while the other shards stay on their replicas', async () => {
+    const app = await shardedReplicatedApp(['weur']);
+    // Shard 1's primary no longer tells its European replica of new versions (as if the notices were lost).
+    await runInDurableObject(app.searchApp.shard(1), (_instance, state) => {
+      state.storage.sql.exec(`UPDATE meta SET value = '[]' WHERE key = 'replicas'`);
+    });
+    const late = idsPerShard('late', SHARDS, 1).flat();
+    await feed(
+      app,
+      late.map((id) => envelope(id, { name: id, description: 'quokka viewer' })),
+    );
+    for (const shard of [0, 2]) {
+      const { seq } = await app.searchApp.shard(shard).stats();
+      await waitFor(
+        () => replicaStub(app, 'weur', shard).stats(),
+        (stats) => stats.seq === seq,
+      );
+    }
+    expect((await replicaStub(app, 'weur', 1).stats()).seq).toBeLessThan((await app.searchApp.shard(1).stats()).seq);
+
+    const read = await searchFrom(app, 'EU', 'quokka');
+    expect(read.servedBy).toBe('weur,primary,weur');
+    expect(read.ids.sort()).toEqual([...late].sort());
+    // That read asked shard 1's replica to catch up; then every shard reads from its replica again.
+    const caughtUp = await waitFor(
+      () => searchFrom(app, 'EU', 'quokka'),
+      (answer) => answer.servedBy === 'weur,weur,weur',
+    );
+    expect(caughtUp.ids.sort()).toEqual([...late].sort());
+  });
+
+  it("removing a region deletes that replica of every shard; deleting the app deletes every shard's replicas", async () => {
+    const app = await shardedReplicatedApp(['weur', 'apac'], 12);
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { replicas: ['apac'] } }));
+    for (let shard = 0; shard < SHARDS; shard++) {
+      expect((await replicaStub(app, 'weur', shard).stats()).documents).toBe(0);
+      expect((await replicaStub(app, 'apac', shard).stats()).documents).toBe((await app.searchApp.shard(shard).stats()).documents);
+    }
+    await expectOk(call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN }));
+    for (let shard = 0; shard < SHARDS; shard++) expect((await replicaStub(app, 'apac', shard).stats()).documents).toBe(0);
   });
 });

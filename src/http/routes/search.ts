@@ -99,8 +99,7 @@ function indexSource(c: Context<AppEnv>, row: SearchAppRow, searchApp: SearchApp
     answer: async (fresh) => {
       const answer = await searchApp.nearestAnswer(
         read,
-        // Replicas copy one index object: an app set to several shards reads its shards' primaries.
-        { regions: row.shards > 1 ? [] : row.replicas, continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent },
+        { regions: row.replicas, continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent },
         fresh,
       );
       if (row.replicas.length) c.header('X-Search-Replica', answer.servedBy);
