@@ -66,7 +66,7 @@ describe('filters', () => {
       ),
     ).toEqual({
       section: { filterType: 'term', filterOperator: 'or', values: ['editors', 'web'] },
-      tags: { filterType: 'tree', filterOperator: 'or', values: ['interface/x11'] },
+      tags: { filterType: 'term', filterOperator: 'or', values: ['interface/x11'] },
       essential: { filterType: 'term', filterOperator: 'or', values: ['true'] },
       'attributes.priority': { filterType: 'term', filterOperator: 'not', values: ['optional'] },
       installedSize: { filterType: 'range', minValue: 100, maxValue: 5000 },
