@@ -102,7 +102,8 @@ export function translateFilters(
 }
 
 function termFilter(id: string, { groups, required, excluded }: FacetTerms): Filter {
-  const filterType = 'term';  const kinds = [groups.length > 0, required.length > 0, excluded.length > 0].filter(Boolean).length;
+  const filterType = 'term';
+  const kinds = [groups.length > 0, required.length > 0, excluded.length > 0].filter(Boolean).length;
   if (kinds > 1 || groups.length > 1) throw new UnsupportedFilterError(`facet '${id}' mixes OR groups, required and excluded values`);
   if (groups.length) return { filterType, filterOperator: 'or', values: groups[0] };
   if (excluded.length) return { filterType, filterOperator: 'not', values: excluded };

@@ -31,6 +31,7 @@ export { VectorIndex } from './vectors';
 export { blendScores, type HybridQuery } from './hybrid';
 export type { ShardPartOptions } from './search';
 export type { RankedSuggestion } from './suggest';
+export { facetLimitsOf } from './facets';
 export { mergeCorpusStats, mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './merge';
 export { displayFields } from './values';
 

@@ -5,7 +5,7 @@
  * counts from per-value document lists and per-document value ids.
  */
 import { familyPrior } from './families';
-import { facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
+import { checkedFacetLimits, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, type HybridQuery } from './hybrid';
 import { matchPlan, release } from './matching';
@@ -16,7 +16,6 @@ import { liveOrds, type IndexState } from './state';
 import { corpusStatisticsOf } from './corpus';
 import type { CorpusStats, EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
 
-const DEFAULT_FACET_LIMIT = 50;
 /** Score bonus per query word matched right after the previous one in the same field (proximity). */
 const PROXIMITY = 0.5;
 
@@ -105,6 +104,7 @@ function searchWithStatistics(
   const sort = resolveSort(state, request.sort);
   const filters = compileFilters(state, request.filters ?? {});
   const selected = selectFacets(state, request.facets);
+  const limits = checkedFacetLimits(state, request);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
   const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.corpus);
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
@@ -112,17 +112,16 @@ function searchWithStatistics(
     done: () => {},
   };
   try {
-    const limit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
     let passing = candidates.ords;
     let facets: FacetAnswer;
     if (filters.length) {
       const { filtered, passing: accepted } = applyFilters(candidates.ords, filters);
       passing = accepted;
-      facets = filteredFacets(state, limit, filtered, selected);
+      facets = filteredFacets(state, limits, filtered, selected);
     } else {
       facets = candidates.relevance
-        ? filteredFacets(state, limit, { shared: candidates.ords, passes: [], disjunctive: [] }, selected)
-        : facetsOfEverything(state, limit, selected);
+        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected)
+        : facetsOfEverything(state, limits, selected);
     }
 
     const start = (request.page - 1) * request.rows;
