@@ -80,6 +80,16 @@ describe('relevance rules', () => {
   it('ranks the word as typed above its other forms', () => {
     expect(top('type')).toEqual(['stype', 'tuxtype']);
   });
+  it('counts another form of a word as the word for exactness, the score weighing the documents', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // `modeling` as typed only in a long description of a data package; `modeller` in a short one.
+    engine.add('occt-modeling-data', {
+      name: 'occt-modeling-data',
+      description: 'data structures of geometric primitives for a 3d modeling kernel, with tables, meshes and curves',
+    });
+    engine.add('blend', { name: 'blend', description: 'versatile 3d modeller' });
+    expect(top('3d modeling', engine)).toEqual(['blend', 'occt-modeling-data']);
+  });
   it('treats the filler of a question or request as stop words', () => {
     expect(top('how do I record my screen')[0]).toBe('simplescreenrecorder');
     expect(top('I want a program to scan documents')[0]).toBe('xsane');

@@ -61,6 +61,21 @@ describe('highlight', () => {
     );
   });
 
+  it('marks the singular or plural of a query word in every field, its other forms where the engine finds them', () => {
+    expect(highlight('music player and players', new QueryWords('players'), exactOnly)).toBe(
+      'music <mark>player</mark> and <mark>players</mark>',
+    );
+    expect(highlight('libraries for images', new QueryWords('library image'), exactOnly)).toBe(
+      '<mark>libraries</mark> for <mark>images</mark>',
+    );
+    // Same stem: a verb finds its -er, -ing and -ment forms, in fields that take more than exact words.
+    expect(highlight('screen recorder for recording', new QueryWords('record screen'), balanced)).toBe(
+      '<mark>screen</mark> <mark>recorder</mark> for <mark>recording</mark>',
+    );
+    expect(highlight('screen recorder', new QueryWords('record screen'), exactOnly)).toBe('<mark>screen</mark> recorder');
+    expect(highlight('a modeller and a modem', new QueryWords('modeling tool'), balanced)).toBe('a <mark>modeller</mark> and a modem');
+  });
+
   it('marks a whole word when its normalized form differs in length from the raw one', () => {
     expect(highlight('ﬁle manager', new QueryWords('fi'), balanced)).toBe('<mark>ﬁle</mark> manager');
   });

@@ -63,12 +63,13 @@ interface Meta {
   swappedCycles: number[];
 }
 
-/** A row of the documents table as a replica copies it: a tombstone has no payload. */
+/** A row of the documents table as a replica copies it: a tombstone has no payload; `vector`: its vector's content hash. */
 export type DocumentRow = {
   id: string;
   payload: string | null;
   seq: number;
   op: number;
+  vector: string | null;
 };
 
 export interface StoredDocument {
@@ -323,27 +324,38 @@ export class AppStorage {
   /** Rows of the documents table (tombstones too) in id order after `after`: a replica copies them page by page. */
   documentRowsAfter(after: string, limit: number): DocumentRow[] {
     return this.sql
-      .exec<DocumentRow>('SELECT id, payload, seq, op FROM documents WHERE id > ? ORDER BY id LIMIT ?', after, limit)
+      .exec<DocumentRow>('SELECT id, payload, seq, op, vector FROM documents WHERE id > ? ORDER BY id LIMIT ?', after, limit)
       .toArray();
   }
 
   /** The rows of these documents (tombstones too), in SQLite's order. */
   documentRowsOf(ids: string[]): DocumentRow[] {
     return this.sql
-      .exec<DocumentRow>('SELECT id, payload, seq, op FROM documents WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(ids))
+      .exec<DocumentRow>(
+        'SELECT id, payload, seq, op, vector FROM documents WHERE id IN (SELECT value FROM json_each(?))',
+        JSON.stringify(ids),
+      )
       .toArray();
   }
 
   /** Stores rows copied from the primary as they are. */
   putRows(rows: DocumentRow[]): void {
     for (const row of rows) {
-      this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, ?, ?, ?)', row.id, row.payload, row.seq, row.op);
+      this.sql.exec(
+        'INSERT OR REPLACE INTO documents (id, payload, seq, op, vector) VALUES (?, ?, ?, ?, ?)',
+        row.id,
+        row.payload,
+        row.seq,
+        row.op,
+        row.vector,
+      );
     }
   }
 
-  /** Forgets the documents and snapshots (a replica about to copy its primary again). */
+  /** Forgets the documents, vectors and snapshots (a replica about to copy its primary again). */
   clearIndexedState(): void {
     this.sql.exec('DELETE FROM documents');
+    this.sql.exec('DELETE FROM vectors');
     this.writeChunks('snapshot_chunks', undefined);
     this.writeChunks('vector_chunks', undefined);
     for (const key of ['config', 'seq', 'snapshotSeq'] as const) this.set(key, undefined);

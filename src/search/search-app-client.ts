@@ -116,7 +116,7 @@ export class SearchAppClient {
     const reads = await this.#shardReads(placement, fresh);
     const answer =
       read.kind === 'search'
-        ? await this.searchAnswer(read.request, fresh, undefined, reads)
+        ? await this.searchAnswer(read.request, fresh, read.semantic, reads)
         : await this.suggestAnswer(read.request, fresh, reads);
     return { ...answer, servedBy: reads?.servedBy.join(',') ?? 'primary' };
   }

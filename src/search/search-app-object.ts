@@ -78,8 +78,9 @@ export interface FullFeedStatus {
   liveDocuments: number;
 }
 
-/** A read a replica can answer as well as the primary: keyword search or suggest. */
-export type IndexRead = { kind: 'search'; request: SearchRequest & HighlightRequest } | { kind: 'suggest'; request: SuggestRequest };
+/** A read a replica can answer as well as the primary: keyword or hybrid search, or suggest. */
+export type IndexRead =
+  { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch } | { kind: 'suggest'; request: SuggestRequest };
 
 /** A shard's part of a sharded read, which a replica of the shard answers as well as the shard's primary. */
 export type PartRead =
@@ -694,7 +695,13 @@ export class SearchAppObject extends DurableObject<Env> {
     if (!replicas.includes(replica)) this.#storage.set('replicas', [...replicas, replica]);
     if (!this.#log.active || this.#log.floor > version) this.#log.reset(version);
     const snapshot = index && this.#storage.readSnapshot();
-    return { version, layout, config: index && this.#storage.get('config'), snapshot: snapshot && new Blob([snapshot.index]).stream() };
+    return {
+      version,
+      layout,
+      config: index && this.#storage.get('config'),
+      snapshot: snapshot && new Blob([snapshot.index]).stream(),
+      vectors: snapshot?.vectors && new Blob([snapshot.vectors]).stream(),
+    };
   }
 
   /** A page of document rows (tombstones too) in id order after `after`, for a replica's copy. */
@@ -711,9 +718,15 @@ export class SearchAppObject extends DurableObject<Env> {
     const changes = found.ids.map((id) => {
       const row = rows.get(id);
       // No row: a deletion whose tombstone a snapshot dropped since.
-      return { id, op: row?.op ?? 0, payload: row?.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined };
+      if (!row?.payload) return { id, op: row?.op ?? 0 };
+      return { id, op: row.op, payload: JSON.parse(row.payload) as DocumentPayload, vector: row.vector ?? undefined };
     });
-    return { version: found.upTo, primaryVersion: version, changes };
+    const hashes = new Set(changes.map((change) => change.vector).filter((hash): hash is string => !!hash));
+    const vectors = [...hashes].flatMap((hash) => {
+      const stored = this.#storage.vector(hash);
+      return stored ? [{ hash, ...stored }] : [];
+    });
+    return { version: found.upTo, primaryVersion: version, changes, vectors };
   }
 
   /** Keeps the replicas of these regions and deletes the others (the app's replica setting changed). */
@@ -796,19 +809,22 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** `searchAnswer` or `suggestAnswer`, as the read names. */
   async readAnswer(read: IndexRead, fresh = false): Promise<Outcome<LayoutAnswer>> {
-    return read.kind === 'search' ? this.searchAnswer(read.request, fresh) : this.suggestAnswer(read.request, fresh);
+    return read.kind === 'search' ? this.searchAnswer(read.request, fresh, read.semantic) : this.suggestAnswer(read.request, fresh);
   }
 
   /** Stores a page of the primary's changes at its version and applies it to the loaded index. */
   #applyReplicaChanges(page: ChangePage): void {
     const index = this.#loadIndex();
-    for (const { id, op, payload } of page.changes) {
+    for (const { hash, space, vector } of page.vectors) this.#storage.putVectors(space, [{ hash, vector }]);
+    for (const { id, op, payload, vector } of page.changes) {
       if (payload) {
-        this.#storage.put(id, payload, op, page.version);
+        this.#storage.put(id, payload, op, page.version, vector ?? null);
         index?.add(id, payload);
+        if (index) this.#indexVector(id, vector);
       } else {
         this.#storage.markDeleted(id, op, page.version);
         index?.remove(id);
+        this.#vectors?.remove(id);
       }
     }
     this.#storage.set('seq', page.version);

@@ -1,17 +1,17 @@
 /**
  * Highlighting and snippets of a document's display strings. The query's words are matched again against
- * the words of each text (exact, a prefix of the last query word, a typo within the engine's thresholds, a
- * word of one of the app's synonyms of the query's words) with the engine's own tokenizer, so this works on
- * any returned document, however the matcher found it.
+ * the words of each text (exact, a prefix of the last query word, another form of a query word, a typo within
+ * the engine's thresholds, a word of one of the app's synonyms of the query's words) with the engine's own
+ * tokenizer, so this works on any returned document, however the matcher found it.
  */
-import { editDistance, fuzzyDistance, queryTokens, tokenize } from './analysis';
+import { editDistance, fuzzyDistance, pluralForms, queryTokens, stems, tokenize } from './analysis';
 import type { IndexPlan, RankingPlan } from './plan';
 import { QueryError } from './query-error';
 import type { QueryProblem, SearchAppField } from './types';
 
 /** How a field's words may match a query word; mirrors the field's search mode. */
 export interface MatchRules {
-  /** The last query word matches words it begins. */
+  /** The last query word matches words it begins, and query words match other forms of theirs (same stem). */
   prefix: boolean;
   /** Query words match words within `fuzzyDistance` edits. */
   typos: boolean;
@@ -145,6 +145,9 @@ interface Word {
 export class QueryWords {
   readonly terms: string[];
   readonly #distances: number[];
+  /** Per query word: its singular or plural (matched in every field, as the engine does) and its stems. */
+  readonly #plurals: string[][];
+  readonly #stems: string[][];
   /** Words of the synonyms of the query's words -> the query word they stand for (matched exactly, as the engine does). */
   readonly #synonyms = new Map<string, number>();
 
@@ -152,6 +155,8 @@ export class QueryWords {
     const tokens = queryTokens(q);
     this.terms = [...new Set(tokens)];
     this.#distances = this.terms.map(fuzzyDistance);
+    this.#plurals = this.terms.map(pluralForms);
+    this.#stems = this.terms.map(stems);
     for (const { input, replacements } of synonyms)
       for (let i = 0; i + input.length <= tokens.length; i++) {
         if (!input.every((token, k) => tokens[i + k] === token)) continue;
@@ -164,7 +169,10 @@ export class QueryWords {
     return this.terms.length === 0;
   }
 
-  /** The query word a normalized text word matches (exact first, then prefix, then typo), and how many characters match. */
+  /**
+   * The query word a normalized text word matches (exact first, then prefix, then another form of the word, then
+   * typo), and how many characters match.
+   */
   match(word: string, rules: MatchRules): { term: number; length: number } | undefined {
     const terms = this.terms;
     for (let i = 0; i < terms.length; i++) if (word === terms[i]) return { term: i, length: word.length };
@@ -172,6 +180,8 @@ export class QueryWords {
     if (synonym !== undefined) return { term: synonym, length: word.length };
     const last = terms.length - 1;
     if (rules.prefix && last >= 0 && word.startsWith(terms[last])) return { term: last, length: terms[last].length };
+    const form = this.#formOf(word, rules);
+    if (form >= 0) return { term: form, length: word.length };
     if (rules.typos)
       for (let i = 0; i < terms.length; i++) {
         const max = this.#distances[i];
@@ -179,6 +189,14 @@ export class QueryWords {
           return { term: i, length: word.length };
       }
     return undefined;
+  }
+
+  /** The query word of which `word` is the singular or plural, or (where stem forms match) another form; else -1. */
+  #formOf(word: string, rules: MatchRules): number {
+    for (let i = 0; i < this.terms.length; i++) if (this.#plurals[i].includes(word)) return i;
+    if (!rules.prefix || !this.#stems.some((wanted) => wanted.length)) return -1;
+    const own = stems(word);
+    return own.length ? this.#stems.findIndex((wanted) => wanted.some((stem) => own.includes(stem))) : -1;
   }
 
   /** Every word of `text` with the query word it matches. */

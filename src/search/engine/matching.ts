@@ -24,7 +24,10 @@ export interface Matches {
   /** Words matched without a typo, and with at most one. */
   typo0: Uint32Array;
   typo1: Uint32Array;
-  /** Words matched as typed or as a whole form (no completion, no typo). */
+  /**
+   * Words matched whole: as typed, as a whole form, or as another form of the word (singular or plural, same stem),
+   * so that the score, not this criterion, weighs `modeller` against `modeling`; no completion, no typo.
+   */
   exact: Uint32Array;
   /**
    * Per document and text slot (`ord * slots + slot`): the words matched there without a typo, those matched as
@@ -91,6 +94,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     const count = collectHits(state, expansion, alternative.quality, hits);
     const typos = expansion.typos + 1;
     const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
+    const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? 1 : 0;
     for (let h = 0; h < count; h++) {
       const ord = hits.ords[h];
       if (m.altHits[ord] === 0) {
@@ -99,7 +103,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       }
       if (hits.scores[h] > m.altBest[ord]) m.altBest[ord] = hits.scores[h];
       if (m.altTypos[ord] === 0 || typos < m.altTypos[ord]) m.altTypos[ord] = typos;
-      m.altExact[ord] |= exact;
+      m.altExact[ord] |= whole;
       const at = ord * slotCount + hits.slots[h];
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
@@ -156,7 +160,7 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
       }
     }
   });
-  for (const ord of completed) record(m, ord, alternative.mask, m.altBest[ord], 0, alternative.exact);
+  for (const ord of completed) record(m, ord, alternative.mask, m.altBest[ord], 0, true);
   for (const at of started) {
     const ord = Math.floor(at / slotCount);
     m.phraseStep[at] = 0;

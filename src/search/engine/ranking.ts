@@ -5,7 +5,8 @@
  * 2. typos: fewer typos over the matched words (a completion is no typo);
  * 3. attribute exactness: the heavier field first, then one whose words equal the query, then (in the heaviest
  *    fields only) start with it, as typed (`kde` -> `kde-full`) before completed (`pyth` -> `python3`) before with typos;
- * 4. exact words: more words matched as typed (not completed, not a typo);
+ * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
+ *    not a typo (the score weighs the forms below the word as typed);
  * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal,
  *    times the document's prior from its title's length and name family (families.ts), and ×1.5 for each query
  *    word right after the previous one in a field (proximity);
@@ -165,9 +166,9 @@ export function popcount(bits: number): number {
 }
 
 /** The first `k` of `ords` in order, without sorting everything when k is small. */
-export function selectTop(ords: number[], k: number, compare: Compare): number[] {
+export function selectTop(ords: readonly number[], k: number, compare: Compare): number[] {
   if (k <= 0) return [];
-  if (ords.length <= k * 4 || ords.length < 512) return ords.sort(compare).slice(0, k);
+  if (ords.length <= k * 4 || ords.length < 512) return ords.slice().sort(compare).slice(0, k);
   // Bounded max-heap of the best k seen so far (the worst on top).
   const heap: number[] = [];
   const worse = (i: number, j: number) => compare(heap[i], heap[j]) > 0;

@@ -24,7 +24,7 @@ const PROXIMITY = 0.5;
  * (`keywordCandidates`); filters, facets, sort and paging apply to whatever set arrives here.
  */
 export interface Candidates {
-  ords: number[];
+  ords: readonly number[];
   /** Relevance order, best first; absent for a search without a query (feeding order). */
   relevance?: Compare;
   /** How well a keyword candidate matched, 0 to 1: the share of query words it matched × its BM25 score relative to the best. */
