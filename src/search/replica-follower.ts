@@ -31,6 +31,8 @@ export interface ReplicaSource {
   layout: ShardLayout;
   config?: AppIndexConfig;
   snapshot?: ReadableStream<Uint8Array>;
+  /** A shard's copy of what the other shards hold (`useOtherShards`), so the replica scores as its primary. */
+  others?: Uint8Array;
   vectors?: ReadableStream<Uint8Array>;
 }
 
@@ -143,6 +145,7 @@ export class ReplicaFollower {
       if (source.config && snapshot) this.host.storage().writeSnapshot({ index: snapshot, vectors }, source.config, source.version);
       this.host.storage().set('seq', source.version);
       this.host.storage().set('layout', source.layout);
+      this.host.storage().writeOtherShards(source.others);
     });
     // A stats call or an alarm may have loaded the index from the half-copied storage meanwhile.
     this.host.dropIndex();
