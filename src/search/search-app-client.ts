@@ -16,6 +16,7 @@ import { readTarget, replicaTarget, type ReadPlacement } from './replica-reads';
 import { nearestReplicaRegion, type ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
 import {
+  facetLimitsOf,
   mergeFacets,
   mergeFacetStats,
   mergeHits,
@@ -81,7 +82,6 @@ export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 
 /** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
 const SUGGEST_OVERSAMPLING = 4;
-const DEFAULT_FACET_LIMIT = 50;
 
 /** The shard count each isolate last learnt per app (`<tenant>/<code>`): searches ask that many shards first. */
 const knownShards = new Map<string, number>();
@@ -284,9 +284,15 @@ export class SearchAppClient {
   ): Promise<{ result: SearchResult; version: number; navigation: string[] }> {
     const started = Date.now();
     const start = (request.page - 1) * request.rows;
-    const facetLimit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
-    const shardLimit = shardFacetLimit(facetLimit);
-    const partRequest = { ...request, page: 1, rows: start + request.rows, facetLimit: shardLimit };
+    const partRequest = {
+      ...request,
+      page: 1,
+      rows: start + request.rows,
+      facetLimit: shardFacetLimit(facetLimitsOf({ facetLimit: request.facetLimit }).max),
+      // Kept as ids (each shard checks them).
+      facetLimits:
+        request.facetLimits && Object.fromEntries(Object.entries(request.facetLimits).map(([id, limit]) => [id, shardFacetLimit(limit)])),
+    };
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
     const ask = async (shard: number, generation?: number, strict?: boolean) => {
       const read: PartRead = { kind: 'search', request: partRequest, semantic, strict };
@@ -305,8 +311,8 @@ export class SearchAppClient {
     ).map((document, i) => ({ ...document, position: start + i + 1 }));
     const { facets, exhaustive } = mergeFacets(
       parts.map((part) => part.facets),
-      facetLimit,
-      shardLimit,
+      facetLimitsOf(request),
+      facetLimitsOf(partRequest),
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {

@@ -4,6 +4,7 @@
  * combined, suggestions summed by value. (BM25 statistics are summed at ingest instead: corpus.ts.)
  */
 import { compareStrings } from './columns';
+import type { FacetLimits } from './facets';
 import { suggestionOrder, type RankedSuggestion } from './suggest';
 import type { Facet, FacetStats, MergeKeyPart, MergeKeys, Suggestion } from './types';
 
@@ -61,18 +62,22 @@ export function shardFacetLimit(limit: number): number {
 }
 
 /**
- * Facets summed by value, each cut to `limit` values in the engine's order (count, then value); facets by id.
- * `exhaustive`: every shard returned all its values (fewer than `shardLimit`), so every count is exact; otherwise
- * a count may miss a shard's documents of a value outside that shard's top `shardLimit`.
+ * Facets summed by value, each cut to its limit in the engine's order (count, then value); facets by id.
+ * `exhaustive`: every shard returned all its values (fewer than its `shardLimits`), so every count is exact;
+ * otherwise a count may miss a shard's documents of a value outside that shard's top values.
  */
-export function mergeFacets(parts: CompactFacet[][], limit: number, shardLimit: number): { facets: Facet[]; exhaustive: boolean } {
+export function mergeFacets(
+  parts: CompactFacet[][],
+  limits: FacetLimits,
+  shardLimits: FacetLimits,
+): { facets: Facet[]; exhaustive: boolean } {
   const merged = new Map<string, { name: string; counts: Map<string, number> }>();
   let exhaustive = true;
   for (const facets of parts) {
     for (const facet of facets) {
       let entry = merged.get(facet.id);
       if (!entry) merged.set(facet.id, (entry = { name: facet.name, counts: new Map() }));
-      if (facet.values.length >= shardLimit) exhaustive = false;
+      if (facet.values.length >= shardLimits.of(facet.id)) exhaustive = false;
       facet.values.forEach((value, i) => entry.counts.set(value, (entry.counts.get(value) ?? 0) + facet.counts[i]));
     }
   }
@@ -83,7 +88,7 @@ export function mergeFacets(parts: CompactFacet[][], limit: number, shardLimit: 
       name,
       values: [...counts]
         .sort(([va, ca], [vb, cb]) => cb - ca || compareStrings(va, vb))
-        .slice(0, limit)
+        .slice(0, limits.of(id))
         .map(([value, count]) => ({ value, count })),
     }));
   return { facets, exhaustive };
