@@ -4,8 +4,10 @@
  * forms of words with separators or symbols (`g++`, `speedtest-cli`), adjacent words joined (`wire shark`
  * -> `wireshark`), a word split in two dictionary words (`photomanager` -> `photo manager`) and synonyms.
  * Alternatives other than the literal one score a little less, so that the literal interpretation wins ties.
+ * A word the index knows in no form is read with one more typo and completed, as the fallback reads every word.
  */
 import { analyzeWords, fuzzyDistance, pluralForms } from './analysis';
+import { expand } from './expansions';
 import type { IndexState } from './state';
 
 const MAX_WORDS = 16;
@@ -77,22 +79,25 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   words.forEach((word, i) => {
     // Stop words are optional: they join neighbours, but alone they match nothing unless the query has nothing else.
     if (!(counted & (1 << i))) return joins(state, words, i, alternatives);
-    const typos = relaxed ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word);
-    alternatives.push({
+    const literal = (lenient: boolean): Alternative => ({
       mask: 1 << i,
       first: i,
       terms: [word],
-      prefix: i === last || relaxed,
-      typos,
+      prefix: i === last || lenient,
+      typos: lenient ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word),
       quality: 1,
       exact: true,
       forms: true,
     });
-    for (const form of pluralForms(word)) {
-      if (dictionary.has(form))
-        alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
-    }
-    if (word.length >= MIN_SPLIT_WORD && rare(state, word)) alternatives.push(...splits(state, word, i));
+    const plurals = pluralForms(word).filter((form) => dictionary.has(form));
+    const split = word.length >= MIN_SPLIT_WORD && rare(state, word) ? splits(state, word, i) : [];
+    let typed = literal(relaxed);
+    // A word the index knows in no form (`trminla`) is read leniently on its own, the other words staying strict.
+    if (!relaxed && !plurals.length && !split.length && !expand(state, word, typed.prefix, typed.typos, true).length) typed = literal(true);
+    alternatives.push(typed);
+    for (const form of plurals)
+      alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
+    alternatives.push(...split);
     joins(state, words, i, alternatives);
   });
   for (const synonym of synonyms) {
