@@ -89,3 +89,98 @@ describe('facet selection', () => {
     ]);
   });
 });
+
+describe('facet counts over large match sets and after changes', () => {
+  const catalogue: IndexConfig = {
+    fields: [field('title', 'string', { facet: false }), field('colour', 'string', { searchMode: 'off' }), field('kinds', 'categories')],
+    sorts: [],
+  };
+  const colours = ['red', 'green', 'blue'];
+  const documentOf = (i: number) => ({
+    title: i % 5 === 0 ? `plain item ${i}` : `common item ${i}`,
+    colour: colours[i % 3],
+    kinds: i % 4 === 0 ? ['tools/hand', 'garden'] : [`tools/power/${i % 2}`],
+  });
+
+  /** Each facet's values counted the slow way over the payloads of the documents `matches` keeps. */
+  function expectedFacets(documents: Map<string, ReturnType<typeof documentOf>>, matches: (title: string) => boolean) {
+    const tallies = { colour: new Map<string, number>(), kinds: new Map<string, number>() };
+    for (const document of documents.values()) {
+      if (!matches(document.title)) continue;
+      tallies.colour.set(document.colour, (tallies.colour.get(document.colour) ?? 0) + 1);
+      const levels = new Set(document.kinds.flatMap((path) => path.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+      for (const level of levels) tallies.kinds.set(level, (tallies.kinds.get(level) ?? 0) + 1);
+    }
+    return Object.entries(tallies).map(([id, tally]) => ({
+      id,
+      values: [...tally]
+        .map(([value, count]) => ({ value, count }))
+        .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0)),
+    }));
+  }
+
+  it('counts a query matching most documents, one matching few, and browsing alike, with removed and replaced documents', () => {
+    const index = new SearchIndex(catalogue);
+    const documents = new Map<string, ReturnType<typeof documentOf>>();
+    for (let i = 0; i < 60; i++) {
+      documents.set(`d${i}`, documentOf(i));
+      index.add(`d${i}`, documentOf(i));
+    }
+    for (let i = 0; i < 60; i += 7) {
+      documents.delete(`d${i}`);
+      index.remove(`d${i}`);
+    }
+    // Replaced: a new ordinal with other values, its old values no longer counted.
+    for (const i of [3, 11, 20]) {
+      const replaced = { ...documentOf(i), title: `common item ${i}`, kinds: ['garden/pond', 'tools/hand'] };
+      documents.set(`d${i}`, replaced);
+      index.add(`d${i}`, replaced);
+    }
+    const facetsOf = (target: SearchIndex, q: string) =>
+      target.search({ q, page: 1, rows: 5 }).facets.map(({ id, values }) => ({ id, values }));
+    const copy = SearchIndex.load(catalogue, index.serialize());
+    for (const target of [index, copy]) {
+      expect(facetsOf(target, 'common')).toEqual(expectedFacets(documents, (title) => title.startsWith('common')));
+      expect(facetsOf(target, 'plain')).toEqual(expectedFacets(documents, (title) => title.startsWith('plain')));
+      expect(facetsOf(target, '')).toEqual(expectedFacets(documents, () => true));
+    }
+    expect(index.search({ q: 'common', page: 1, rows: 5 }).total).toBe(
+      [...documents.values()].filter((d) => d.title.startsWith('common')).length,
+    );
+  });
+
+  it('answers browsing (no query, no filter) for the index as it is now: every change shows in hits, totals and counts', () => {
+    const index = new SearchIndex(catalogue);
+    for (let i = 0; i < 6; i++) index.add(`d${i}`, documentOf(i));
+    const browse = (filters?: SearchRequest['filters']) => index.search({ page: 1, rows: 10, filters });
+    const colourCounts = () => browse().facets.find((facet) => facet.id === 'colour')?.values;
+    expect(browse().total).toBe(6);
+    expect(colourCounts()).toEqual([
+      { value: 'blue', count: 2 },
+      { value: 'green', count: 2 },
+      { value: 'red', count: 2 },
+    ]);
+    index.add('extra', { title: 'extra item', colour: 'red', kinds: ['garden'] });
+    expect(browse().total).toBe(7);
+    expect(browse().hits.at(-1)?.id).toBe('extra');
+    expect(colourCounts()?.[0]).toEqual({ value: 'red', count: 3 });
+    index.remove('d1');
+    index.remove('d4');
+    expect(browse().hits.map((hit) => hit.id)).toEqual(['d0', 'd2', 'd3', 'd5', 'extra']);
+    expect(colourCounts()).toEqual([
+      { value: 'red', count: 3 },
+      { value: 'blue', count: 2 },
+    ]);
+    const red = browse({ colour: { filterType: 'term', values: ['red'] } });
+    expect(red.hits.map((hit) => hit.id)).toEqual(['d0', 'd3', 'extra']);
+    // The filtered facet leaves out its own filter: every colour still counted.
+    expect(red.facets.find((facet) => facet.id === 'colour')?.values.map((value) => value.count)).toEqual([3, 2]);
+    expect(red.facets.find((facet) => facet.id === 'kinds')?.values).toEqual([
+      { value: 'garden', count: 2 },
+      { value: 'tools', count: 2 },
+      { value: 'tools/hand', count: 1 },
+      { value: 'tools/power', count: 1 },
+      { value: 'tools/power/1', count: 1 },
+    ]);
+  });
+});

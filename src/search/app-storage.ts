@@ -63,12 +63,13 @@ interface Meta {
   swappedCycles: number[];
 }
 
-/** A row of the documents table as a replica copies it: a tombstone has no payload. */
+/** A row of the documents table as a replica copies it: a tombstone has no payload; `vector`: its vector's content hash. */
 export type DocumentRow = {
   id: string;
   payload: string | null;
   seq: number;
   op: number;
+  vector: string | null;
 };
 
 export interface StoredDocument {
@@ -95,6 +96,8 @@ function toBlob(vector: Float32Array): Uint8Array {
   return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
+type ChunkTable = 'snapshot_chunks' | 'vector_chunks' | 'others_chunks';
+
 export class AppStorage {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`
@@ -105,6 +108,7 @@ export class AppStorage {
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, space TEXT NOT NULL, data BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS vector_chunks (n INTEGER PRIMARY KEY, data BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS others_chunks (n INTEGER PRIMARY KEY, data BLOB NOT NULL);
     `);
     // Objects created before vectors existed gain the column that references them.
     for (const table of ['documents', 'staged']) {
@@ -298,7 +302,16 @@ export class AppStorage {
     return index && { index, vectors: this.readChunks('vector_chunks') };
   }
 
-  private writeChunks(table: 'snapshot_chunks' | 'vector_chunks', bytes: Uint8Array | undefined): void {
+  /** A shard's copy of what the other shards of its app hold (encoded `StatisticsShare`); undefined clears it. */
+  writeOtherShards(bytes: Uint8Array | undefined): void {
+    this.writeChunks('others_chunks', bytes);
+  }
+
+  readOtherShards(): Uint8Array | undefined {
+    return this.readChunks('others_chunks');
+  }
+
+  private writeChunks(table: ChunkTable, bytes: Uint8Array | undefined): void {
     this.sql.exec(`DELETE FROM ${table}`);
     if (!bytes) return;
     for (let n = 0, offset = 0; offset < bytes.length; n++, offset += CHUNK_BYTES) {
@@ -306,7 +319,7 @@ export class AppStorage {
     }
   }
 
-  private readChunks(table: 'snapshot_chunks' | 'vector_chunks'): Uint8Array | undefined {
+  private readChunks(table: ChunkTable): Uint8Array | undefined {
     const chunks = this.sql.exec<{ data: ArrayBuffer }>(`SELECT data FROM ${table} ORDER BY n`).toArray();
     if (!chunks.length) return undefined;
     const bytes = new Uint8Array(chunks.reduce((size, c) => size + c.data.byteLength, 0));
@@ -323,29 +336,41 @@ export class AppStorage {
   /** Rows of the documents table (tombstones too) in id order after `after`: a replica copies them page by page. */
   documentRowsAfter(after: string, limit: number): DocumentRow[] {
     return this.sql
-      .exec<DocumentRow>('SELECT id, payload, seq, op FROM documents WHERE id > ? ORDER BY id LIMIT ?', after, limit)
+      .exec<DocumentRow>('SELECT id, payload, seq, op, vector FROM documents WHERE id > ? ORDER BY id LIMIT ?', after, limit)
       .toArray();
   }
 
   /** The rows of these documents (tombstones too), in SQLite's order. */
   documentRowsOf(ids: string[]): DocumentRow[] {
     return this.sql
-      .exec<DocumentRow>('SELECT id, payload, seq, op FROM documents WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(ids))
+      .exec<DocumentRow>(
+        'SELECT id, payload, seq, op, vector FROM documents WHERE id IN (SELECT value FROM json_each(?))',
+        JSON.stringify(ids),
+      )
       .toArray();
   }
 
   /** Stores rows copied from the primary as they are. */
   putRows(rows: DocumentRow[]): void {
     for (const row of rows) {
-      this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, ?, ?, ?)', row.id, row.payload, row.seq, row.op);
+      this.sql.exec(
+        'INSERT OR REPLACE INTO documents (id, payload, seq, op, vector) VALUES (?, ?, ?, ?, ?)',
+        row.id,
+        row.payload,
+        row.seq,
+        row.op,
+        row.vector,
+      );
     }
   }
 
-  /** Forgets the documents and snapshots (a replica about to copy its primary again). */
+  /** Forgets the documents, vectors and snapshots (a replica about to copy its primary again). */
   clearIndexedState(): void {
     this.sql.exec('DELETE FROM documents');
+    this.sql.exec('DELETE FROM vectors');
     this.writeChunks('snapshot_chunks', undefined);
     this.writeChunks('vector_chunks', undefined);
+    this.writeChunks('others_chunks', undefined);
     for (const key of ['config', 'seq', 'snapshotSeq'] as const) this.set(key, undefined);
   }
 }

@@ -19,8 +19,13 @@ export interface ChangePage {
   version: number;
   /** The primary's version when it answered; the replica asks again while `version` is below it. */
   primaryVersion: number;
-  /** `op`: the document's newest operation id (sharded searches order equal scores by it). */
-  changes: Array<{ id: string; op: number; payload?: DocumentPayload }>;
+  /**
+   * `op`: the document's newest operation id (sharded searches order equal scores by it); `vector`: the content hash
+   * of its vector, found in `vectors`.
+   */
+  changes: Array<{ id: string; op: number; payload?: DocumentPayload; vector?: string }>;
+  /** The vectors of the changed documents, with the fingerprint of the embedder that made each. */
+  vectors: Array<{ hash: string; space: string; vector: Float32Array }>;
 }
 
 export class ChangeLog {

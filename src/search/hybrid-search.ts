@@ -13,6 +13,7 @@ import { embedQuery } from './embedding/query';
 import type { SearchRequest } from './engine/types';
 import type { HighlightRequest } from './engine/highlight';
 import { SearchAppClient } from './search-app-client';
+import type { SemanticSearch } from './search-app-object';
 
 /** The semanticRatio a request asked for and where in the request it stood (for the 400's detail path). */
 export interface RequestedRatio {
@@ -35,6 +36,9 @@ function semanticRatioOf(app: SearchAppRow, request: SearchRequest, requested: R
   return request.q?.trim() ? ratio : 0;
 }
 
+/** The index's answer to the search, keyword or (with `semantic`) hybrid; `fresh`: not from the object's memory of answers. */
+export type IndexAnswer = (fresh: boolean, semantic?: SemanticSearch) => Promise<VersionedAnswer>;
+
 /** A search's serialized answer, and the key under which it may be cached. */
 export interface SearchAnswer {
   /** One string per distinct question: the request's canonical form, with the ratio and embedder of a hybrid search. */
@@ -44,21 +48,22 @@ export interface SearchAnswer {
 }
 
 /**
- * How a search is answered: by keyword (through `keywordAnswer` when given, e.g. from a read replica), or hybrid
- * with the query's vector by the app's primary object. The key needs no embedding, so a cached hybrid answer costs
- * no provider call; a keyword answer given because the provider failed is `transient`.
+ * How a search is answered: by keyword, or hybrid with the query's vector, through `indexAnswer` when given (e.g. the
+ * nearest read replica), else by the app's primary objects. The key needs no embedding, so a cached hybrid answer
+ * costs no provider call; a keyword answer given because the provider failed is `transient`.
  */
 export function searchAnswer(
   env: Env,
   app: SearchAppRow,
   request: SearchRequest & HighlightRequest,
   requested: RequestedRatio = { path: 'semanticRatio' },
-  keywordAnswer?: (fresh: boolean) => Promise<VersionedAnswer>,
+  indexAnswer?: IndexAnswer,
 ): SearchAnswer {
   const ratio = semanticRatioOf(app, request, requested);
   const active = activeEmbedder(app);
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
-  const keyword = keywordAnswer ?? ((fresh: boolean) => searchApp.searchAnswer(request, fresh));
+  const read: IndexAnswer = indexAnswer ?? ((fresh, semantic) => searchApp.searchAnswer(request, fresh, semantic));
+  const keyword = (fresh: boolean) => read(fresh);
   const q = request.q?.trim();
   if (!active || ratio === 0 || !q) return { key: searchKey(request), answer: keyword };
   const hybrid = { ratio, embedder: active.fingerprint };
@@ -67,7 +72,7 @@ export function searchAnswer(
     async answer(fresh) {
       try {
         const vector = await embedQuery(env, active.embedder, q);
-        return await searchApp.searchAnswer(request, fresh, { ...hybrid, vector });
+        return await read(fresh, { ...hybrid, vector });
       } catch (error) {
         if (!(error instanceof EmbeddingError)) throw error;
         logError('query embedding failed', error, { tenantCode: app.tenantCode, code: app.code });

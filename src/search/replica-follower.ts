@@ -21,13 +21,19 @@ export interface ReplicaIdentity {
   name: string;
 }
 
-/** What a primary hands a replica that starts a copy: the version, its shard layout, configuration and snapshot (none while never fed). */
+/**
+ * What a primary hands a replica that starts a copy: the version, its shard layout, configuration and snapshot
+ * (none while never fed): the keyword index's bytes and the vector index's, when the app has vectors.
+ */
 export interface ReplicaSource {
   version: number;
   /** A shard's replica answers for the shard's layout (a cross-shard swap changes it, and makes replicas copy again). */
   layout: ShardLayout;
   config?: AppIndexConfig;
   snapshot?: ReadableStream<Uint8Array>;
+  /** A shard's copy of what the other shards hold (`useOtherShards`), so the replica scores as its primary. */
+  others?: Uint8Array;
+  vectors?: ReadableStream<Uint8Array>;
 }
 
 /** What the follower needs from its object. */
@@ -119,7 +125,8 @@ export class ReplicaFollower {
     this.host.transaction(() => this.host.storage().clearIndexedState());
     this.host.dropIndex();
     const source = (await primary.replicaSnapshot(identity.name)) as ReplicaSource;
-    const snapshot = source.snapshot && new Uint8Array(await new Response(source.snapshot).arrayBuffer());
+    const snapshot = source.snapshot && (await bytesOf(source.snapshot));
+    const vectors = source.vectors && (await bytesOf(source.vectors));
     for (let after = ''; ;) {
       const rows: DocumentRow[] = await primary.replicaDocuments(after, REPLICA_PAGE);
       this.host.transaction(() => this.host.storage().putRows(rows));
@@ -127,11 +134,16 @@ export class ReplicaFollower {
       after = rows[rows.length - 1].id;
     }
     this.host.transaction(() => {
-      if (source.config && snapshot) this.host.storage().writeSnapshot({ index: snapshot }, source.config, source.version);
+      if (source.config && snapshot) this.host.storage().writeSnapshot({ index: snapshot, vectors }, source.config, source.version);
       this.host.storage().set('seq', source.version);
       this.host.storage().set('layout', source.layout);
+      this.host.storage().writeOtherShards(source.others);
     });
     // A stats call or an alarm may have loaded the index from the half-copied storage meanwhile.
     this.host.dropIndex();
   }
+}
+
+async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }

@@ -5,10 +5,18 @@ import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswe
 import { AppStorage, type DocumentRow, type FailedCycle, type FullFeedCycle, type HashedVector, type PreparedSwap } from './app-storage';
 import { ChangeLog, type ChangePage } from './change-log';
 import { contentHash, embeddingText } from './embedding/text';
-import { displayFields, QueryError, SearchIndex, VectorIndex, type RankedSuggestion } from './engine';
+import {
+  decodeShare,
+  displayFields,
+  encodeShare,
+  QueryError,
+  SearchIndex,
+  VectorIndex,
+  type RankedSuggestion,
+  type StatisticsShare,
+} from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type {
-  CorpusStats,
   DocumentPayload,
   EngineSearchResult,
   IndexConfig,
@@ -78,19 +86,14 @@ export interface FullFeedStatus {
   liveDocuments: number;
 }
 
-/** A read a replica can answer as well as the primary: keyword search or suggest. */
-export type IndexRead = { kind: 'search'; request: SearchRequest & HighlightRequest } | { kind: 'suggest'; request: SuggestRequest };
+/** A read a replica can answer as well as the primary: keyword or hybrid search, or suggest. */
+export type IndexRead =
+  { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch } | { kind: 'suggest'; request: SuggestRequest };
 
 /** A shard's part of a sharded read, which a replica of the shard answers as well as the shard's primary. */
 export type PartRead =
-  | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; corpus?: CorpusStats }
-  | { kind: 'corpus'; q: string }
+  | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; strict?: boolean }
   | { kind: 'suggest'; request: SuggestRequest };
-
-/** This shard's share of a query's BM25 statistics. */
-export interface CorpusPart extends ShardView {
-  stats: CorpusStats;
-}
 
 /** Why a hybrid search answered keyword results only. */
 const NO_VECTORS = 'the index has no vectors of this embedder yet: feed documents, or schedule a feeding job after an embedder change';
@@ -100,6 +103,22 @@ function vectorHash(config: AppIndexConfig, payload: DocumentPayload): string | 
   const text = config.embedder ? embeddingText(config.fields, payload) : '';
   return config.embedder && text ? contentHash(config.embedder, text) : null;
 }
+
+/**
+ * A shard asks for a new exchange of statistics with the other shards (`SearchAppClient.shareStatistics`) after
+ * this many changes since its last share, or this share of its documents if more (as the families' prior does).
+ */
+const MIN_CHANGES_BEFORE_SHARE = 256;
+const CHANGED_SHARE_BEFORE_SHARE = 0.01;
+
+/** The statistics of a shard never fed. */
+const NO_STATISTICS: StatisticsShare = {
+  documents: 0,
+  fieldLengths: [],
+  terms: [],
+  frequencies: new Int32Array(0),
+  titles: { keys: new Int32Array(0), beginnings: new Int32Array(0), wholes: new Int32Array(0) },
+};
 
 /** Seconds between the first change after a snapshot and the snapshot that covers it (`SNAPSHOT_DELAY_SECONDS`). */
 const DEFAULT_SNAPSHOT_DELAY_SECONDS = 2;
@@ -133,6 +152,8 @@ export interface ShardView {
 
 /** One shard's part of a sharded search: its best hits with merge keys, every facet value, stats with their counts. */
 export interface SearchPart extends ShardView {
+  /** Nothing matched the query's words here, so this shard relaxed it (`partsToAskStrictly`). */
+  relaxed: boolean;
   total: number;
   documents: ResultDocument[];
   merge: MergeKeys;
@@ -178,6 +199,8 @@ export class SearchAppObject extends DurableObject<Env> {
   /** Feeding progress of this instance, for recovery: when it last applied operations, and up to which id. */
   #lastAppliedAt = 0;
   #appliedUpTo = 0;
+  /** Changes applied since this shard last shared its statistics (in memory: an eviction only delays the next share). */
+  #changesSinceShare = 0;
   /** When recovery was last armed: a check asked before then does not switch the checks off. */
   #recoveryArmedAt = 0;
   /** As a primary with replicas: the documents each version changed. */
@@ -252,10 +275,22 @@ export class SearchAppObject extends DurableObject<Env> {
       return applied;
     });
     if (results.some((r) => r.state === 'FINISHED')) {
+      this.#changesSinceShare += results.filter((r) => r.state === 'FINISHED').length;
       this.#notifyReplicas();
       await this.#scheduleSnapshot();
     }
     return results;
+  }
+
+  /** `apply` on one shard of several; `statisticsDue`: enough changed here that the shards should share statistics anew. */
+  async applyToShard(
+    operations: FeedOperation[],
+    config: AppIndexConfig,
+    vectors: HashedVector[] = [],
+  ): Promise<{ results: OperationResult[]; statisticsDue: boolean }> {
+    const results = await this.apply(operations, config, vectors);
+    const due = Math.max(MIN_CHANGES_BEFORE_SHARE, (this.#index?.size ?? 0) * CHANGED_SHARE_BEFORE_SHARE);
+    return { results, statisticsDue: this.#changesSinceShare >= due };
   }
 
   /**
@@ -470,6 +505,8 @@ export class SearchAppObject extends DurableObject<Env> {
       }
       this.#storage.set('layout', ready.layout);
       this.#storage.set('ready', undefined);
+      // The other shards' statistics are of the old generation: the shard scores alone until the next exchange.
+      this.#storage.writeOtherShards(undefined);
       if (this.#log.active) this.#log.reset(this.#version());
       this.#rebuild(ready.config);
     });
@@ -524,19 +561,20 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /**
    * This shard's part of a sharded search (the caller asks for page 1 of `page × rows` rows and every facet value):
-   * hits with merge keys, facets and stats to sum; `corpus`, the whole index's BM25 statistics for the query, makes
-   * its scores those of one index. With `generation`, a swap to it prepared here is made live first
+   * hits with merge keys, facets and stats to sum; `relaxed` when nothing matched the query's words here (`strict`:
+   * another shard matched them, do not relax). With `generation`, a swap to it prepared here is made live first
    * (another shard answered from it, so every shard was prepared and the swap decided).
    */
   async searchPart(
     request: SearchRequest & HighlightRequest,
     semantic?: SemanticSearch,
     generation?: number,
-    corpus?: CorpusStats,
+    strict?: boolean,
   ): Promise<Outcome<SearchPart>> {
     if (generation !== undefined) await this.commitSwap(generation);
-    return this.#run(request, semantic, { corpus }, (found, documents, semanticAnswer) => ({
+    return this.#run(request, semantic, { strict }, (found, documents, semanticAnswer) => ({
       ...this.#view(),
+      relaxed: found.relaxed ?? false,
       total: found.total,
       documents,
       merge: found.merge ?? { order: [], keys: [] },
@@ -552,7 +590,7 @@ export class SearchAppObject extends DurableObject<Env> {
   #run<T>(
     request: SearchRequest & HighlightRequest,
     semantic: SemanticSearch | undefined,
-    part: { corpus?: CorpusStats } | undefined,
+    part: { strict?: boolean } | undefined,
     shape: (found: EngineSearchResult, documents: ResultDocument[], semanticAnswer: Pick<SearchResult, 'semantic'>) => T,
   ): Outcome<T> {
     const index = this.#loadIndex();
@@ -560,7 +598,7 @@ export class SearchAppObject extends DurableObject<Env> {
       const highlighter = index?.highlighter(request);
       const vectors = semantic && this.#space === semantic.embedder ? this.#vectors : undefined;
       const hybrid = semantic && vectors ? { vectors, vector: semantic.vector, ratio: semantic.ratio } : undefined;
-      const feeding = part && { feedingKey: (id: string) => this.#storage.lastOp(id), corpus: part.corpus };
+      const feeding = part && { feedingKey: (id: string) => this.#storage.lastOp(id), strict: part.strict };
       const found = index?.search(request, hybrid, feeding) ?? { total: 0, hits: [], facets: [], facetStats: {}, facetStatCounts: {} };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
@@ -581,11 +619,25 @@ export class SearchAppObject extends DurableObject<Env> {
     return ok(this.#loadIndex()?.suggest(request) ?? []);
   }
 
-  /** This shard's share of a query's BM25 statistics (summed over the shards before a sharded search); `generation` as for `searchPart`. */
-  async corpusPart(q: string, generation?: number): Promise<CorpusPart> {
-    if (generation !== undefined) await this.commitSwap(generation);
-    const stats = this.#loadIndex()?.corpusStats(q) ?? { documents: 0, fieldLengths: [], terms: [], matched: false };
-    return { ...this.#view(), stats };
+  /** This shard's statistics, summed with the other shards' into what each is handed (`useOtherShards`). */
+  async statisticsShare(): Promise<StatisticsShare> {
+    this.#changesSinceShare = 0;
+    return this.#loadIndex()?.statisticsShare() ?? NO_STATISTICS;
+  }
+
+  /**
+   * What the other shards hold of this shard's terms and titles: from now on it scores as one index of every
+   * document. Kept in storage for cold starts; a new index version (answers remembered for the old one go).
+   */
+  async useOtherShards(others: StatisticsShare): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      this.#storage.writeOtherShards(encodeShare(others));
+      const seq = this.#storage.nextSeq();
+      // Replicas copy the shard again, with the new share (the change log carries documents only).
+      if (this.#log.active) this.#log.reset(seq);
+    });
+    this.#index?.useOtherShards(others);
+    this.#notifyReplicas();
   }
 
   /** This shard's part of a sharded suggest; `generation` as for `searchPart`. */
@@ -694,7 +746,14 @@ export class SearchAppObject extends DurableObject<Env> {
     if (!replicas.includes(replica)) this.#storage.set('replicas', [...replicas, replica]);
     if (!this.#log.active || this.#log.floor > version) this.#log.reset(version);
     const snapshot = index && this.#storage.readSnapshot();
-    return { version, layout, config: index && this.#storage.get('config'), snapshot: snapshot && new Blob([snapshot.index]).stream() };
+    return {
+      version,
+      layout,
+      config: index && this.#storage.get('config'),
+      snapshot: snapshot && new Blob([snapshot.index]).stream(),
+      others: this.#storage.readOtherShards(),
+      vectors: snapshot?.vectors && new Blob([snapshot.vectors]).stream(),
+    };
   }
 
   /** A page of document rows (tombstones too) in id order after `after`, for a replica's copy. */
@@ -711,9 +770,15 @@ export class SearchAppObject extends DurableObject<Env> {
     const changes = found.ids.map((id) => {
       const row = rows.get(id);
       // No row: a deletion whose tombstone a snapshot dropped since.
-      return { id, op: row?.op ?? 0, payload: row?.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined };
+      if (!row?.payload) return { id, op: row?.op ?? 0 };
+      return { id, op: row.op, payload: JSON.parse(row.payload) as DocumentPayload, vector: row.vector ?? undefined };
     });
-    return { version: found.upTo, primaryVersion: version, changes };
+    const hashes = new Set(changes.map((change) => change.vector).filter((hash): hash is string => !!hash));
+    const vectors = [...hashes].flatMap((hash) => {
+      const stored = this.#storage.vector(hash);
+      return stored ? [{ hash, ...stored }] : [];
+    });
+    return { version: found.upTo, primaryVersion: version, changes, vectors };
   }
 
   /** Keeps the replicas of these regions and deletes the others (the app's replica setting changed). */
@@ -769,14 +834,9 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** A shard's part of a sharded read at a replica of the shard: as `replicaAnswer`, null when the replica is not at `minVersion`. */
-  async replicaPart(
-    identity: ReplicaIdentity,
-    read: PartRead,
-    minVersion: number,
-  ): Promise<Outcome<SearchPart> | CorpusPart | SuggestPart | null> {
+  async replicaPart(identity: ReplicaIdentity, read: PartRead, minVersion: number): Promise<Outcome<SearchPart> | SuggestPart | null> {
     if (!this.#servesAsReplica(identity, minVersion)) return null;
-    if (read.kind === 'search') return this.searchPart(read.request, read.semantic, undefined, read.corpus);
-    return read.kind === 'corpus' ? this.corpusPart(read.q) : this.suggestPart(read.request);
+    return read.kind === 'search' ? this.searchPart(read.request, read.semantic, undefined, read.strict) : this.suggestPart(read.request);
   }
 
   /** Whether this replica's copy is complete and at `minVersion`; when not, it syncs. The first read names its primary. */
@@ -796,19 +856,22 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** `searchAnswer` or `suggestAnswer`, as the read names. */
   async readAnswer(read: IndexRead, fresh = false): Promise<Outcome<LayoutAnswer>> {
-    return read.kind === 'search' ? this.searchAnswer(read.request, fresh) : this.suggestAnswer(read.request, fresh);
+    return read.kind === 'search' ? this.searchAnswer(read.request, fresh, read.semantic) : this.suggestAnswer(read.request, fresh);
   }
 
   /** Stores a page of the primary's changes at its version and applies it to the loaded index. */
   #applyReplicaChanges(page: ChangePage): void {
     const index = this.#loadIndex();
-    for (const { id, op, payload } of page.changes) {
+    for (const { hash, space, vector } of page.vectors) this.#storage.putVectors(space, [{ hash, vector }]);
+    for (const { id, op, payload, vector } of page.changes) {
       if (payload) {
-        this.#storage.put(id, payload, op, page.version);
+        this.#storage.put(id, payload, op, page.version, vector ?? null);
         index?.add(id, payload);
+        if (index) this.#indexVector(id, vector);
       } else {
         this.#storage.markDeleted(id, op, page.version);
         index?.remove(id);
+        this.#vectors?.remove(id);
       }
     }
     this.#storage.set('seq', page.version);
@@ -856,7 +919,7 @@ export class SearchAppObject extends DurableObject<Env> {
             this.#vectors?.remove(change.id);
           }
         }
-        return (this.#index = index);
+        return (this.#index = this.#withOtherShards(index));
       } catch (error) {
         this.#vectors = undefined;
         console.error(JSON.stringify({ level: 'warn', msg: 'snapshot unusable, rebuilding', error: String(error) }));
@@ -871,7 +934,7 @@ export class SearchAppObject extends DurableObject<Env> {
     if (loaded) return loaded;
     this.#storage.set('config', config);
     this.#space = config.embedder;
-    return (this.#index = new SearchIndex(config));
+    return (this.#index = this.#withOtherShards(new SearchIndex(config)));
   }
 
   /** Fresh indexes from the stored documents and vectors, snapshotted at once so the next cold start is a load. */
@@ -885,8 +948,15 @@ export class SearchAppObject extends DurableObject<Env> {
       index.add(doc.id, doc.payload);
       this.#indexVector(doc.id, doc.vector);
     }
-    this.#index = index;
+    this.#index = this.#withOtherShards(index);
     this.#writeSnapshot(index);
+    return index;
+  }
+
+  /** A shard's index scores with what the other shards held at the last exchange (`useOtherShards`). */
+  #withOtherShards(index: SearchIndex): SearchIndex {
+    const others = this.#layout().shards > 1 ? this.#storage.readOtherShards() : undefined;
+    if (others) index.useOtherShards(decodeShare(others));
     return index;
   }
 

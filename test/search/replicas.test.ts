@@ -3,8 +3,9 @@ import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { replicaName, type ReplicaRegion } from '../../src/search/replica-regions';
 import { shardName, shardOf } from '../../src/search/shards';
-import { ADMIN_TOKEN, BASE, call, expectOk, json, waitFor } from '../helpers';
+import { ADMIN_TOKEN, BASE, call, expectOk, json, uniqueCode, waitFor } from '../helpers';
 import { allSettled, bulk, envelope, feedingApp, fullFeed, type FeedingApp } from '../feeding/helpers';
+import { standInBaseUrl } from './stand-in';
 
 /** The continents the tests read from, and the replica region that serves each. */
 const REGION_OF: Record<string, ReplicaRegion> = { EU: 'weur', AS: 'apac', NA: 'enam' };
@@ -13,16 +14,19 @@ interface Read {
   servedBy: string | null;
   total: number;
   ids: string[];
+  /** The hybrid part of the answer (`{ ratio }`, or a fallback saying why it answered by keyword). */
+  semantic?: unknown;
 }
 
 /** A search over HTTP from a continent (as Cloudflare sets `request.cf.continent`); `fresh` sends `Cache-Control: no-cache`. */
-async function searchFrom(app: FeedingApp, continent: string, q = '', { fresh = true } = {}): Promise<Read> {
-  const res = await readFrom(app, continent, `${app.tenant}/${app.code}?q=${encodeURIComponent(q)}&rows=100&facets=`, fresh);
+async function searchFrom(app: FeedingApp, continent: string, q = '', { fresh = true, query = '' } = {}): Promise<Read> {
+  const res = await readFrom(app, continent, `${app.tenant}/${app.code}?q=${encodeURIComponent(q)}&rows=100&facets=${query}`, fresh);
   const body = await json(res);
   return {
     servedBy: res.headers.get('X-Search-Replica'),
     total: body.result.total,
     ids: body.result.documents.map((d: { id: string }) => d.id),
+    ...(body.result.semantic ? { semantic: body.result.semantic } : {}),
   };
 }
 
@@ -57,18 +61,40 @@ function packages(prefix: string, count: number, word: string) {
   return Array.from({ length: count }, (_, i) => envelope(`${prefix}${i}`, { name: `${prefix}${i}`, description: `${word} package ${i}` }));
 }
 
-/** An app with replicas in `regions`, fed `count` documents, each replica serving (its copy made and caught up). */
-async function replicatedApp(regions: ReplicaRegion[], count = 30): Promise<FeedingApp> {
-  const app = await feedingApp();
-  await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { replicas: regions } }));
-  await feed(app, packages('pkg', count, 'alpha'));
+/** What a replicated app starts with: its shards (set by a full feed's swap when more than 1), schema, other settings, documents. */
+interface ReplicatedSetup {
+  shards?: number;
+  schema?: unknown;
+  settings?: Record<string, unknown>;
+  entries: unknown[];
+}
+
+/** An app with replicas in `regions`, fed `entries`, each replica (of each shard) serving: its copy made and caught up. */
+async function appWithReplicas(regions: ReplicaRegion[], { shards = 1, schema, settings, entries }: ReplicatedSetup): Promise<FeedingApp> {
+  const app = await feedingApp(schema);
+  const body = { ...settings, replicas: regions, ...(shards > 1 ? { shards } : {}) };
+  await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body }));
+  if (shards > 1) expect((await fullFeed(app, 'start')).status).toBe(200);
+  await feed(app, entries);
+  if (shards > 1) {
+    expect((await fullFeed(app, 'end')).status).toBe(200);
+    await waitFor(
+      () => app.searchApp.layout(),
+      ({ layout }) => layout.shards === shards,
+    );
+  }
   for (const [continent, region] of Object.entries(REGION_OF).filter(([, r]) => regions.includes(r))) {
     await waitFor(
       () => searchFrom(app, continent),
-      (read) => read.servedBy === region && read.total === count,
+      (read) => read.servedBy === Array(shards).fill(region).join(',') && read.total === entries.length,
     );
   }
   return app;
+}
+
+/** An app of one object with replicas in `regions`, fed `count` documents. */
+async function replicatedApp(regions: ReplicaRegion[], count = 30): Promise<FeedingApp> {
+  return appWithReplicas(regions, { entries: packages('pkg', count, 'alpha') });
 }
 
 describe('read replicas', () => {
@@ -198,25 +224,9 @@ function idsPerShard(prefix: string, shards: number, perShard: number): string[]
 
 const SHARDS = 3;
 
-/** An app of `SHARDS` shards (set by a full feed's swap) with replicas in `regions`, every shard's replicas serving. */
+/** An app of `SHARDS` shards with replicas in `regions`, fed `count` documents. */
 async function shardedReplicatedApp(regions: ReplicaRegion[], count = 30): Promise<FeedingApp> {
-  const app = await feedingApp();
-  const path = `/api/v1/admin/searchapps/${app.tenant}/${app.code}`;
-  await expectOk(call('PUT', path, { token: ADMIN_TOKEN, body: { shards: SHARDS, replicas: regions } }));
-  expect((await fullFeed(app, 'start')).status).toBe(200);
-  await feed(app, packages('pkg', count, 'alpha'));
-  expect((await fullFeed(app, 'end')).status).toBe(200);
-  await waitFor(
-    () => app.searchApp.layout(),
-    ({ layout }) => layout.shards === SHARDS,
-  );
-  for (const [continent, region] of Object.entries(REGION_OF).filter(([, r]) => regions.includes(r))) {
-    await waitFor(
-      () => searchFrom(app, continent),
-      (read) => read.servedBy === Array(SHARDS).fill(region).join(',') && read.total === count,
-    );
-  }
-  return app;
+  return appWithReplicas(regions, { shards: SHARDS, entries: packages('pkg', count, 'alpha') });
 }
 
 describe('read replicas of a sharded app', () => {
@@ -300,4 +310,56 @@ describe('read replicas of a sharded app', () => {
     await expectOk(call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN }));
     for (let shard = 0; shard < SHARDS; shard++) expect((await replicaStub(app, 'apac', shard).stats()).documents).toBe(0);
   });
+});
+
+/** Vehicles, and others, described in words the stand-in embedder's concepts tell apart (test/search/concept-vectors.ts). */
+const semanticSchema = {
+  fields: [
+    { code: 'name', dataType: 'string', searchMode: 'fuzzy', weight: 5, display: true },
+    { code: 'description', dataType: 'string', display: true, semantic: true },
+  ],
+};
+const vehicles = [
+  ['racer', 'vehicle driving simulator'],
+  ['smbd', 'windows fileserver'],
+  ['jukebox', 'song player'],
+  ['tetris', 'arcade puzzle'],
+  ['inkscape', 'drawing pictures'],
+  ['fetchmail', 'inbox letters'],
+].map(([name, description]) => envelope(name, { name, description }));
+
+/** An app with an embedder (the stand-in) and replicas in `weur`, fed the vehicles. */
+async function semanticReplicatedApp(shards: number): Promise<FeedingApp> {
+  const embedder = { provider: 'openai', model: 'concepts', baseUrl: standInBaseUrl(uniqueCode('rep')) };
+  return appWithReplicas(['weur'], { shards, schema: semanticSchema, settings: { embedder }, entries: vehicles });
+}
+
+describe('hybrid search from read replicas', () => {
+  for (const shards of [1, SHARDS]) {
+    it(`replicas copy the vectors and answer hybrid searches as the primaries do (${shards} shards)`, async () => {
+      const app = await semanticReplicatedApp(shards);
+      const servedBy = (region: string) => Array(shards).fill(region).join(',');
+      const byVector = { query: '&semanticRatio=1' };
+      // "automobile" shares no word with any document: vectors rank them (a copy without them would answer a fallback).
+      const fromPrimary = await searchFrom(app, 'AN', 'automobile', byVector);
+      expect(fromPrimary).toMatchObject({ servedBy: 'primary', semantic: { ratio: 1 } });
+      // One index ranks the racer first (shards normalize vector scores each over their own neighbours).
+      if (shards === 1) expect(fromPrimary.ids[0]).toBe('racer');
+      expect(await searchFrom(app, 'EU', 'automobile', byVector)).toEqual({ ...fromPrimary, servedBy: servedBy('weur') });
+
+      // A change's vector reaches the replicas through the change log.
+      await feed(app, [envelope('hauler', { name: 'hauler', description: 'motor vehicles' })]);
+      const changed = await waitFor(
+        () => searchFrom(app, 'EU', 'automobile', byVector),
+        (read) => read.servedBy === servedBy('weur') && read.ids.includes('hauler'),
+      );
+      if (shards === 1) expect(changed.ids.slice(0, 2).sort()).toEqual(['hauler', 'racer']);
+      expect(changed.semantic).toEqual({ ratio: 1 });
+      expect(changed).toEqual({ ...(await searchFrom(app, 'AN', 'automobile', byVector)), servedBy: servedBy('weur') });
+
+      // An evicted replica loads its own snapshot and the changes after it, vectors included.
+      for (let shard = 0; shard < shards; shard++) await evictDurableObject(replicaStub(app, 'weur', shard));
+      expect(await searchFrom(app, 'EU', 'automobile', byVector)).toEqual(changed);
+    });
+  }
 });

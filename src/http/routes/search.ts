@@ -6,8 +6,8 @@ import { cachedSearchApp, type SearchAppRow } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
-import { suggestKey } from '../../search/answers';
-import { answerThroughEdgeCache, type AnswerSource, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
+import { suggestKey, type VersionedAnswer } from '../../search/answers';
+import { answerThroughEdgeCache, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
 import type { Filter, SearchRequest } from '../../search/engine/types';
 import { searchAnswer, type RequestedRatio } from '../../search/hybrid-search';
 import { SearchAppClient } from '../../search/search-app-client';
@@ -93,18 +93,12 @@ function edgeCacheRequest(c: Context<AppEnv>, app: string, key: string): EdgeCac
  * Where a read's answer comes from on an edge-cache miss: the nearest read replica of the app (or the primary, when
  * the app has none or the replica is behind); `X-Search-Replica` names the region or `primary` when the app has replicas.
  */
-function indexSource(c: Context<AppEnv>, row: SearchAppRow, searchApp: SearchAppClient, read: IndexRead): AnswerSource {
-  return {
-    indexVersion: () => searchApp.indexVersion(),
-    answer: async (fresh) => {
-      const answer = await searchApp.nearestAnswer(
-        read,
-        { regions: row.replicas, continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent },
-        fresh,
-      );
-      if (row.replicas.length) c.header('X-Search-Replica', answer.servedBy);
-      return answer;
-    },
+function nearestCopy(c: Context<AppEnv>, row: SearchAppRow, searchApp: SearchAppClient) {
+  const placement = { regions: row.replicas, continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent };
+  return async (read: IndexRead, fresh: boolean): Promise<VersionedAnswer> => {
+    const answer = await searchApp.nearestAnswer(read, placement, fresh);
+    if (row.replicas.length) c.header('X-Search-Replica', answer.servedBy);
+    return answer;
   };
 }
 
@@ -118,10 +112,14 @@ async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
   const started = Date.now();
   const { app, row, searchApp } = await findSearchApp(c);
   const { requestId, semantic, ...search } = request;
-  // Keyword answers may come from the nearest replica; hybrid ones from the primary, which holds every vector.
-  const keyword = indexSource(c, row, searchApp, { kind: 'search', request: search });
-  const { key, answer: compute } = searchAnswer(c.env, row, search, semantic, keyword.answer);
-  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, key), { indexVersion: keyword.indexVersion, answer: compute });
+  const nearest = nearestCopy(c, row, searchApp);
+  const { key, answer: compute } = searchAnswer(c.env, row, search, semantic, (fresh, hybrid) =>
+    nearest({ kind: 'search', request: search, semantic: hybrid }, fresh),
+  );
+  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, key), {
+    indexVersion: () => searchApp.indexVersion(),
+    answer: compute,
+  });
   return answer(c, started, requestId, 'result', found);
 }
 
@@ -129,10 +127,11 @@ async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestI
   const started = Date.now();
   const { app, row, searchApp } = await findSearchApp(c);
   const suggest = { q: input.q, rows: input.rows };
-  const found = await answerThroughEdgeCache(
-    edgeCacheRequest(c, app, suggestKey(suggest)),
-    indexSource(c, row, searchApp, { kind: 'suggest', request: suggest }),
-  );
+  const nearest = nearestCopy(c, row, searchApp);
+  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, suggestKey(suggest)), {
+    indexVersion: () => searchApp.indexVersion(),
+    answer: (fresh) => nearest({ kind: 'suggest', request: suggest }, fresh),
+  });
   return answer(c, started, input.requestId, 'suggestions', found);
 }
 

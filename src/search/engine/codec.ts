@@ -75,10 +75,10 @@ export function encodeIndex(state: IndexState): Uint8Array {
     for (let ord = 0; ord < capacity(state); ord++) {
       const to = remap[ord];
       if (to < 0) continue;
-      const firstId = column.firstId(ord);
-      if (firstId >= 0) first[to] = valueIndex(firstId);
-      const more = column.extra[ord];
-      if (more) extra.push(to, more.length, ...more.map(valueIndex));
+      const ids: number[] = [];
+      column.forEachId(ord, (id) => ids.push(valueIndex(id)));
+      if (ids.length) first[to] = ids[0];
+      if (ids.length > 1) extra.push(to, ids.length - 1, ...ids.slice(1));
     }
     sections.push(first, Int32Array.from(extra));
     return values;
@@ -165,9 +165,8 @@ export function decodeIndex(config: IndexConfig, bytes: Uint8Array): IndexState 
     column.first = first;
     for (let ord = 0; ord < n; ord++) if (first[ord] >= 0) column.live[first[ord]]++;
     for (let i = 0; i < extra.length;) {
-      const ord = extra[i];
-      const more = Array.from(extra.subarray(i + 2, i + 2 + extra[i + 1]));
-      column.extra[ord] = more;
+      const more = extra.subarray(i + 2, i + 2 + extra[i + 1]);
+      column.addMore(extra[i], more);
       for (const id of more) column.live[id]++;
       i += 2 + more.length;
     }

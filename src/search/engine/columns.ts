@@ -3,9 +3,13 @@
  * filtering and facet counting read the matching documents' value ids, never the documents.
  */
 
+const NO_STARTS = new Uint32Array(0);
+
 /**
  * Categorical values (strings, booleans, category paths, attribute values) of each document, as value ids:
- * the first value in a typed array, further values (category levels, lists) in a side map.
+ * the first value in a typed array, further values (category levels, lists) packed in one typed pool,
+ * `moreIds[moreStart[ord]]` up to `moreIds[moreStart[ord + 1]]` (documents are added in ordinal order, so the pool
+ * only grows; a removed document's ids stay in it, hidden by its `first` of -1, until compaction rebuilds the index).
  */
 export class ValueColumn {
   readonly values: string[] = [];
@@ -13,26 +17,33 @@ export class ValueColumn {
   /** Value id -> number of live documents carrying it. */
   readonly live: number[] = [];
   first: Int32Array<ArrayBufferLike> = new Int32Array(1024).fill(-1);
-  /** Document ordinal -> value ids after the first, for documents with several values. */
-  readonly extra: (number[] | undefined)[] = [];
+  /** Start of each ordinal's further ids in `moreIds`, for ordinals below `moreFilled` (absent while no document has any). */
+  private moreStart?: Uint32Array;
+  private moreIds = new Int32Array(0);
+  private moreFilled = 0;
   private sortRanks?: Uint32Array;
 
+  /** Adds the values of a document; ordinals come in increasing order (a fresh ordinal per document). */
   add(ord: number, values: Iterable<string>): void {
     const ids: number[] = [];
     for (const value of values) {
       const id = this.valueId(value);
       if (!ids.includes(id)) ids.push(id);
     }
+    this.addIds(ord, ids);
+  }
+
+  /** `add` with value ids (`valueId`) instead of values. */
+  addIds(ord: number, ids: number[]): void {
     if (!ids.length) return;
     this.setFirst(ord, ids[0]);
-    if (ids.length > 1) this.extra[ord] = ids.slice(1);
+    if (ids.length > 1) this.addMore(ord, ids.slice(1));
     for (const id of ids) this.live[id] += 1;
   }
 
   remove(ord: number): void {
     this.forEachId(ord, (id) => (this.live[id] -= 1));
     if (ord < this.first.length) this.first[ord] = -1;
-    if (this.extra[ord]) this.extra[ord] = undefined;
   }
 
   firstId(ord: number): number {
@@ -40,15 +51,53 @@ export class ValueColumn {
   }
 
   has(ord: number, id: number): boolean {
-    return this.firstId(ord) === id || (this.extra[ord]?.includes(id) ?? false);
+    const first = this.firstId(ord);
+    if (first === id) return first >= 0;
+    if (first < 0 || !this.moreStart || ord >= this.moreFilled) return false;
+    for (let j = this.moreStart[ord]; j < this.moreStart[ord + 1]; j++) if (this.moreIds[j] === id) return true;
+    return false;
+  }
+
+  /** Whether the document carries a value whose id is marked 1 in `wanted`. */
+  hasAny(ord: number, wanted: Uint8Array): boolean {
+    const first = this.firstId(ord);
+    if (first < 0) return false;
+    if (wanted[first] === 1) return true;
+    if (!this.moreStart || ord >= this.moreFilled) return false;
+    for (let j = this.moreStart[ord]; j < this.moreStart[ord + 1]; j++) if (wanted[this.moreIds[j]] === 1) return true;
+    return false;
   }
 
   forEachId(ord: number, fn: (id: number) => void): void {
     const first = this.firstId(ord);
     if (first < 0) return;
     fn(first);
-    const more = this.extra[ord];
-    if (more) for (const id of more) fn(id);
+    if (!this.moreStart || ord >= this.moreFilled) return;
+    for (let j = this.moreStart[ord]; j < this.moreStart[ord + 1]; j++) fn(this.moreIds[j]);
+  }
+
+  /** Adds 1 to `tally.counts[id]` for each value id of each of the first `length` ordinals of `ords`, noting new ids. */
+  count(ords: ArrayLike<number>, length: number, tally: Tally): void {
+    const { counts, touched } = tally;
+    let size = tally.size;
+    const first = this.first;
+    const ordLimit = first.length;
+    const start = this.moreStart ?? NO_STARTS;
+    const more = this.moreIds;
+    const filled = this.moreStart ? this.moreFilled : 0;
+    for (let i = 0; i < length; i++) {
+      const ord = ords[i];
+      const id = ord < ordLimit ? first[ord] : -1;
+      if (id < 0) continue;
+      if (counts[id]++ === 0) touched[size++] = id;
+      if (ord < filled) {
+        for (let j = start[ord], end = start[ord + 1]; j < end; j++) {
+          const other = more[j];
+          if (counts[other]++ === 0) touched[size++] = other;
+        }
+      }
+    }
+    tally.size = size;
   }
 
   valueId(value: string): number {
@@ -82,6 +131,41 @@ export class ValueColumn {
     }
     this.first[ord] = id;
   }
+
+  /**
+   * Appends the value ids after the first of a document newer than every document given further ids so far
+   * (`add` does it; decoding an index, whose `first` is set whole, too). Does not count them in `live`.
+   */
+  addMore(ord: number, more: ArrayLike<number>): void {
+    if (ord < this.moreFilled) throw new Error(`ValueColumn: ordinal ${ord} added after ${this.moreFilled - 1}`);
+    let start = this.moreStart;
+    if (!start || ord + 2 > start.length) {
+      start = new Uint32Array(Math.max(ord + 2, (start?.length ?? 512) * 2));
+      if (this.moreStart) start.set(this.moreStart);
+      this.moreStart = start;
+    }
+    const end = start[this.moreFilled];
+    start.fill(end, this.moreFilled, ord + 1);
+    if (end + more.length > this.moreIds.length) {
+      const grown = new Int32Array(Math.max(end + more.length, this.moreIds.length * 2, 1024));
+      grown.set(this.moreIds);
+      this.moreIds = grown;
+    }
+    for (let i = 0; i < more.length; i++) this.moreIds[end + i] = more[i];
+    start[ord + 1] = end + more.length;
+    this.moreFilled = ord + 1;
+  }
+}
+
+/**
+ * Per-value counts of one facet over a set of documents, reused from query to query: `touched` lists the value ids
+ * counted (the first `size`), so a small set costs no pass over every value of the column.
+ */
+export interface Tally {
+  /** Value id -> count (0 for every id not in `touched`). */
+  counts: Uint32Array;
+  touched: Int32Array;
+  size: number;
 }
 
 /** One number per document (long, double, date as epoch ms); NaN where the document has none. */

@@ -2,12 +2,12 @@
  * Facet counts and numeric facet stats: over filtered candidates (each facet without its own `or` or range
  * filter), or over everything (cached per index version); only the facets a request selects.
  */
-import { compareStrings, type ValueColumn } from './columns';
+import { compareStrings, type Tally, type ValueColumn } from './columns';
 import { facetField, type Filtered } from './filters';
 import { isNumeric } from './plan';
 import { QueryError } from './query-error';
 import { selectTop } from './ranking';
-import { liveOrds, type IndexState } from './state';
+import { capacity, liveOrds, type IndexState } from './state';
 import type { Facet, FacetStats } from './types';
 
 /** What a search answers about facets. */
@@ -36,26 +36,77 @@ export function selectFacets(state: IndexState, ids: string[] | undefined): Face
   return (facetId) => wanted.has(facetId);
 }
 
-/** Counts and stats over the filtered candidates, each facet leaving out its own disjunctive filter. */
+/**
+ * Counts and stats over the filtered candidates, each facet leaving out its own disjunctive filter. A set of
+ * more than half the live documents is counted through its complement (live counts minus the rest's).
+ */
 export function filteredFacets(state: IndexState, limit: number, filtered: Filtered, selected: FacetSelection): FacetAnswer {
-  const { shared, passes } = filtered;
+  const sets = new Map<number, CountedSet>();
+  const tally = tallyFor(state);
   const facets = facetList(state, selected, (facetId, column) => {
     const needed = neededBits(filtered, facetId);
-    const tally = new Uint32Array(column.values.length);
-    const first = column.first;
-    const extra = column.extra;
-    for (let i = 0; i < shared.length; i++) {
-      if (needed && (passes[i] & needed) !== needed) continue;
-      const ord = shared[i];
-      const id = ord < first.length ? first[ord] : -1;
-      if (id < 0) continue;
-      tally[id]++;
-      const more = extra[ord];
-      if (more) for (const other of more) tally[other]++;
+    let set = sets.get(needed);
+    if (!set) sets.set(needed, (set = countedSet(state, filtered, needed)));
+    prepare(tally, column.values.length);
+    column.count(set.ords, set.ords.length, tally);
+    if (!set.complement) {
+      const values = topValues(column, tally.counts, tally.touched.subarray(0, tally.size), limit);
+      for (let i = 0; i < tally.size; i++) tally.counts[tally.touched[i]] = 0;
+      tally.size = 0;
+      return values;
     }
-    return topValues(column, tally, limit);
+    const { counts } = tally;
+    for (let id = 0; id < column.values.length; id++) counts[id] = column.live[id] - counts[id];
+    const values = topValues(column, counts, undefined, limit);
+    counts.fill(0, 0, column.values.length);
+    tally.size = 0;
+    return values;
   });
   return { facets, ...numericStats(state, filtered, selected) };
+}
+
+/** The query's reusable tally, large enough for the largest facet column (a search runs alone on its index). */
+function tallyFor(state: IndexState): Tally {
+  return (state.caches.tally ??= { counts: new Uint32Array(0), touched: new Int32Array(0), size: 0 });
+}
+
+/** Makes room in `tally` for a column of `values` value ids. */
+function prepare(tally: Tally, values: number): void {
+  if (tally.counts.length >= values) return;
+  const size = Math.max(values, tally.counts.length * 2, 256);
+  tally.counts = new Uint32Array(size);
+  tally.touched = new Int32Array(size);
+}
+
+/** The documents a facet counts over, or (`complement`) the live documents outside them. */
+interface CountedSet {
+  ords: ArrayLike<number>;
+  complement: boolean;
+}
+
+/** The candidates passing the disjunctive filters of `needed`, or their complement when that is smaller. */
+function countedSet(state: IndexState, { shared, passes }: Filtered, needed: number): CountedSet {
+  let ords: ArrayLike<number> = shared;
+  if (needed) {
+    const kept = new Int32Array(shared.length);
+    let length = 0;
+    for (let i = 0; i < shared.length; i++) if ((passes[i] & needed) === needed) kept[length++] = shared[i];
+    ords = kept.subarray(0, length);
+  }
+  if (ords.length * 2 <= state.liveCount) return { ords, complement: false };
+  return { ords: liveOrdsOutside(state, ords), complement: true };
+}
+
+/** The live ordinals not in `ords` (live ordinals, each once), in ordinal order. */
+function liveOrdsOutside(state: IndexState, ords: ArrayLike<number>): Int32Array {
+  const size = capacity(state);
+  const inside = new Uint8Array(size);
+  for (let i = 0; i < ords.length; i++) inside[ords[i]] = 1;
+  const outside = new Int32Array(Math.max(0, state.liveCount - ords.length));
+  let length = 0;
+  const alive = state.alive;
+  for (let ord = 0; ord < size && length < outside.length; ord++) if (alive[ord] === 1 && inside[ord] === 0) outside[length++] = ord;
+  return outside.subarray(0, length);
 }
 
 /** Counts and stats over every live document (no query, no filter). */
@@ -69,7 +120,7 @@ export function facetsOfEverything(state: IndexState, limit: number, selected: F
       facets: facetList(
         state,
         () => true,
-        (_, column) => topValues(column, column.live, limit),
+        (_, column) => topValues(column, column.live, undefined, limit),
       ),
       ...numericStats(state, everything, () => true),
     };
@@ -132,9 +183,14 @@ function facetList(
   return facets.sort((a, b) => compareStrings(a.id, b.id));
 }
 
-function topValues(column: ValueColumn, counts: ArrayLike<number>, limit: number) {
-  const ids: number[] = [];
-  for (let id = 0; id < counts.length; id++) if (counts[id] > 0) ids.push(id);
+/** The `limit` values of most documents (ties by value), among `ids` (every value id when absent) with a count above 0. */
+function topValues(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, limit: number) {
+  const counted: number[] = [];
+  if (ids) {
+    for (let i = 0; i < ids.length; i++) counted.push(ids[i]);
+  } else {
+    for (let id = 0; id < column.values.length; id++) if (counts[id] > 0) counted.push(id);
+  }
   const order = (a: number, b: number) => counts[b] - counts[a] || compareStrings(column.values[a], column.values[b]);
-  return selectTop(ids, limit, order).map((id) => ({ value: column.values[id], count: counts[id] }));
+  return selectTop(counted, limit, order).map((id) => ({ value: column.values[id], count: counts[id] }));
 }

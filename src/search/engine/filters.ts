@@ -19,8 +19,8 @@ export interface CompiledFilter {
  * bits (`passes`), so each facet can leave out its own such filter cheaply (disjunctive faceting).
  */
 export interface Filtered {
-  shared: number[];
-  passes: number[];
+  shared: readonly number[];
+  passes: ArrayLike<number>;
   disjunctive: CompiledFilter[];
 }
 
@@ -64,13 +64,17 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
     const column = state.facets.get(facetId);
     const keys = values.map((value, i) => termKey(field.dataType, value, `${path}.values.${i}`, problems));
     const ids = keys.map((key) => (key === undefined ? undefined : column?.idOf.get(key)));
-    const has = (ord: number, id: number | undefined) => id !== undefined && column !== undefined && column.has(ord, id);
+    const known = ids.filter((id) => id !== undefined);
+    // Value ids marked in a typed array: one lookup per value a document carries, whatever the number of filter values.
+    const wanted = new Uint8Array(column?.values.length ?? 0);
+    for (const id of known) wanted[id] = 1;
+    const hasAny = (ord: number) => column !== undefined && column.hasAny(ord, wanted);
     const accepts =
       operator === 'and'
-        ? (ord: number) => ids.every((id) => has(ord, id))
+        ? (ord: number) => known.length === ids.length && column !== undefined && known.every((id) => column.has(ord, id))
         : operator === 'not'
-          ? (ord: number) => !ids.some((id) => has(ord, id))
-          : (ord: number) => ids.some((id) => has(ord, id));
+          ? (ord: number) => !hasAny(ord)
+          : hasAny;
     compiled.push({ facetId, disjunctive: operator === 'or', accepts });
   }
   if (problems.length) throw new QueryError(problems);
@@ -78,22 +82,25 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
 }
 
 /** The candidates passing every filter, and the per-candidate bits facet counting needs. */
-export function applyFilters(candidates: number[], filters: CompiledFilter[]): { filtered: Filtered; passing: number[] } {
+export function applyFilters(candidates: readonly number[], filters: CompiledFilter[]): { filtered: Filtered; passing: number[] } {
   const disjunctive = filters.filter((f) => f.disjunctive).slice(0, 31);
   const conjunctive = filters.filter((f) => !disjunctive.includes(f));
   const all = (1 << disjunctive.length) - 1;
   const shared: number[] = [];
-  const passes: number[] = [];
+  const passes = new Int32Array(candidates.length);
   const passing: number[] = [];
-  for (const ord of candidates) {
-    if (!conjunctive.every((f) => f.accepts(ord))) continue;
+  let count = 0;
+  candidates: for (let i = 0; i < candidates.length; i++) {
+    const ord = candidates[i];
+    for (let j = 0; j < conjunctive.length; j++) if (!conjunctive[j].accepts(ord)) continue candidates;
     let bits = 0;
     for (let j = 0; j < disjunctive.length; j++) if (disjunctive[j].accepts(ord)) bits |= 1 << j;
-    shared.push(ord);
-    passes.push(bits);
+    if (conjunctive.length) shared.push(ord);
+    passes[count++] = bits;
     if (bits === all) passing.push(ord);
   }
-  return { filtered: { shared, passes, disjunctive }, passing };
+  // Without `and`/`not` filters every candidate is shared: the candidates themselves, not a copy.
+  return { filtered: { shared: conjunctive.length ? shared : candidates, passes: passes.subarray(0, count), disjunctive }, passing };
 }
 
 /** The faceted field a facet id names: a field code, or `<code>.<key>` of an attributes field. */

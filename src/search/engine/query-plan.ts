@@ -4,10 +4,9 @@
  * forms of words with separators or symbols (`g++`, `speedtest-cli`), adjacent words joined (`wire shark`
  * -> `wireshark`), a word split in two dictionary words (`photomanager` -> `photo manager`) and synonyms.
  * Alternatives other than the literal one score a little less, so that the literal interpretation wins ties.
- * A word the index knows in no form is read with one more typo and completed, as the fallback reads every word.
  */
 import { analyzeWords, fuzzyDistance, pluralForms } from './analysis';
-import { expand } from './expansions';
+import { termFrequency } from './corpus';
 import type { IndexState } from './state';
 
 const MAX_WORDS = 16;
@@ -70,7 +69,6 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   }
   if (!words.length) return undefined;
   const last = words.length - 1;
-  const dictionary = state.text.dictionary;
   const { stopWords, synonyms } = state.plan.ranking;
 
   const stops = words.reduce((bits, word, i) => (stopWords.has(word) ? bits | (1 << i) : bits), 0);
@@ -79,25 +77,22 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   words.forEach((word, i) => {
     // Stop words are optional: they join neighbours, but alone they match nothing unless the query has nothing else.
     if (!(counted & (1 << i))) return joins(state, words, i, alternatives);
-    const literal = (lenient: boolean): Alternative => ({
+    const typos = relaxed ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word);
+    alternatives.push({
       mask: 1 << i,
       first: i,
       terms: [word],
-      prefix: i === last || lenient,
-      typos: lenient ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word),
+      prefix: i === last || relaxed,
+      typos,
       quality: 1,
       exact: true,
       forms: true,
     });
-    const plurals = pluralForms(word).filter((form) => dictionary.has(form));
-    const split = word.length >= MIN_SPLIT_WORD && rare(state, word) ? splits(state, word, i) : [];
-    let typed = literal(relaxed);
-    // A word the index knows in no form (`trminla`) is read leniently on its own, the other words staying strict.
-    if (!relaxed && !plurals.length && !split.length && !expand(state, word, typed.prefix, typed.typos, true).length) typed = literal(true);
-    alternatives.push(typed);
-    for (const form of plurals)
-      alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
-    alternatives.push(...split);
+    for (const form of pluralForms(word)) {
+      if (termFrequency(state, form))
+        alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
+    }
+    if (word.length >= MIN_SPLIT_WORD && rare(state, word)) alternatives.push(...splits(state, word, i));
     joins(state, words, i, alternatives);
   });
   for (const synonym of synonyms) {
@@ -132,14 +127,13 @@ function joins(state: IndexState, words: string[], i: number, alternatives: Alte
     const glued = words.slice(i, end + 1);
     // Typos in a glued form only when one of its words is not indexed as typed (`thunder brid`): real words
     // glued (`debian games`) are meant exactly, and typo look-ups are the costly part of a first query.
-    const typos = glued.some((word) => !state.text.dictionary.has(word));
+    const typos = glued.some((word) => !termFrequency(state, word));
     alternatives.push(alternative(i, end, [glued.join('')], words, JOINED, typos));
   }
 }
 
 function rare(state: IndexState, word: string): boolean {
-  const termId = state.text.dictionary.get(word);
-  return termId === undefined || state.text.count(termId) <= MAX_SPLIT_POSTINGS;
+  return termFrequency(state, word) <= MAX_SPLIT_POSTINGS;
 }
 
 /**
@@ -151,7 +145,7 @@ function splits(state: IndexState, word: string, i: number): Alternative[] {
   for (let cut = MIN_SPLIT_HEAD; cut <= word.length - MIN_SPLIT_TAIL && found.length < MAX_SPLITS; cut++) {
     const head = word.slice(0, cut);
     const tail = word.slice(cut);
-    if (state.text.dictionary.has(head) && state.text.dictionary.has(tail)) {
+    if (termFrequency(state, head) && termFrequency(state, tail)) {
       found.push({ mask: 1 << i, first: i, terms: [head, tail], prefix: false, typos: 0, quality: SPLIT, exact: true });
     }
   }

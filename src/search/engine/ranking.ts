@@ -37,13 +37,26 @@ export interface CorpusStatistics {
   averageLength(slot: number): number;
 }
 
-/** The statistics the running query scores with: a sharded index's (`state.corpus`), else this index's own documents'. */
+/**
+ * The statistics a query scores with: this index's own documents', plus, in a shard of a larger index, what the
+ * other shards hold (`state.others`, handed over at ingest: corpus.ts).
+ */
 export function corpusStatistics(state: IndexState): CorpusStatistics {
-  if (state.corpus) return state.corpus;
+  const { text, others } = state;
+  if (!others) {
+    return {
+      documents: Math.max(state.liveCount, 1),
+      frequency: (termId) => text.count(termId),
+      averageLength: (slot) => text.averageLength(slot),
+    };
+  }
   return {
-    documents: Math.max(state.liveCount, 1),
-    frequency: (termId) => state.text.count(termId),
-    averageLength: (slot) => state.text.averageLength(slot),
+    documents: Math.max(state.liveCount + others.documents, 1),
+    frequency: (termId) => text.count(termId) + (others.frequencies.get(text.terms[termId]) ?? 0),
+    averageLength: (slot) => {
+      const documents = text.documentsWithField[slot] + (others.fieldLengths[slot]?.documents ?? 0);
+      return documents ? (text.totalLength[slot] + (others.fieldLengths[slot]?.total ?? 0)) / documents : 1;
+    },
   };
 }
 
@@ -166,9 +179,9 @@ export function popcount(bits: number): number {
 }
 
 /** The first `k` of `ords` in order, without sorting everything when k is small. */
-export function selectTop(ords: number[], k: number, compare: Compare): number[] {
+export function selectTop(ords: readonly number[], k: number, compare: Compare): number[] {
   if (k <= 0) return [];
-  if (ords.length <= k * 4 || ords.length < 512) return ords.sort(compare).slice(0, k);
+  if (ords.length <= k * 4 || ords.length < 512) return ords.slice().sort(compare).slice(0, k);
   // Bounded max-heap of the best k seen so far (the worst on top).
   const heap: number[] = [];
   const worse = (i: number, j: number) => compare(heap[i], heap[j]) > 0;

@@ -3,14 +3,14 @@
  * change it (documents, codec, query). Per-index query caches live here too, so they go with the state
  * when compaction replaces it.
  */
-import { NumberColumn, ValueColumn } from './columns';
+import type { OtherShards } from './corpus';
+import { NumberColumn, ValueColumn, type Tally } from './columns';
 import type { FacetCache } from './facets';
 import type { ExpansionCache } from './expansions';
 import type { FamilyCache } from './families';
 import type { Scratch } from './matching';
 import { planIndex, type IndexPlan } from './plan';
 import { TextIndex } from './text-index';
-import type { CorpusStatistics } from './ranking';
 import type { IndexConfig } from './types';
 
 export interface IndexState {
@@ -31,8 +31,8 @@ export interface IndexState {
   values: Map<string, ValueColumn>;
   numbers: Map<string, NumberColumn>;
   readonly caches: QueryCaches;
-  /** Statistics of the whole sharded index that the running query scores with (see `corpusStatistics`). */
-  corpus?: CorpusStatistics;
+  /** In a shard of a larger index: what the other shards hold of this one's terms and titles (corpus.ts). */
+  others?: OtherShards;
 }
 
 /** Reusable query memory and answers that depend only on the index version. */
@@ -40,6 +40,10 @@ export interface QueryCaches {
   scratch?: Scratch;
   expansions?: ExpansionCache;
   browseFacets?: FacetCache;
+  /** `liveOrds` of one index version. */
+  live?: { version: number; ords: readonly number[] };
+  /** Facet counting's per-value counts (facets.ts). */
+  tally?: Tally;
   families?: FamilyCache;
 }
 
@@ -75,10 +79,13 @@ export function isAlive(state: IndexState, ord: number): boolean {
   return state.alive[ord] === 1;
 }
 
-/** Every live ordinal, in feeding order. */
-export function liveOrds(state: IndexState): number[] {
+/** Every live ordinal, in feeding order (computed once per index version). */
+export function liveOrds(state: IndexState): readonly number[] {
+  const cached = state.caches.live;
+  if (cached?.version === state.version) return cached.ords;
   const ords: number[] = [];
   for (let ord = 0; ord < state.ids.length; ord++) if (state.alive[ord] === 1) ords.push(ord);
+  state.caches.live = { version: state.version, ords };
   return ords;
 }
 
