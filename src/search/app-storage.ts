@@ -59,6 +59,8 @@ interface Meta {
   replicaOf: ReplicaIdentity;
   /** A replica is copying its primary's snapshot and documents: its storage is incomplete until this is cleared. */
   replicaLoading: boolean;
+  /** A deleted replica follows no primary again until this time (epoch ms), when its alarm wipes this mark too. */
+  retiredUntil: number;
   /** Ids of the last cycles that were swapped in (the others ended cancelled or failed), newest last. */
   swappedCycles: number[];
 }

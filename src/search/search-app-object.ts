@@ -128,6 +128,11 @@ const ANSWER_MEMO_CHARS = 4_000_000;
 export const RECOVERY_CHECK_MS = 15_000;
 /** No operation applied for this long: the app's feeding is stalled (its messages may be lost). */
 const STALL_MS = 20_000;
+/**
+ * How long a deleted replica refuses to follow its primary again: longer than a worker isolate keeps an app's row
+ * (`SEARCH_APP_TTL_MS`, 10 s), whose replica regions may still send reads there. Then its alarm deletes the mark.
+ */
+const REPLICA_RETIREMENT_MS = 60_000;
 /** Swapped cycles remembered for recovery; the entries of an ended cycle are settled within a few checks. */
 const SWAPPED_CYCLES_KEPT = 50;
 
@@ -195,7 +200,7 @@ export class SearchAppObject extends DurableObject<Env> {
   /** Vectors of the live documents, of the embedder `#space`; absent until the first vector. */
   #vectors?: VectorIndex;
   #space?: string;
-  readonly #answers = new AnswerMemo(ANSWER_MEMO_CHARS);
+  #answers = new AnswerMemo(ANSWER_MEMO_CHARS);
   /** Feeding progress of this instance, for recovery: when it last applied operations, and up to which id. */
   #lastAppliedAt = 0;
   #appliedUpTo = 0;
@@ -686,10 +691,27 @@ export class SearchAppObject extends DurableObject<Env> {
     };
   }
 
-  /** Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app is being deleted. */
+  /**
+   * Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app, or this replica,
+   * is being deleted. A replica keeps only a mark that stops reads from making it a copy again for
+   * `REPLICA_RETIREMENT_MS`; its alarm then deletes the mark.
+   */
   async destroy(): Promise<void> {
     await Promise.all((this.#storage.get('replicas') ?? []).map((name) => this.#replica(name).destroy()));
+    const replica = this.#follower.identity !== undefined;
+    await this.#deleteStorage();
+    if (!replica) return;
+    const until = Date.now() + REPLICA_RETIREMENT_MS;
+    this.#storage.set('retiredUntil', until);
+    await this.ctx.storage.setAlarm(until);
+  }
+
+  /** Deletes the storage and the alarm, and forgets the in-memory state; the tables come back empty. */
+  async #deleteStorage(): Promise<void> {
     this.#index = undefined;
+    this.#vectors = undefined;
+    // Versions start again from 0: answers remembered for the old ones must not answer for the new.
+    this.#answers = new AnswerMemo(ANSWER_MEMO_CHARS);
     this.#lastAppliedAt = this.#appliedUpTo = this.#recoveryArmedAt = 0;
     this.#follower.forget();
     await this.ctx.storage.deleteAlarm();
@@ -700,6 +722,10 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Writes a pending snapshot; when a recovery check is due, asks the feeding consumer for it and arms the next. */
   override async alarm(): Promise<void> {
+    const retiredUntil = this.#storage.get('retiredUntil');
+    if (retiredUntil !== undefined) {
+      return retiredUntil > Date.now() ? this.#armAlarm(retiredUntil) : this.#deleteStorage();
+    }
     const seq = this.#storage.get('seq') ?? 0;
     if (seq > (this.#storage.get('snapshotSeq') ?? 0)) {
       const index = this.#loadIndex();
@@ -790,6 +816,13 @@ export class SearchAppObject extends DurableObject<Env> {
     await Promise.all(replicas.filter((name) => !kept.includes(name)).map((name) => this.#replica(name).destroy()));
   }
 
+  /** Stops telling a replica that follows no more (it was deleted); the log stops with the last replica. */
+  #forgetReplica(name: string): void {
+    const kept = (this.#storage.get('replicas') ?? []).filter((replica) => replica !== name);
+    this.#storage.set('replicas', kept.length ? kept : undefined);
+    if (!kept.length) this.#log.stop();
+  }
+
   #replica(name: string): DurableObjectStub<SearchAppObject> {
     return this.env.SEARCH_APP.get(this.env.SEARCH_APP.idFromName(name));
   }
@@ -810,7 +843,7 @@ export class SearchAppObject extends DurableObject<Env> {
     const version = this.#version();
     const notices = replicas.map(async (name) => {
       try {
-        if (!(await this.#replica(name).replicaNotify(version))) await this.retainReplicas([]);
+        if (!(await this.#replica(name).replicaNotify(version))) this.#forgetReplica(name);
       } catch (error) {
         console.error(JSON.stringify({ level: 'warn', msg: 'replica notice failed', replica: name, error: String(error) }));
       }
@@ -841,6 +874,7 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Whether this replica's copy is complete and at `minVersion`; when not, it syncs. The first read names its primary. */
   #servesAsReplica(identity: ReplicaIdentity, minVersion: number): boolean {
+    if (this.#storage.get('retiredUntil') !== undefined) return false;
     this.#follower.follow(identity);
     if (this.#follower.ready(minVersion)) return true;
     this.#follower.heard(minVersion);
