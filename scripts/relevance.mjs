@@ -3,7 +3,7 @@
 // `--url http://127.0.0.1:8787 [--tenant demo] [--app catalog]` also scores ours through a running service's HTTP API
 // (beside ours in process; the report lists the queries whose top 10 differ between the two).
 // `--shards N` compares ours as one index with ours as N shards instead (scripts/relevance/shards.mjs), writing
-// only that section of docs/relevance.md.
+// only that section of docs/relevance.md and failing when any case's top 10 differs.
 // The catalogue is read from ../shared/data, or CATALOGUE_DIR (a git worktree elsewhere).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ import { KINDS, readCases } from './relevance/cases.mjs';
 import { httpEngine } from './relevance/http.mjs';
 import { firstHit, MRR_DEPTH, summarizeByKind } from './relevance/metrics.mjs';
 import { renderReport, renderSummary } from './relevance/report.mjs';
-import { shardedEngine, withShardSection } from './relevance/shards.mjs';
+import { differingCases, shardedEngine, withShardSection } from './relevance/shards.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: flags } = parseArgs({
@@ -73,7 +73,9 @@ if (flags.shards) {
   const sharded = await score(() => shardedEngine(engine, engine.config, shards), envelopes, cases);
   writeFileSync(reportPath, withShardSection(readFileSync(reportPath, 'utf8'), { shards, single, sharded }));
   process.stdout.write(renderSummary([single, sharded]) + '\n');
-  process.exit(0);
+  const differing = differingCases(single, sharded);
+  if (differing.length) log(`${differing.length} cases differ between one index and ${shards} shards (docs/relevance.md)`);
+  process.exit(differing.length ? 1 : 0);
 }
 // One engine at a time, so only one index is in memory at once.
 const runs = [];

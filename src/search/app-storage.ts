@@ -59,6 +59,8 @@ interface Meta {
   replicaOf: ReplicaIdentity;
   /** A replica is copying its primary's snapshot and documents: its storage is incomplete until this is cleared. */
   replicaLoading: boolean;
+  /** A deleted replica follows no primary again until this time (epoch ms), when its alarm wipes this mark too. */
+  retiredUntil: number;
   /** Ids of the last cycles that were swapped in (the others ended cancelled or failed), newest last. */
   swappedCycles: number[];
 }
@@ -96,6 +98,8 @@ function toBlob(vector: Float32Array): Uint8Array {
   return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
+type ChunkTable = 'snapshot_chunks' | 'vector_chunks' | 'others_chunks';
+
 export class AppStorage {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`
@@ -106,6 +110,7 @@ export class AppStorage {
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, space TEXT NOT NULL, data BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS vector_chunks (n INTEGER PRIMARY KEY, data BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS others_chunks (n INTEGER PRIMARY KEY, data BLOB NOT NULL);
     `);
     // Objects created before vectors existed gain the column that references them.
     for (const table of ['documents', 'staged']) {
@@ -299,7 +304,16 @@ export class AppStorage {
     return index && { index, vectors: this.readChunks('vector_chunks') };
   }
 
-  private writeChunks(table: 'snapshot_chunks' | 'vector_chunks', bytes: Uint8Array | undefined): void {
+  /** A shard's copy of what the other shards of its app hold (encoded `StatisticsShare`); undefined clears it. */
+  writeOtherShards(bytes: Uint8Array | undefined): void {
+    this.writeChunks('others_chunks', bytes);
+  }
+
+  readOtherShards(): Uint8Array | undefined {
+    return this.readChunks('others_chunks');
+  }
+
+  private writeChunks(table: ChunkTable, bytes: Uint8Array | undefined): void {
     this.sql.exec(`DELETE FROM ${table}`);
     if (!bytes) return;
     for (let n = 0, offset = 0; offset < bytes.length; n++, offset += CHUNK_BYTES) {
@@ -307,7 +321,7 @@ export class AppStorage {
     }
   }
 
-  private readChunks(table: 'snapshot_chunks' | 'vector_chunks'): Uint8Array | undefined {
+  private readChunks(table: ChunkTable): Uint8Array | undefined {
     const chunks = this.sql.exec<{ data: ArrayBuffer }>(`SELECT data FROM ${table} ORDER BY n`).toArray();
     if (!chunks.length) return undefined;
     const bytes = new Uint8Array(chunks.reduce((size, c) => size + c.data.byteLength, 0));
@@ -358,6 +372,7 @@ export class AppStorage {
     this.sql.exec('DELETE FROM vectors');
     this.writeChunks('snapshot_chunks', undefined);
     this.writeChunks('vector_chunks', undefined);
+    this.writeChunks('others_chunks', undefined);
     for (const key of ['config', 'seq', 'snapshotSeq'] as const) this.set(key, undefined);
   }
 }

@@ -31,6 +31,8 @@ export interface ReplicaSource {
   layout: ShardLayout;
   config?: AppIndexConfig;
   snapshot?: ReadableStream<Uint8Array>;
+  /** A shard's copy of what the other shards hold (`useOtherShards`), so the replica scores as its primary. */
+  others?: Uint8Array;
   vectors?: ReadableStream<Uint8Array>;
 }
 
@@ -106,16 +108,24 @@ export class ReplicaFollower {
       const page = (await primary.replicaChanges(this.version, REPLICA_PAGE)) as ChangePage | null;
       if (!page) {
         // Behind the change log's floor (a swap, a re-index or a long absence): copy again.
-        this.host.storage().set('replicaLoading', true);
+        this.#write(() => this.host.storage().set('replicaLoading', true));
         continue;
       }
-      this.host.transaction(() => {
+      const applied = this.#write(() => {
         this.host.applyChanges(page);
         this.host.storage().set('replicaLoading', undefined);
       });
+      if (!applied) return;
       await this.host.changed();
       if (page.version >= page.primaryVersion && page.version >= this.#target) return;
     }
+  }
+
+  /** Writes to the copy in one transaction, unless the object stopped being a replica (`destroy`) while the sync awaited. */
+  #write(run: () => void): boolean {
+    if (!this.identity) return false;
+    this.host.transaction(run);
+    return true;
   }
 
   /** Copies the primary's snapshot and every document row; the change log then brings the copy to one version. */
@@ -127,14 +137,15 @@ export class ReplicaFollower {
     const vectors = source.vectors && (await bytesOf(source.vectors));
     for (let after = ''; ;) {
       const rows: DocumentRow[] = await primary.replicaDocuments(after, REPLICA_PAGE);
-      this.host.transaction(() => this.host.storage().putRows(rows));
+      if (!this.#write(() => this.host.storage().putRows(rows))) return;
       if (rows.length < REPLICA_PAGE) break;
       after = rows[rows.length - 1].id;
     }
-    this.host.transaction(() => {
+    this.#write(() => {
       if (source.config && snapshot) this.host.storage().writeSnapshot({ index: snapshot, vectors }, source.config, source.version);
       this.host.storage().set('seq', source.version);
       this.host.storage().set('layout', source.layout);
+      this.host.storage().writeOtherShards(source.others);
     });
     // A stats call or an alarm may have loaded the index from the half-copied storage meanwhile.
     this.host.dropIndex();

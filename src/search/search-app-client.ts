@@ -15,9 +15,19 @@ import { currentVersion, VERSION_BOUND_MS } from './edge-cache';
 import { readTarget, replicaTarget, type ReadPlacement } from './replica-reads';
 import { nearestReplicaRegion, type ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
-import { mergeCorpusStats, mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './engine';
+import {
+  facetLimitsOf,
+  mergeFacets,
+  mergeFacetStats,
+  mergeHits,
+  mergeSuggestions,
+  othersShare,
+  partsToAskStrictly,
+  sumShares,
+  type StatisticsShare,
+} from './engine';
 import type { HighlightRequest } from './engine/highlight';
-import type { CorpusStats, DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
+import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type {
   AppIndexConfig,
   FeedOperation,
@@ -73,7 +83,6 @@ export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 const EVERY_FACET_VALUE = 1_000_000;
 /** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
 const SUGGEST_OVERSAMPLING = 4;
-const DEFAULT_FACET_LIMIT = 50;
 
 /** The shard count each isolate last learnt per app (`<tenant>/<code>`): searches ask that many shards first. */
 const knownShards = new Map<string, number>();
@@ -276,20 +285,24 @@ export class SearchAppClient {
   ): Promise<{ result: SearchResult; version: number; navigation: string[] }> {
     const started = Date.now();
     const start = (request.page - 1) * request.rows;
-    const partRequest = { ...request, page: 1, rows: start + request.rows, facetLimit: EVERY_FACET_VALUE };
-    const corpus = await this.#corpusStats(request.q, semantic, reads);
-    const read: PartRead = { kind: 'search', request: partRequest, semantic, corpus };
-    const parts = await this.#fanOut(async (shard, generation) => {
-      // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
-      const part = this.#part(
-        shard,
-        generation,
-        read,
-        async (stub) => (await stub.searchPart(partRequest, semantic, generation, corpus)) as Outcome<SearchPart>,
-        reads,
-      );
-      return unwrap(await part);
-    });
+    const partRequest = {
+      ...request,
+      page: 1,
+      rows: start + request.rows,
+      facetLimit: EVERY_FACET_VALUE,
+      // Kept as ids (each shard checks them), every value counted.
+      facetLimits: request.facetLimits && Object.fromEntries(Object.keys(request.facetLimits).map((id) => [id, EVERY_FACET_VALUE])),
+    };
+    // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
+    const ask = async (shard: number, generation?: number, strict?: boolean) => {
+      const read: PartRead = { kind: 'search', request: partRequest, semantic, strict };
+      const fromPrimary = async (stub: ShardStub) =>
+        (await stub.searchPart(partRequest, semantic, generation, strict)) as Outcome<SearchPart>;
+      return unwrap(await this.#part(shard, generation, read, fromPrimary, reads));
+    };
+    const parts = await this.#fanOut((shard, generation) => ask(shard, generation));
+    // Rarely (a query matching in some shards only, as typed), the shards that relaxed it answer again without.
+    await Promise.all(partsToAskStrictly(parts).map(async (shard) => (parts[shard] = await ask(shard, undefined, true))));
     const total = parts.reduce((sum, part) => sum + part.total, 0);
     const documents = mergeHits(
       parts.map((part) => ({ hits: part.documents, merge: part.merge })),
@@ -298,7 +311,7 @@ export class SearchAppClient {
     ).map((document, i) => ({ ...document, position: start + i + 1 }));
     const facets = mergeFacets(
       parts.map((part) => part.facets),
-      request.facetLimit ?? DEFAULT_FACET_LIMIT,
+      facetLimitsOf(request),
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {
@@ -311,20 +324,6 @@ export class SearchAppClient {
       ...(semanticAnswer ? { semantic: semanticAnswer } : {}),
     };
     return { result, version: versionOf(parts), navigation: parts[0].navigation };
-  }
-
-  /**
-   * The whole index's BM25 statistics for a query's words, summed from every shard's share (one parallel round trip
-   * before the search, as Elasticsearch's dfs_query_then_fetch); none without words or for vector ranking alone.
-   */
-  async #corpusStats(q: string | undefined, semantic?: SemanticSearch, reads?: ShardReads): Promise<CorpusStats | undefined> {
-    const words = q?.trim();
-    if (!words || (semantic && semantic.ratio >= 1)) return undefined;
-    const parts = await this.#fanOut((shard, generation) =>
-      this.#part(shard, generation, { kind: 'corpus', q: words }, (stub) => stub.corpusPart(words, generation), reads),
-    );
-    // RPC typing widens the [term, entries] tuples; the object declares CorpusStats.
-    return mergeCorpusStats(parts.map((part) => part.stats as CorpusStats));
   }
 
   /**
@@ -374,23 +373,40 @@ export class SearchAppClient {
       const shard = shardOf(op.documentId, op.cycleId ? (cycle?.shards ?? 1) : layout.shards);
       byShard.set(shard, [...(byShard.get(shard) ?? []), op]);
     }
-    const results = await Promise.all(
+    const applied = await Promise.all(
       [...byShard].map(([shard, ops]) => {
         const referenced = new Set(ops.map((op) => op.vector));
-        return this.shard(shard).apply(
+        return this.shard(shard).applyToShard(
           ops,
           config,
           vectors.filter((vector) => referenced.has(vector.hash)),
         );
       }),
     );
-    return results.flat();
+    if (applied.some((part) => part.statisticsDue)) await this.shareStatistics();
+    return applied.flatMap((part) => part.results);
+  }
+
+  /**
+   * Hands every shard of the live layout what the other shards hold of its terms and titles (BM25 document
+   * frequencies, documents, field lengths, name families: `engine/corpus.ts`), so each scores as one index of every
+   * document without asking the others per query. Run at a swap, a re-index, and when a feeding batch left a shard
+   * changed enough since its last share.
+   */
+  async shareStatistics(): Promise<void> {
+    const shards = await this.#liveShards();
+    if (shards.length === 1) return;
+    // RPC typing widens the typed arrays; the object declares StatisticsShare.
+    const shares = (await Promise.all(shards.map((shard) => this.shard(shard).statisticsShare()))) as StatisticsShare[];
+    const summed = sumShares(shares);
+    await Promise.all(shards.map((shard) => this.shard(shard).useOtherShards(othersShare(summed, shares[shard]))));
   }
 
   /** Rebuilds every shard's indexes with `config`; 409 while a semantic text of a document has no stored vector. */
   async reindex(config: AppIndexConfig): Promise<{ documents: number }> {
     const shards = await this.#liveShards();
     const results = await Promise.all(shards.map(async (shard) => unwrap(await this.shard(shard).reindex(config))));
+    await this.shareStatistics();
     return { documents: results.reduce((sum, result) => sum + result.documents, 0) };
   }
 
@@ -528,6 +544,7 @@ export class SearchAppClient {
     // Shards the new layout no longer has.
     for (const shard of shardNumbers(layout.shards).slice(shards)) await this.shard(shard).destroy();
     knownShards.set(this.#app, shards);
+    await this.shareStatistics();
     return 'swapped';
   }
 

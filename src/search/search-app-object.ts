@@ -5,10 +5,18 @@ import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswe
 import { AppStorage, type DocumentRow, type FailedCycle, type FullFeedCycle, type HashedVector, type PreparedSwap } from './app-storage';
 import { ChangeLog, type ChangePage } from './change-log';
 import { contentHash, embeddingText } from './embedding/text';
-import { displayFields, QueryError, SearchIndex, VectorIndex, type RankedSuggestion } from './engine';
+import {
+  decodeShare,
+  displayFields,
+  encodeShare,
+  QueryError,
+  SearchIndex,
+  VectorIndex,
+  type RankedSuggestion,
+  type StatisticsShare,
+} from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type {
-  CorpusStats,
   DocumentPayload,
   EngineSearchResult,
   IndexConfig,
@@ -84,14 +92,8 @@ export type IndexRead =
 
 /** A shard's part of a sharded read, which a replica of the shard answers as well as the shard's primary. */
 export type PartRead =
-  | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; corpus?: CorpusStats }
-  | { kind: 'corpus'; q: string }
+  | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; strict?: boolean }
   | { kind: 'suggest'; request: SuggestRequest };
-
-/** This shard's share of a query's BM25 statistics. */
-export interface CorpusPart extends ShardView {
-  stats: CorpusStats;
-}
 
 /** Why a hybrid search answered keyword results only. */
 const NO_VECTORS = 'the index has no vectors of this embedder yet: feed documents, or schedule a feeding job after an embedder change';
@@ -102,6 +104,22 @@ function vectorHash(config: AppIndexConfig, payload: DocumentPayload): string | 
   return config.embedder && text ? contentHash(config.embedder, text) : null;
 }
 
+/**
+ * A shard asks for a new exchange of statistics with the other shards (`SearchAppClient.shareStatistics`) after
+ * this many changes since its last share, or this share of its documents if more (as the families' prior does).
+ */
+const MIN_CHANGES_BEFORE_SHARE = 256;
+const CHANGED_SHARE_BEFORE_SHARE = 0.01;
+
+/** The statistics of a shard never fed. */
+const NO_STATISTICS: StatisticsShare = {
+  documents: 0,
+  fieldLengths: [],
+  terms: [],
+  frequencies: new Int32Array(0),
+  titles: { keys: new Int32Array(0), beginnings: new Int32Array(0), wholes: new Int32Array(0) },
+};
+
 /** Seconds between the first change after a snapshot and the snapshot that covers it (`SNAPSHOT_DELAY_SECONDS`). */
 const DEFAULT_SNAPSHOT_DELAY_SECONDS = 2;
 /** Serialized answers kept for repeated queries of the current index version: about 8 MB of the object's 128 MB. */
@@ -110,6 +128,11 @@ const ANSWER_MEMO_CHARS = 4_000_000;
 export const RECOVERY_CHECK_MS = 15_000;
 /** No operation applied for this long: the app's feeding is stalled (its messages may be lost). */
 const STALL_MS = 20_000;
+/**
+ * How long a deleted replica refuses to follow its primary again: longer than a worker isolate keeps an app's row
+ * (`SEARCH_APP_TTL_MS`, 10 s), whose replica regions may still send reads there. Then its alarm deletes the mark.
+ */
+const REPLICA_RETIREMENT_MS = 60_000;
 /** Swapped cycles remembered for recovery; the entries of an ended cycle are settled within a few checks. */
 const SWAPPED_CYCLES_KEPT = 50;
 
@@ -134,6 +157,8 @@ export interface ShardView {
 
 /** One shard's part of a sharded search: its best hits with merge keys, every facet value, stats with their counts. */
 export interface SearchPart extends ShardView {
+  /** Nothing matched the query's words here, so this shard relaxed it (`partsToAskStrictly`). */
+  relaxed: boolean;
   total: number;
   documents: ResultDocument[];
   merge: MergeKeys;
@@ -175,10 +200,12 @@ export class SearchAppObject extends DurableObject<Env> {
   /** Vectors of the live documents, of the embedder `#space`; absent until the first vector. */
   #vectors?: VectorIndex;
   #space?: string;
-  readonly #answers = new AnswerMemo(ANSWER_MEMO_CHARS);
+  #answers = new AnswerMemo(ANSWER_MEMO_CHARS);
   /** Feeding progress of this instance, for recovery: when it last applied operations, and up to which id. */
   #lastAppliedAt = 0;
   #appliedUpTo = 0;
+  /** Changes applied since this shard last shared its statistics (in memory: an eviction only delays the next share). */
+  #changesSinceShare = 0;
   /** When recovery was last armed: a check asked before then does not switch the checks off. */
   #recoveryArmedAt = 0;
   /** As a primary with replicas: the documents each version changed. */
@@ -253,10 +280,22 @@ export class SearchAppObject extends DurableObject<Env> {
       return applied;
     });
     if (results.some((r) => r.state === 'FINISHED')) {
+      this.#changesSinceShare += results.filter((r) => r.state === 'FINISHED').length;
       this.#notifyReplicas();
       await this.#scheduleSnapshot();
     }
     return results;
+  }
+
+  /** `apply` on one shard of several; `statisticsDue`: enough changed here that the shards should share statistics anew. */
+  async applyToShard(
+    operations: FeedOperation[],
+    config: AppIndexConfig,
+    vectors: HashedVector[] = [],
+  ): Promise<{ results: OperationResult[]; statisticsDue: boolean }> {
+    const results = await this.apply(operations, config, vectors);
+    const due = Math.max(MIN_CHANGES_BEFORE_SHARE, (this.#index?.size ?? 0) * CHANGED_SHARE_BEFORE_SHARE);
+    return { results, statisticsDue: this.#changesSinceShare >= due };
   }
 
   /**
@@ -471,6 +510,8 @@ export class SearchAppObject extends DurableObject<Env> {
       }
       this.#storage.set('layout', ready.layout);
       this.#storage.set('ready', undefined);
+      // The other shards' statistics are of the old generation: the shard scores alone until the next exchange.
+      this.#storage.writeOtherShards(undefined);
       if (this.#log.active) this.#log.reset(this.#version());
       this.#rebuild(ready.config);
     });
@@ -525,19 +566,20 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /**
    * This shard's part of a sharded search (the caller asks for page 1 of `page × rows` rows and every facet value):
-   * hits with merge keys, facets and stats to sum; `corpus`, the whole index's BM25 statistics for the query, makes
-   * its scores those of one index. With `generation`, a swap to it prepared here is made live first
+   * hits with merge keys, facets and stats to sum; `relaxed` when nothing matched the query's words here (`strict`:
+   * another shard matched them, do not relax). With `generation`, a swap to it prepared here is made live first
    * (another shard answered from it, so every shard was prepared and the swap decided).
    */
   async searchPart(
     request: SearchRequest & HighlightRequest,
     semantic?: SemanticSearch,
     generation?: number,
-    corpus?: CorpusStats,
+    strict?: boolean,
   ): Promise<Outcome<SearchPart>> {
     if (generation !== undefined) await this.commitSwap(generation);
-    return this.#run(request, semantic, { corpus }, (found, documents, semanticAnswer) => ({
+    return this.#run(request, semantic, { strict }, (found, documents, semanticAnswer) => ({
       ...this.#view(),
+      relaxed: found.relaxed ?? false,
       total: found.total,
       documents,
       merge: found.merge ?? { order: [], keys: [] },
@@ -553,7 +595,7 @@ export class SearchAppObject extends DurableObject<Env> {
   #run<T>(
     request: SearchRequest & HighlightRequest,
     semantic: SemanticSearch | undefined,
-    part: { corpus?: CorpusStats } | undefined,
+    part: { strict?: boolean } | undefined,
     shape: (found: EngineSearchResult, documents: ResultDocument[], semanticAnswer: Pick<SearchResult, 'semantic'>) => T,
   ): Outcome<T> {
     const index = this.#loadIndex();
@@ -561,7 +603,7 @@ export class SearchAppObject extends DurableObject<Env> {
       const highlighter = index?.highlighter(request);
       const vectors = semantic && this.#space === semantic.embedder ? this.#vectors : undefined;
       const hybrid = semantic && vectors ? { vectors, vector: semantic.vector, ratio: semantic.ratio } : undefined;
-      const feeding = part && { feedingKey: (id: string) => this.#storage.lastOp(id), corpus: part.corpus };
+      const feeding = part && { feedingKey: (id: string) => this.#storage.lastOp(id), strict: part.strict };
       const found = index?.search(request, hybrid, feeding) ?? { total: 0, hits: [], facets: [], facetStats: {}, facetStatCounts: {} };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
       const fields = index?.config.fields ?? [];
@@ -582,11 +624,25 @@ export class SearchAppObject extends DurableObject<Env> {
     return ok(this.#loadIndex()?.suggest(request) ?? []);
   }
 
-  /** This shard's share of a query's BM25 statistics (summed over the shards before a sharded search); `generation` as for `searchPart`. */
-  async corpusPart(q: string, generation?: number): Promise<CorpusPart> {
-    if (generation !== undefined) await this.commitSwap(generation);
-    const stats = this.#loadIndex()?.corpusStats(q) ?? { documents: 0, fieldLengths: [], terms: [], matched: false };
-    return { ...this.#view(), stats };
+  /** This shard's statistics, summed with the other shards' into what each is handed (`useOtherShards`). */
+  async statisticsShare(): Promise<StatisticsShare> {
+    this.#changesSinceShare = 0;
+    return this.#loadIndex()?.statisticsShare() ?? NO_STATISTICS;
+  }
+
+  /**
+   * What the other shards hold of this shard's terms and titles: from now on it scores as one index of every
+   * document. Kept in storage for cold starts; a new index version (answers remembered for the old one go).
+   */
+  async useOtherShards(others: StatisticsShare): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      this.#storage.writeOtherShards(encodeShare(others));
+      const seq = this.#storage.nextSeq();
+      // Replicas copy the shard again, with the new share (the change log carries documents only).
+      if (this.#log.active) this.#log.reset(seq);
+    });
+    this.#index?.useOtherShards(others);
+    this.#notifyReplicas();
   }
 
   /** This shard's part of a sharded suggest; `generation` as for `searchPart`. */
@@ -635,10 +691,27 @@ export class SearchAppObject extends DurableObject<Env> {
     };
   }
 
-  /** Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app is being deleted. */
+  /**
+   * Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app, or this replica,
+   * is being deleted. A replica keeps only a mark that stops reads from making it a copy again for
+   * `REPLICA_RETIREMENT_MS`; its alarm then deletes the mark.
+   */
   async destroy(): Promise<void> {
     await Promise.all((this.#storage.get('replicas') ?? []).map((name) => this.#replica(name).destroy()));
+    const replica = this.#follower.identity !== undefined;
+    await this.#deleteStorage();
+    if (!replica) return;
+    const until = Date.now() + REPLICA_RETIREMENT_MS;
+    this.#storage.set('retiredUntil', until);
+    await this.ctx.storage.setAlarm(until);
+  }
+
+  /** Deletes the storage and the alarm, and forgets the in-memory state; the tables come back empty. */
+  async #deleteStorage(): Promise<void> {
     this.#index = undefined;
+    this.#vectors = undefined;
+    // Versions start again from 0: answers remembered for the old ones must not answer for the new.
+    this.#answers = new AnswerMemo(ANSWER_MEMO_CHARS);
     this.#lastAppliedAt = this.#appliedUpTo = this.#recoveryArmedAt = 0;
     this.#follower.forget();
     await this.ctx.storage.deleteAlarm();
@@ -649,6 +722,10 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Writes a pending snapshot; when a recovery check is due, asks the feeding consumer for it and arms the next. */
   override async alarm(): Promise<void> {
+    const retiredUntil = this.#storage.get('retiredUntil');
+    if (retiredUntil !== undefined) {
+      return retiredUntil > Date.now() ? this.#armAlarm(retiredUntil) : this.#deleteStorage();
+    }
     const seq = this.#storage.get('seq') ?? 0;
     if (seq > (this.#storage.get('snapshotSeq') ?? 0)) {
       const index = this.#loadIndex();
@@ -700,6 +777,7 @@ export class SearchAppObject extends DurableObject<Env> {
       layout,
       config: index && this.#storage.get('config'),
       snapshot: snapshot && new Blob([snapshot.index]).stream(),
+      others: this.#storage.readOtherShards(),
       vectors: snapshot?.vectors && new Blob([snapshot.vectors]).stream(),
     };
   }
@@ -738,6 +816,13 @@ export class SearchAppObject extends DurableObject<Env> {
     await Promise.all(replicas.filter((name) => !kept.includes(name)).map((name) => this.#replica(name).destroy()));
   }
 
+  /** Stops telling a replica that follows no more (it was deleted); the log stops with the last replica. */
+  #forgetReplica(name: string): void {
+    const kept = (this.#storage.get('replicas') ?? []).filter((replica) => replica !== name);
+    this.#storage.set('replicas', kept.length ? kept : undefined);
+    if (!kept.length) this.#log.stop();
+  }
+
   #replica(name: string): DurableObjectStub<SearchAppObject> {
     return this.env.SEARCH_APP.get(this.env.SEARCH_APP.idFromName(name));
   }
@@ -758,7 +843,7 @@ export class SearchAppObject extends DurableObject<Env> {
     const version = this.#version();
     const notices = replicas.map(async (name) => {
       try {
-        if (!(await this.#replica(name).replicaNotify(version))) await this.retainReplicas([]);
+        if (!(await this.#replica(name).replicaNotify(version))) this.#forgetReplica(name);
       } catch (error) {
         console.error(JSON.stringify({ level: 'warn', msg: 'replica notice failed', replica: name, error: String(error) }));
       }
@@ -782,18 +867,14 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** A shard's part of a sharded read at a replica of the shard: as `replicaAnswer`, null when the replica is not at `minVersion`. */
-  async replicaPart(
-    identity: ReplicaIdentity,
-    read: PartRead,
-    minVersion: number,
-  ): Promise<Outcome<SearchPart> | CorpusPart | SuggestPart | null> {
+  async replicaPart(identity: ReplicaIdentity, read: PartRead, minVersion: number): Promise<Outcome<SearchPart> | SuggestPart | null> {
     if (!this.#servesAsReplica(identity, minVersion)) return null;
-    if (read.kind === 'search') return this.searchPart(read.request, read.semantic, undefined, read.corpus);
-    return read.kind === 'corpus' ? this.corpusPart(read.q) : this.suggestPart(read.request);
+    return read.kind === 'search' ? this.searchPart(read.request, read.semantic, undefined, read.strict) : this.suggestPart(read.request);
   }
 
   /** Whether this replica's copy is complete and at `minVersion`; when not, it syncs. The first read names its primary. */
   #servesAsReplica(identity: ReplicaIdentity, minVersion: number): boolean {
+    if (this.#storage.get('retiredUntil') !== undefined) return false;
     this.#follower.follow(identity);
     if (this.#follower.ready(minVersion)) return true;
     this.#follower.heard(minVersion);
@@ -872,7 +953,7 @@ export class SearchAppObject extends DurableObject<Env> {
             this.#vectors?.remove(change.id);
           }
         }
-        return (this.#index = index);
+        return (this.#index = this.#withOtherShards(index));
       } catch (error) {
         this.#vectors = undefined;
         console.error(JSON.stringify({ level: 'warn', msg: 'snapshot unusable, rebuilding', error: String(error) }));
@@ -887,7 +968,7 @@ export class SearchAppObject extends DurableObject<Env> {
     if (loaded) return loaded;
     this.#storage.set('config', config);
     this.#space = config.embedder;
-    return (this.#index = new SearchIndex(config));
+    return (this.#index = this.#withOtherShards(new SearchIndex(config)));
   }
 
   /** Fresh indexes from the stored documents and vectors, snapshotted at once so the next cold start is a load. */
@@ -901,8 +982,15 @@ export class SearchAppObject extends DurableObject<Env> {
       index.add(doc.id, doc.payload);
       this.#indexVector(doc.id, doc.vector);
     }
-    this.#index = index;
+    this.#index = this.#withOtherShards(index);
     this.#writeSnapshot(index);
+    return index;
+  }
+
+  /** A shard's index scores with what the other shards held at the last exchange (`useOtherShards`). */
+  #withOtherShards(index: SearchIndex): SearchIndex {
+    const others = this.#layout().shards > 1 ? this.#storage.readOtherShards() : undefined;
+    if (others) index.useOtherShards(decodeShare(others));
     return index;
   }
 

@@ -4,6 +4,7 @@
  * and its coordinator: it holds the layout and the full-feed cycle); shard i > 0 is `<tenant>/<code>#<i>`.
  * With one shard nothing changes: the app's one object is shard 0.
  */
+import { fnv1a } from './engine/hash';
 
 /** Most shards an app may have (admin search-app `shards`). */
 export const MAX_SHARDS = 16;
@@ -16,16 +17,6 @@ export interface ShardLayout {
 
 /** The layout of an app that was never sharded. */
 export const SINGLE_SHARD: ShardLayout = { shards: 1, generation: 0 };
-
-/** FNV-1a over the id's UTF-16 code units: stable across runtimes and releases, unlike any built-in hash. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
 
 /** The shard (0 to `shards` − 1) that holds a document. */
 export function shardOf(documentId: string, shards: number): number {

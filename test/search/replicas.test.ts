@@ -1,4 +1,4 @@
-import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { replicaName, type ReplicaRegion } from '../../src/search/replica-regions';
@@ -202,15 +202,58 @@ describe('read replicas', () => {
     expect(reads.some((read) => read.total === 25)).toBe(true);
   });
 
-  it('removing a region deletes its replica; deleting the app deletes them all', async () => {
+  it('a removed replica is read no more, does not copy again while isolates may still list it, and its storage goes', async () => {
     const app = await replicatedApp(['weur', 'apac']);
-    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { replicas: ['apac'] } }));
+    const path = `/api/v1/admin/searchapps/${app.tenant}/${app.code}`;
+    await expectOk(call('PUT', path, { token: ADMIN_TOKEN, body: { replicas: ['apac'] } }));
     expect((await replicaStub(app, 'weur').stats()).documents).toBe(0);
     expect((await replicaStub(app, 'apac').stats()).documents).toBe(30);
-    await expectOk(call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN }));
-    expect((await replicaStub(app, 'apac').stats()).documents).toBe(0);
+    // This isolate may still list weur (it keeps an app's row for 10 s): the removed replica refuses, the primary answers.
+    expect(await searchFrom(app, 'EU', 'alpha')).toMatchObject({ servedBy: 'primary', total: 30 });
+    const weur = { primary: app.searchApp.name, name: replicaName(app.searchApp.name, 'weur') };
+    expect(await replicaStub(app, 'weur').replicaAnswer(weur, { kind: 'search', request: { page: 1, rows: 10 } }, 0)).toBeNull();
+    expect(await metaKeys(replicaStub(app, 'weur'))).toEqual(['retiredUntil']);
+    expect(await metaKeys(app.searchApp.stub)).toContain('replicas');
+    expect(await registeredReplicas(app)).toEqual([replicaName(app.searchApp.name, 'apac')]);
+    // The alarm before the retirement's end keeps the mark; the one after it (as if a minute passed) deletes it.
+    expect(await runDurableObjectAlarm(replicaStub(app, 'weur'))).toBe(true);
+    expect(await metaKeys(replicaStub(app, 'weur'))).toEqual(['retiredUntil']);
+    await runInDurableObject(replicaStub(app, 'weur'), (_instance, state) => {
+      state.storage.sql.exec(`UPDATE meta SET value = ? WHERE key = 'retiredUntil'`, JSON.stringify(Date.now() - 1));
+    });
+    expect(await runDurableObjectAlarm(replicaStub(app, 'weur'))).toBe(true);
+    expect(await metaKeys(replicaStub(app, 'weur'))).toEqual([]);
+
+    // Listed again, the region gets a new copy.
+    await expectOk(call('PUT', path, { token: ADMIN_TOKEN, body: { replicas: ['apac', 'weur'] } }));
+    await waitFor(
+      () => searchFrom(app, 'EU', 'alpha'),
+      (read) => read.servedBy === 'weur' && read.total === 30,
+    );
+    await expectOk(call('DELETE', path, { token: ADMIN_TOKEN }));
+    for (const region of ['weur', 'apac'] as const) {
+      expect((await replicaStub(app, region).stats()).documents).toBe(0);
+      expect(await metaKeys(replicaStub(app, region))).toEqual(['retiredUntil']);
+    }
   });
 });
+
+/** The keys of an object's stored metadata. */
+async function metaKeys(stub: DurableObjectStub): Promise<string[]> {
+  return runInDurableObject(stub, (_instance, state) =>
+    state.storage.sql
+      .exec<{ key: string }>('SELECT key FROM meta ORDER BY key')
+      .toArray()
+      .map((row) => row.key),
+  );
+}
+
+/** The replicas the app's primary tells of new versions. */
+async function registeredReplicas(app: FeedingApp): Promise<string[]> {
+  return runInDurableObject(app.searchApp.stub, (_instance, state) =>
+    JSON.parse(state.storage.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'replicas'`).one().value),
+  );
+}
 
 /** Ids of `prefix`-named documents that land on each of `shards` shards, `perShard` each. */
 function idsPerShard(prefix: string, shards: number, perShard: number): string[][] {

@@ -21,7 +21,7 @@ import { SearchAppClient } from '../../search/search-app-client';
 import type { IndexRead } from '../../search/search-app-object';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
-import { FILTER_PREFIX, RANGE, rangeBound } from '../../contract/search-query-string';
+import { FACET_LIMIT_PREFIX, FILTER_PREFIX, RANGE, rangeBound } from '../../contract/search-query-string';
 import { enforceRateLimit } from '../../rate-limit';
 import { clientIp } from '../middleware';
 
@@ -36,7 +36,14 @@ function fromQueryString(c: Context<AppEnv>): SearchCall {
   const all = c.req.queries();
   const singles: Record<string, string> = Object.create(null);
   const filters = new Map<string, Filter>();
+  const facetLimits = new Map<string, string>();
   for (const [name, values] of Object.entries(all)) {
+    if (name.startsWith(FACET_LIMIT_PREFIX)) {
+      const id = name.slice(FACET_LIMIT_PREFIX.length);
+      for (const key of id.split('.')) assertNotReserved(key, name);
+      facetLimits.set(id, values[0]);
+      continue;
+    }
     if (!name.startsWith(FILTER_PREFIX)) {
       singles[name] = values[0];
       continue;
@@ -51,8 +58,12 @@ function fromQueryString(c: Context<AppEnv>): SearchCall {
     } else
       throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
-  const { semanticRatio, ...query } = parseOrThrow(searchQuery, singles, 'query parameters');
-  // A plain object for the Durable Object call (RPC cannot clone prototype-less objects); its keys are checked above.
+  // Plain objects for the Durable Object call (RPC cannot clone prototype-less objects); their keys are checked above.
+  const { semanticRatio, ...query } = parseOrThrow(
+    searchQuery,
+    { ...singles, facetLimits: facetLimits.size ? Object.fromEntries(facetLimits) : undefined },
+    'query parameters',
+  );
   return { ...query, filters: Object.fromEntries(filters), semantic: { ratio: semanticRatio, path: 'semanticRatio' } };
 }
 
@@ -65,6 +76,7 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
     sort: sort || undefined,
     filters: body.filters,
     facetLimit: body.facetLimit,
+    facetLimits: body.facetLimits,
     facets: body.facets,
     attributesToHighlight: body.attributesToHighlight,
     attributesToSnippet: body.attributesToSnippet,

@@ -1,52 +1,187 @@
 /**
- * BM25 statistics across shards: each shard reports its share for a query (documents, field lengths, the postings
- * of every term the query expands to here, whether it matched), the shares are summed (`mergeCorpusStats`), and
- * each shard scores the query with the sums, as one index holding every document would.
+ * Whole-index statistics for the shards of one index, kept at ingest rather than gathered per query (the idea of
+ * Elasticsearch's dfs_query_then_fetch without its extra round trip): every shard hands its share
+ * (`statisticsShare`: documents, field lengths, each term's document frequency, its titles' beginnings), the shares
+ * are summed (`sumShares`), and each shard is handed what the other shards hold of its own terms and titles
+ * (`othersShare`). A shard scores with its own figures plus the others' (ranking's `corpusStatistics`, the families'
+ * prior), so its scores are those of one index holding every document: its own changes count at once, the other
+ * shards' at the next exchange.
  */
-import { expand } from './expansions';
-import { matchPlan, release } from './matching';
-import { planQuery } from './query-plan';
-import type { CorpusStatistics } from './ranking';
+import { titleShare, type TitleShare } from './families';
+import { fnv1a } from './hash';
+import { corpusStatistics } from './ranking';
 import type { IndexState } from './state';
-import type { CorpusStats } from './types';
 
-/** This index's share of the statistics a query reads: the strict and the relaxed plan's expansions alike. */
-export function queryCorpusStats(state: IndexState, q: string): CorpusStats {
+/** One index's statistics, or (from `othersShare`) what the other shards hold of one shard's terms and titles. */
+export interface StatisticsShare {
+  documents: number;
+  /** Per text slot: words over all documents, and documents that have the field. */
+  fieldLengths: Array<{ total: number; documents: number }>;
+  terms: string[];
+  /** Postings entries (documents, removed ones until compaction) of each of `terms`. */
+  frequencies: Int32Array;
+  titles: TitleShare;
+  /**
+   * From `othersShare`: the terms only the other shards hold, as sorted hashes (`fnv1a`) with their frequencies, so
+   * that a query is planned as in one index (whether a word is indexed, how common it is).
+   */
+  foreign?: { hashes: Uint32Array; frequencies: Int32Array };
+}
+
+/** The other shards' share as a shard reads it. */
+export interface OtherShards {
+  documents: number;
+  fieldLengths: Array<{ total: number; documents: number }>;
+  frequencies: Map<string, number>;
+  foreign: { hashes: Uint32Array; frequencies: Int32Array };
+  beginnings: Map<number, number>;
+  wholes: Map<number, number>;
+}
+
+/** Every shard's share summed. */
+export interface SummedShares {
+  documents: number;
+  fieldLengths: Array<{ total: number; documents: number }>;
+  frequencies: Map<string, number>;
+  titles: Map<number, { beginnings: number; wholes: number }>;
+}
+
+/** This index's share. */
+export function statisticsShare(state: IndexState): StatisticsShare {
   const { text } = state;
-  const terms = new Map<string, number>();
-  const strict = planQuery(state, q);
-  for (const plan of [strict, planQuery(state, q, true)]) {
-    for (const alternative of plan?.alternatives ?? []) {
-      const phrase = alternative.terms.length > 1;
-      for (const term of alternative.terms) {
-        const expansions = phrase ? expand(state, term, false, 0) : expand(state, term, alternative.prefix, alternative.typos);
-        for (const { termId } of expansions) terms.set(text.terms[termId], text.count(termId));
-      }
-    }
-  }
-  let matched = false;
-  if (strict) {
-    const matches = matchPlan(state, strict);
-    matched = matches.ords.length > 0;
-    release(matches);
+  const terms: string[] = [];
+  const frequencies: number[] = [];
+  for (let termId = 0; termId < text.terms.length; termId++) {
+    const count = text.count(termId);
+    if (!count) continue;
+    terms.push(text.terms[termId]);
+    frequencies.push(count);
   }
   return {
     documents: state.liveCount,
     fieldLengths: state.plan.text.map(({ slot }) => ({ total: text.totalLength[slot], documents: text.documentsWithField[slot] })),
-    terms: [...terms],
-    matched,
+    terms,
+    frequencies: Int32Array.from(frequencies),
+    titles: titleShare(state),
   };
 }
 
-/** The summed statistics as the ranking reads them; a term no shard reported counts as this index's own. */
-export function corpusStatisticsOf(state: IndexState, stats: CorpusStats): CorpusStatistics {
-  const terms = new Map(stats.terms);
+/** The shares of every shard summed: the statistics of one index holding every document. */
+export function sumShares(shares: StatisticsShare[]): SummedShares {
+  const frequencies = new Map<string, number>();
+  const titles = new Map<number, { beginnings: number; wholes: number }>();
+  for (const share of shares) {
+    share.terms.forEach((term, i) => frequencies.set(term, (frequencies.get(term) ?? 0) + share.frequencies[i]));
+    share.titles.keys.forEach((key, i) => {
+      const known = titles.get(key) ?? { beginnings: 0, wholes: 0 };
+      titles.set(key, { beginnings: known.beginnings + share.titles.beginnings[i], wholes: known.wholes + share.titles.wholes[i] });
+    });
+  }
+  const slots = Math.max(0, ...shares.map((share) => share.fieldLengths.length));
   return {
-    documents: Math.max(stats.documents, 1),
-    frequency: (termId) => terms.get(state.text.terms[termId]) ?? state.text.count(termId),
-    averageLength: (slot) => {
-      const lengths = stats.fieldLengths[slot];
-      return lengths?.documents ? lengths.total / lengths.documents : 1;
-    },
+    documents: sum(shares.map((share) => share.documents)),
+    fieldLengths: Array.from({ length: slots }, (_, slot) => ({
+      total: sum(shares.map((share) => share.fieldLengths[slot]?.total ?? 0)),
+      documents: sum(shares.map((share) => share.fieldLengths[slot]?.documents ?? 0)),
+    })),
+    frequencies,
+    titles,
   };
+}
+
+/** What the shards other than the one of share `own` hold of its terms and titles (entries of zero left out). */
+export function othersShare(summed: SummedShares, own: StatisticsShare): StatisticsShare {
+  const terms: string[] = [];
+  const frequencies: number[] = [];
+  own.terms.forEach((term, i) => {
+    const others = (summed.frequencies.get(term) ?? 0) - own.frequencies[i];
+    if (others <= 0) return;
+    terms.push(term);
+    frequencies.push(others);
+  });
+  const owned = new Set(own.terms);
+  const foreign = [...summed.frequencies]
+    .filter(([term]) => !owned.has(term))
+    .map(([term, frequency]) => [fnv1a(term), frequency])
+    .sort(([a], [b]) => a - b);
+  const keys: number[] = [];
+  const beginnings: number[] = [];
+  const wholes: number[] = [];
+  own.titles.keys.forEach((key, i) => {
+    const all = summed.titles.get(key) ?? { beginnings: 0, wholes: 0 };
+    const begins = all.beginnings - own.titles.beginnings[i];
+    const whole = all.wholes - own.titles.wholes[i];
+    if (begins <= 0 && whole <= 0) return;
+    keys.push(key);
+    beginnings.push(begins);
+    wholes.push(whole);
+  });
+  return {
+    documents: summed.documents - own.documents,
+    fieldLengths: summed.fieldLengths.map((lengths, slot) => ({
+      total: lengths.total - (own.fieldLengths[slot]?.total ?? 0),
+      documents: lengths.documents - (own.fieldLengths[slot]?.documents ?? 0),
+    })),
+    terms,
+    frequencies: Int32Array.from(frequencies),
+    titles: { keys: Int32Array.from(keys), beginnings: Int32Array.from(beginnings), wholes: Int32Array.from(wholes) },
+    foreign: { hashes: Uint32Array.from(foreign, ([hash]) => hash), frequencies: Int32Array.from(foreign, ([, frequency]) => frequency) },
+  };
+}
+
+/** A share of the other shards as the ranking reads it. */
+export function readOtherShards(share: StatisticsShare): OtherShards {
+  const positive = (keys: Int32Array, counts: Int32Array) => {
+    const map = new Map<number, number>();
+    keys.forEach((key, i) => counts[i] > 0 && map.set(key, counts[i]));
+    return map;
+  };
+  return {
+    documents: share.documents,
+    fieldLengths: share.fieldLengths,
+    frequencies: new Map(share.terms.map((term, i) => [term, share.frequencies[i]])),
+    foreign: share.foreign ?? { hashes: new Uint32Array(0), frequencies: new Int32Array(0) },
+    beginnings: positive(share.titles.keys, share.titles.beginnings),
+    wholes: positive(share.titles.keys, share.titles.wholes),
+  };
+}
+
+/** A share as bytes, for storage (`decodeShare` reads it back). */
+export function encodeShare(share: StatisticsShare): Uint8Array {
+  const arrays = (value: unknown): unknown =>
+    ArrayBuffer.isView(value) ? { [value.constructor.name]: Array.from(value as Int32Array) } : value;
+  return new TextEncoder().encode(JSON.stringify(share, (_, value: unknown) => arrays(value)));
+}
+
+export function decodeShare(bytes: Uint8Array): StatisticsShare {
+  return JSON.parse(new TextDecoder().decode(bytes), (_, value: unknown) => {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const entries = Object.entries(value);
+      if (entries.length === 1 && entries[0][0] === 'Int32Array') return Int32Array.from(entries[0][1] as number[]);
+      if (entries.length === 1 && entries[0][0] === 'Uint32Array') return Uint32Array.from(entries[0][1] as number[]);
+    }
+    return value;
+  }) as StatisticsShare;
+}
+
+/** Documents of the whole index holding `term` (0: not indexed anywhere), for planning a query as one index would. */
+export function termFrequency(state: IndexState, term: string): number {
+  const termId = state.text.dictionary.get(term);
+  if (termId !== undefined) return corpusStatistics(state).frequency(termId);
+  const foreign = state.others?.foreign;
+  if (!foreign?.hashes.length) return 0;
+  const hash = fnv1a(term);
+  let low = 0;
+  let high = foreign.hashes.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    if (foreign.hashes[mid] === hash) return foreign.frequencies[mid];
+    if (foreign.hashes[mid] < hash) low = mid + 1;
+    else high = mid - 1;
+  }
+  return 0;
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
 }

@@ -5,6 +5,7 @@
  */
 import { pluralForms, stems } from './analysis';
 import { fuzzyTerms } from './fuzzy';
+import { corpusStatistics } from './ranking';
 import type { IndexState } from './state';
 
 export const MAX_EXPANSIONS = 64;
@@ -103,8 +104,9 @@ function stemForms(state: IndexState, term: string): number[] {
   ).map(({ termId }) => termId);
 }
 
-/** Keeps the expansions with the longest postings, so a one-letter prefix stays cheap. */
+/** Keeps the expansions with the longest postings (of the whole index, in a shard), so a one-letter prefix stays cheap. */
 export function mostFrequent<T extends { termId: number }>(state: IndexState, expansions: T[], limit = MAX_EXPANSIONS): T[] {
   if (expansions.length <= limit) return expansions;
-  return expansions.sort((a, b) => state.text.count(b.termId) - state.text.count(a.termId)).slice(0, limit);
+  const { frequency } = corpusStatistics(state);
+  return expansions.sort((a, b) => frequency(b.termId) - frequency(a.termId)).slice(0, limit);
 }

@@ -5,8 +5,11 @@
  * title extends a family head's, or shares all but its last word with another title (`libfoo-dev`, `libfoo-doc`),
  * is a part or add-on and scores less; and longer titles score a little less than short ones. A title beginning
  * more than `MAX_FAMILY` others is a namespace (`python3-…`, `gnome-…`), not a family: extending it makes no part.
- * Derived from the postings (titles are not stored as such), again after enough changes.
+ * Derived from the postings (titles are not stored as such), again after enough changes. A shard of a larger index
+ * counts the other shards' titles too (`titleShare`, summed at ingest: corpus.ts), so its prior is the whole index's.
  */
+import type { OtherShards } from './corpus';
+import { fnv1a } from './hash';
 import type { IndexState } from './state';
 import { positionOf } from './text-index';
 
@@ -28,37 +31,71 @@ const SYMBOLS = /[^\p{L}\p{N}]/u;
 const MIN_STALE_CHANGES = 256;
 const STALE_SHARE = 0.01;
 
-/** Score multipliers per ordinal, as of one index version. */
+/** Score multipliers per ordinal, as of one index version and one share of the other shards. */
 export interface FamilyCache {
   version: number;
+  others: OtherShards | undefined;
   prior: Float32Array;
 }
 
 /**
+ * This index's title beginnings and whole titles, keyed by a hash of their words (the same key in every index):
+ * what another shard adds to its own counts so its prior is the whole index's (`OtherShards`).
+ */
+export interface TitleShare {
+  keys: Int32Array;
+  /** Titles each key begins (is a strict beginning of). */
+  beginnings: Int32Array;
+  /** Titles each key is the whole of. */
+  wholes: Int32Array;
+}
+
+/**
  * The score multiplier of each ordinal from its title's length and family (1 without a scoring text field);
- * ordinals past its end (added since) count 1.
+ * ordinals past its end (added since) count 1. In a shard, families count the other shards' titles too.
  */
 export function familyPrior(state: IndexState): Float32Array {
   const cached = state.caches.families;
   const tolerated = Math.max(MIN_STALE_CHANGES, state.liveCount * STALE_SHARE);
-  if (cached && state.version - cached.version <= tolerated) return cached.prior;
+  if (cached && cached.others === state.others && state.version - cached.version <= tolerated) return cached.prior;
   const prior = computePrior(state);
-  state.caches.families = { version: state.version, prior };
+  state.caches.families = { version: state.version, others: state.others, prior };
   return prior;
 }
 
-function computePrior(state: IndexState): Float32Array {
-  const size = state.ids.length;
-  const prior = new Float32Array(size).fill(1);
-  const title = heaviestSlot(state);
-  if (title === undefined) return prior;
-  const words = titleWords(state, title);
-  const lengths = new Uint8Array(size);
-  for (let ord = 0; ord < size; ord++) if (state.alive[ord] === 1) lengths[ord] = Math.min(state.text.length(title, ord), MAX_WORDS);
+/** Every title beginning and whole title of this index with its counts. */
+export function titleShare(state: IndexState): TitleShare {
+  const titles = readTitles(state);
+  const keys = [...new Set([...titles.beginnings.keys(), ...titles.wholes.keys()])];
+  return {
+    keys: Int32Array.from(keys),
+    beginnings: Int32Array.from(keys, (key) => titles.beginnings.get(key) ?? 0),
+    wholes: Int32Array.from(keys, (key) => titles.wholes.get(key) ?? 0),
+  };
+}
 
-  // Per title: hashes of the whole and of all but its last word; beginnings of every length counted over all titles.
+/** Per ordinal, its title's words (at most `MAX_WORDS`), their keys and the hashes of its beginnings; counts over all titles. */
+interface Titles {
+  size: number;
+  lengths: Uint8Array;
+  words: Int32Array[];
+  whole: Int32Array;
+  allButLast: Int32Array;
+  /** Titles each beginning begins. */
+  beginnings: Map<number, number>;
+  /** Titles equal to each whole. */
+  wholes: Map<number, number>;
+}
+
+function readTitles(state: IndexState): Titles {
+  const size = state.ids.length;
+  const title = heaviestSlot(state);
+  const words = title === undefined ? [] : titleWords(state, title);
+  const lengths = new Uint8Array(size);
+  if (title !== undefined)
+    for (let ord = 0; ord < size; ord++) if (state.alive[ord] === 1) lengths[ord] = Math.min(state.text.length(title, ord), MAX_WORDS);
   const beginnings = new Map<number, number>();
-  const wholes = new Set<number>();
+  const wholes = new Map<number, number>();
   const whole = new Int32Array(size);
   const allButLast = new Int32Array(size);
   for (let ord = 0; ord < size; ord++) {
@@ -70,13 +107,23 @@ function computePrior(state: IndexState): Float32Array {
       hash = mix(hash, words[at][ord]);
     }
     whole[ord] = hash;
-    if (length) wholes.add(hash);
+    if (length) wholes.set(hash, (wholes.get(hash) ?? 0) + 1);
   }
+  return { size, lengths, words, whole, allButLast, beginnings, wholes };
+}
+
+function computePrior(state: IndexState): Float32Array {
+  const titles = readTitles(state);
+  const { size, lengths, words, whole, allButLast } = titles;
+  const others = state.others;
+  const beginnings = (key: number) => (titles.beginnings.get(key) ?? 0) + (others?.beginnings.get(key) ?? 0);
+  const isWhole = (key: number) => titles.wholes.has(key) || (others?.wholes.has(key) ?? false);
+  const prior = new Float32Array(size).fill(1);
   for (let ord = 0; ord < size; ord++) {
     const length = lengths[ord];
     if (!length) continue;
     let factor = 1 / (1 + LENGTH_PENALTY * (length - 1));
-    const members = beginnings.get(whole[ord]) ?? 0;
+    const members = beginnings(whole[ord]);
     if (members) factor *= 1 + Math.min(MAX_BONUS, HEAD_BONUS * Math.log2(1 + members));
     else if (length > 1 && isPart(ord)) factor *= PART;
     prior[ord] = factor;
@@ -84,10 +131,10 @@ function computePrior(state: IndexState): Float32Array {
   return prior;
 
   function isPart(ord: number): boolean {
-    if ((beginnings.get(allButLast[ord]) ?? 0) > 1) return true;
+    if (beginnings(allButLast[ord]) > 1) return true;
     for (let at = 0, hash = 0; at < lengths[ord] - 1; at++) {
       hash = mix(hash, words[at][ord]);
-      if (wholes.has(hash) && (beginnings.get(hash) ?? 0) <= MAX_FAMILY) return true;
+      if (isWhole(hash) && beginnings(hash) <= MAX_FAMILY) return true;
     }
     return false;
   }
@@ -100,7 +147,10 @@ function heaviestSlot(state: IndexState): number | undefined {
   return best?.slot;
 }
 
-/** Per title position, the term id at that position of each ordinal's title (-1 where none). */
+/**
+ * Per title position, the key of the word at that position of each ordinal's title (-1 where none): a hash of the
+ * word itself, not its term id, so that shards key the same titles alike.
+ */
 function titleWords(state: IndexState, slot: number): Int32Array[] {
   const size = state.ids.length;
   const words = Array.from({ length: MAX_WORDS }, () => new Int32Array(size).fill(-1));
@@ -108,11 +158,12 @@ function titleWords(state: IndexState, slot: number): Int32Array[] {
   for (let termId = 0; termId < text.terms.length; termId++) {
     // Whole forms with symbols (`g++` over its part `g`) stand where their parts do: the parts decide.
     if (SYMBOLS.test(text.terms[termId])) continue;
+    let key: number | undefined;
     for (const { data, from, to } of text.runs(termId)) {
       for (let p = from; p < to; p += 2) {
         if ((data[p] & 31) !== slot) continue;
         const position = positionOf(data[p + 1]);
-        if (position < MAX_WORDS) words[position][data[p] >>> 5] = termId;
+        if (position < MAX_WORDS) words[position][data[p] >>> 5] = key ??= fnv1a(text.terms[termId]) & 0x3fffffff;
       }
     }
   }
@@ -120,6 +171,6 @@ function titleWords(state: IndexState, slot: number): Int32Array[] {
 }
 
 /** A hash of the title words so far, kept a small integer (fast Map keys). */
-function mix(hash: number, termId: number): number {
-  return (Math.imul(hash ^ (termId + 0x9e3779b9), 0x85ebca6b) ^ (hash >>> 13)) & 0x3fffffff;
+function mix(hash: number, word: number): number {
+  return (Math.imul(hash ^ (word + 0x9e3779b9), 0x85ebca6b) ^ (hash >>> 13)) & 0x3fffffff;
 }

@@ -7,23 +7,14 @@
  * `search` (the plan) over `matching`, `ranking`, `filters`, `facets`; `suggest`; `analysis` (text).
  */
 import { decodeIndex, encodeIndex } from './codec';
-import { queryCorpusStats } from './corpus';
+import { readOtherShards, statisticsShare, type StatisticsShare } from './corpus';
 import { addDocument, removeDocument } from './documents';
 import type { HybridQuery } from './hybrid';
 import { Highlighter, type HighlightRequest } from './highlight';
 import { runSearch, type ShardPartOptions } from './search';
 import { createState, type IndexState } from './state';
 import { rankedSuggestions, runSuggest, type RankedSuggestion } from './suggest';
-import type {
-  CorpusStats,
-  DocumentPayload,
-  EngineSearchResult,
-  IndexConfig,
-  SearchEngine,
-  SearchRequest,
-  SuggestRequest,
-  Suggestion,
-} from './types';
+import type { DocumentPayload, EngineSearchResult, IndexConfig, SearchEngine, SearchRequest, SuggestRequest, Suggestion } from './types';
 
 export { editDistance, fuzzyDistance, normalize, tokenize } from './analysis';
 export { QueryError } from './query-error';
@@ -31,7 +22,9 @@ export { VectorIndex } from './vectors';
 export { blendScores, type HybridQuery } from './hybrid';
 export type { ShardPartOptions } from './search';
 export type { RankedSuggestion } from './suggest';
-export { mergeCorpusStats, mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions } from './merge';
+export { facetLimitsOf } from './facets';
+export { decodeShare, encodeShare, othersShare, sumShares, type StatisticsShare } from './corpus';
+export { mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions, partsToAskStrictly } from './merge';
 export { displayFields } from './values';
 
 /** Compaction runs once dead ordinals are this share of all ordinals (and at least MIN_DEAD). */
@@ -143,9 +136,21 @@ export class SearchIndex implements SearchEngine {
     return runSuggest(this.#state, request);
   }
 
-  /** This index's share of a query's BM25 statistics, for a sharded search (`mergeCorpusStats`, then `search` with `part.corpus`). */
-  corpusStats(q: string): CorpusStats {
-    return queryCorpusStats(this.#state, q);
+  /**
+   * This index's statistics, as one shard of a larger index: summed over the shards (`sumShares`), they give each
+   * shard what the others hold (`othersShare`), for `useOtherShards`.
+   */
+  statisticsShare(): StatisticsShare {
+    return statisticsShare(this.#state);
+  }
+
+  /**
+   * Scores from now on as one index holding this one's documents and what the other shards hold (their share of
+   * this index's terms and titles, from `othersShare`); undefined: this index alone.
+   */
+  useOtherShards(others: StatisticsShare | undefined): void {
+    this.#state.others = others && readOtherShards(others);
+    this.#state.version++;
   }
 
   /** `suggest` with each suggestion marked as a completion or a typo correction: one shard's part of a sharded suggest. */
@@ -168,7 +173,9 @@ export class SearchIndex implements SearchEngine {
 
   /** Rebuilds the internals without dead ordinals. */
   compact(): void {
+    const { others } = this.#state;
     this.#state = decodeIndex(this.#state.config, encodeIndex(this.#state));
+    this.#state.others = others;
   }
 
   #compactIfSparse(): void {

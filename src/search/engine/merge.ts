@@ -1,11 +1,12 @@
 /**
  * Merging the parts of a sharded search into the answer one index over all documents would give: hits by their
  * merge keys, facet counts summed (each shard counts every value, so the sums are exact), numeric facet stats
- * combined, suggestions summed by value, BM25 statistics summed before the search (`mergeCorpusStats`).
+ * combined, suggestions summed by value. (BM25 statistics are summed at ingest instead: corpus.ts.)
  */
 import { compareStrings } from './columns';
+import type { FacetLimits } from './facets';
 import { suggestionOrder, type RankedSuggestion } from './suggest';
-import type { CorpusStats, Facet, FacetStats, MergeKeyPart, MergeKeys, Suggestion } from './types';
+import type { Facet, FacetStats, MergeKeyPart, MergeKeys, Suggestion } from './types';
 
 function comparePart(a: MergeKeyPart, b: MergeKeyPart): number {
   if (a === b) return 0;
@@ -34,8 +35,8 @@ export function mergeHits<T>(parts: Array<{ hits: T[]; merge: MergeKeys }>, star
   return all.slice(start, start + rows).map(({ hit }) => hit);
 }
 
-/** Facets summed by value, each cut to `limit` values in the engine's order (count, then value); facets by id. */
-export function mergeFacets(parts: Facet[][], limit: number): Facet[] {
+/** Facets summed by value, each cut to its limit in the engine's order (count, then value); facets by id. */
+export function mergeFacets(parts: Facet[][], limits: FacetLimits): Facet[] {
   const merged = new Map<string, { name: string; counts: Map<string, number> }>();
   for (const facets of parts) {
     for (const facet of facets) {
@@ -51,7 +52,7 @@ export function mergeFacets(parts: Facet[][], limit: number): Facet[] {
       name,
       values: [...counts]
         .sort(([va, ca], [vb, cb]) => cb - ca || compareStrings(va, vb))
-        .slice(0, limit)
+        .slice(0, limits.of(id))
         .map(([value, count]) => ({ value, count })),
     }));
 }
@@ -101,18 +102,11 @@ export function mergeSuggestions(parts: RankedSuggestion[][], rows: number): Sug
     .map(({ value, count }) => ({ value, count }));
 }
 
-/** The shards' shares of a query's BM25 statistics summed: the figures of one index holding every document. */
-export function mergeCorpusStats(parts: CorpusStats[]): CorpusStats {
-  const terms = new Map<string, number>();
-  for (const part of parts) for (const [term, entries] of part.terms) terms.set(term, (terms.get(term) ?? 0) + entries);
-  const slots = Math.max(0, ...parts.map((part) => part.fieldLengths.length));
-  return {
-    documents: parts.reduce((sum, part) => sum + part.documents, 0),
-    fieldLengths: Array.from({ length: slots }, (_, slot) => ({
-      total: parts.reduce((sum, part) => sum + (part.fieldLengths[slot]?.total ?? 0), 0),
-      documents: parts.reduce((sum, part) => sum + (part.fieldLengths[slot]?.documents ?? 0), 0),
-    })),
-    terms: [...terms],
-    matched: parts.some((part) => part.matched),
-  };
+/**
+ * The parts to ask again with `strict`: the ones that relaxed the query (nothing matched its words there) while
+ * another part matched them, as one index relaxes only when no document matched.
+ */
+export function partsToAskStrictly(parts: Array<{ relaxed?: boolean }>): number[] {
+  if (parts.every((part) => part.relaxed)) return [];
+  return parts.flatMap((part, i) => (part.relaxed ? [i] : []));
 }

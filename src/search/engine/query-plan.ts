@@ -6,12 +6,15 @@
  * Alternatives other than the literal one score a little less, so that the literal interpretation wins ties.
  */
 import { analyzeWords, fuzzyDistance, pluralForms } from './analysis';
+import { termFrequency } from './corpus';
 import type { IndexState } from './state';
 
 const MAX_WORDS = 16;
 const MAX_JOINED = 3;
 const MAX_SPLITS = 2;
-const MIN_SPLIT_PART = 2;
+/** A split word's first part may be one letter (`ebook` -> `e book`, `email` -> `e mail`); its second part not (`'s`). */
+const MIN_SPLIT_HEAD = 1;
+const MIN_SPLIT_TAIL = 2;
 const MIN_SPLIT_WORD = 5;
 /** A word in more postings than this is meant as typed: it is not also tried split. */
 const MAX_SPLIT_POSTINGS = 100;
@@ -66,7 +69,6 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   }
   if (!words.length) return undefined;
   const last = words.length - 1;
-  const dictionary = state.text.dictionary;
   const { stopWords, synonyms } = state.plan.ranking;
 
   const stops = words.reduce((bits, word, i) => (stopWords.has(word) ? bits | (1 << i) : bits), 0);
@@ -87,7 +89,7 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
       forms: true,
     });
     for (const form of pluralForms(word)) {
-      if (dictionary.has(form))
+      if (termFrequency(state, form))
         alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
     }
     if (word.length >= MIN_SPLIT_WORD && rare(state, word)) alternatives.push(...splits(state, word, i));
@@ -125,23 +127,25 @@ function joins(state: IndexState, words: string[], i: number, alternatives: Alte
     const glued = words.slice(i, end + 1);
     // Typos in a glued form only when one of its words is not indexed as typed (`thunder brid`): real words
     // glued (`debian games`) are meant exactly, and typo look-ups are the costly part of a first query.
-    const typos = glued.some((word) => !state.text.dictionary.has(word));
+    const typos = glued.some((word) => !termFrequency(state, word));
     alternatives.push(alternative(i, end, [glued.join('')], words, JOINED, typos));
   }
 }
 
 function rare(state: IndexState, word: string): boolean {
-  const termId = state.text.dictionary.get(word);
-  return termId === undefined || state.text.count(termId) <= MAX_SPLIT_POSTINGS;
+  return termFrequency(state, word) <= MAX_SPLIT_POSTINGS;
 }
 
-/** A word as two words of the dictionary next to each other (`networkmanager` -> `network manager`, `ytdlp` -> `yt dlp`). */
+/**
+ * A word as two words of the dictionary next to each other (`networkmanager` -> `network manager`, `ytdlp` -> `yt dlp`,
+ * `ebook` -> `e book`).
+ */
 function splits(state: IndexState, word: string, i: number): Alternative[] {
   const found: Alternative[] = [];
-  for (let cut = MIN_SPLIT_PART; cut <= word.length - MIN_SPLIT_PART && found.length < MAX_SPLITS; cut++) {
+  for (let cut = MIN_SPLIT_HEAD; cut <= word.length - MIN_SPLIT_TAIL && found.length < MAX_SPLITS; cut++) {
     const head = word.slice(0, cut);
     const tail = word.slice(cut);
-    if (state.text.dictionary.has(head) && state.text.dictionary.has(tail)) {
+    if (termFrequency(state, head) && termFrequency(state, tail)) {
       found.push({ mask: 1 << i, first: i, terms: [head, tail], prefix: false, typos: 0, quality: SPLIT, exact: true });
     }
   }

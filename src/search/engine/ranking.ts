@@ -37,13 +37,26 @@ export interface CorpusStatistics {
   averageLength(slot: number): number;
 }
 
-/** The statistics the running query scores with: a sharded index's (`state.corpus`), else this index's own documents'. */
+/**
+ * The statistics a query scores with: this index's own documents', plus, in a shard of a larger index, what the
+ * other shards hold (`state.others`, handed over at ingest: corpus.ts).
+ */
 export function corpusStatistics(state: IndexState): CorpusStatistics {
-  if (state.corpus) return state.corpus;
+  const { text, others } = state;
+  if (!others) {
+    return {
+      documents: Math.max(state.liveCount, 1),
+      frequency: (termId) => text.count(termId),
+      averageLength: (slot) => text.averageLength(slot),
+    };
+  }
   return {
-    documents: Math.max(state.liveCount, 1),
-    frequency: (termId) => state.text.count(termId),
-    averageLength: (slot) => state.text.averageLength(slot),
+    documents: Math.max(state.liveCount + others.documents, 1),
+    frequency: (termId) => text.count(termId) + (others.frequencies.get(text.terms[termId]) ?? 0),
+    averageLength: (slot) => {
+      const documents = text.documentsWithField[slot] + (others.fieldLengths[slot]?.documents ?? 0);
+      return documents ? (text.totalLength[slot] + (others.fieldLengths[slot]?.total ?? 0)) / documents : 1;
+    },
   };
 }
 

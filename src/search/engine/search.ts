@@ -5,7 +5,7 @@
  * counts from per-value document lists and per-document value ids.
  */
 import { familyPrior } from './families';
-import { facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
+import { checkedFacetLimits, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, type HybridQuery } from './hybrid';
 import { matchPlan, release } from './matching';
@@ -13,10 +13,8 @@ import { planQuery } from './query-plan';
 import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
 import type { SortSpec } from './plan';
 import { liveOrds, type IndexState } from './state';
-import { corpusStatisticsOf } from './corpus';
-import type { CorpusStats, EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
+import type { EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
 
-const DEFAULT_FACET_LIMIT = 50;
 /** Score bonus per query word matched right after the previous one in the same field (proximity). */
 const PROXIMITY = 0.5;
 
@@ -32,6 +30,8 @@ export interface Candidates {
   keywordScore?: (ord: number) => number;
   /** `relevance` as a key per document, for merging shards' hits; absent with `relevance`. */
   mergeKey?: KeyOf;
+  /** The query was relaxed: its words as typed matched nothing. */
+  relaxed?: boolean;
   /** Frees per-query memory once the search is answered. */
   done(): void;
 }
@@ -46,17 +46,20 @@ export interface KeyOf {
 export interface ShardPartOptions {
   /** The position of a document in the app's feeding order (documents without a query or sort merge by it). */
   feedingKey(id: string): number;
-  /** The whole index's statistics for this query (`corpusStats` of every shard, merged). */
-  corpus?: CorpusStats;
+  /**
+   * Another shard matched the query's words: do not relax it even when nothing matched here (one index relaxes
+   * only when no document matched; a part that relaxed says so in `relaxed`).
+   */
+  strict?: boolean;
 }
 
 /** The documents matching the query words, ranked; undefined when the query has no words. */
-export function keywordCandidates(state: IndexState, q: string, corpus?: CorpusStats): Candidates | undefined {
+export function keywordCandidates(state: IndexState, q: string, strict = false): Candidates | undefined {
   const plan = planQuery(state, q);
   if (!plan) return undefined;
   let matches = matchPlan(state, plan);
-  // In a sharded index, whether anything matched is the whole index's answer.
-  if (corpus ? !corpus.matched : !matches.ords.length) {
+  const relaxed = !strict && !matches.ords.length;
+  if (relaxed) {
     // Nothing matched: fall back to completing every word, with one more typo allowed.
     release(matches);
     matches = matchPlan(state, planQuery(state, q, true) ?? plan);
@@ -73,6 +76,7 @@ export function keywordCandidates(state: IndexState, q: string, corpus?: CorpusS
   }
   return {
     ords: found.ords,
+    relaxed,
     relevance: relevanceOrder(state, found),
     keywordScore: (ord) => (popcount(found.words[ord] & counted) / words) * (best > 0 ? found.score[ord] / best : 1),
     mergeKey: {
@@ -88,41 +92,27 @@ export function keywordCandidates(state: IndexState, q: string, corpus?: CorpusS
  * With `part`, the hits carry merge keys: the search is one shard's part of a sharded one.
  */
 export function runSearch(state: IndexState, request: SearchRequest, hybrid?: HybridQuery, part?: ShardPartOptions): EngineSearchResult {
-  state.corpus = part?.corpus && corpusStatisticsOf(state, part.corpus);
-  try {
-    return searchWithStatistics(state, request, hybrid, part);
-  } finally {
-    state.corpus = undefined;
-  }
-}
-
-function searchWithStatistics(
-  state: IndexState,
-  request: SearchRequest,
-  hybrid?: HybridQuery,
-  part?: ShardPartOptions,
-): EngineSearchResult {
   const sort = resolveSort(state, request.sort);
   const filters = compileFilters(state, request.filters ?? {});
   const selected = selectFacets(state, request.facets);
+  const limits = checkedFacetLimits(state, request);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
-  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.corpus);
+  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.strict);
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
     ords: liveOrds(state),
     done: () => {},
   };
   try {
-    const limit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
     let passing = candidates.ords;
     let facets: FacetAnswer;
     if (filters.length) {
       const { filtered, passing: accepted } = applyFilters(candidates.ords, filters);
       passing = accepted;
-      facets = filteredFacets(state, limit, filtered, selected);
+      facets = filteredFacets(state, limits, filtered, selected);
     } else {
       facets = candidates.relevance
-        ? filteredFacets(state, limit, { shared: candidates.ords, passes: [], disjunctive: [] }, selected)
-        : facetsOfEverything(state, limit, selected);
+        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected)
+        : facetsOfEverything(state, limits, selected);
     }
 
     const start = (request.page - 1) * request.rows;
@@ -138,7 +128,7 @@ function searchWithStatistics(
       total: passing.length,
       hits: page.map((ord, i) => ({ id: state.ids[ord], position: start + i + 1 })),
       ...facets,
-      ...(keys ? { merge: { order: keys.order, keys: page.map((ord) => keys.key(ord)) } } : {}),
+      ...(keys ? { merge: { order: keys.order, keys: page.map((ord) => keys.key(ord)) }, relaxed: keyword?.relaxed ?? false } : {}),
     };
   } finally {
     candidates.done();

@@ -3,6 +3,7 @@
  * change it (documents, codec, query). Per-index query caches live here too, so they go with the state
  * when compaction replaces it.
  */
+import type { OtherShards } from './corpus';
 import { NumberColumn, ValueColumn, type Tally } from './columns';
 import type { FacetCache } from './facets';
 import type { ExpansionCache } from './expansions';
@@ -10,7 +11,6 @@ import type { FamilyCache } from './families';
 import type { Scratch } from './matching';
 import { planIndex, type IndexPlan } from './plan';
 import { TextIndex } from './text-index';
-import type { CorpusStatistics } from './ranking';
 import type { IndexConfig } from './types';
 
 export interface IndexState {
@@ -31,8 +31,8 @@ export interface IndexState {
   values: Map<string, ValueColumn>;
   numbers: Map<string, NumberColumn>;
   readonly caches: QueryCaches;
-  /** Statistics of the whole sharded index that the running query scores with (see `corpusStatistics`). */
-  corpus?: CorpusStatistics;
+  /** In a shard of a larger index: what the other shards hold of this one's terms and titles (corpus.ts). */
+  others?: OtherShards;
 }
 
 /** Reusable query memory and answers that depend only on the index version. */

@@ -70,6 +70,8 @@ export interface SearchRequest {
   filters?: Record<string, Filter>;
   /** Maximum values per facet (default 50). */
   facetLimit?: number;
+  /** Per facet id, maximum values instead of `facetLimit`; 0 answers no values (a numeric facet's stats only). */
+  facetLimits?: Record<string, number>;
   /** Facet ids to count (and give stats for); `[]` none; default every facet. */
   facets?: string[];
 }
@@ -147,20 +149,6 @@ export interface QueryProblem {
 /** What the Durable Object answers over RPC: custom error classes do not survive RPC, so problems are data. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: 400 | 404 | 409; message: string; details?: QueryProblem[] };
 
-/**
- * The BM25 statistics of a whole sharded index for one query, summed over the shards (Elasticsearch's
- * dfs_query_then_fetch): every shard scores with them, so scores compare across shards as in one index.
- */
-export interface CorpusStats {
-  documents: number;
-  /** Per text slot: words over all documents, and documents that have the field. */
-  fieldLengths: Array<{ total: number; documents: number }>;
-  /** Postings entries of each indexed term the query's words expand to, as [term, entries] pairs. */
-  terms: Array<[term: string, entries: number]>;
-  /** Whether the query's words matched any document (otherwise every shard relaxes the query, as one index would). */
-  matched: boolean;
-}
-
 /** One part of a hit's merge key: a number, a string (compared as the engine compares strings) or null (no value: last). */
 export type MergeKeyPart = number | string | null;
 
@@ -185,6 +173,8 @@ export interface EngineSearchResult {
   facetStatCounts: Record<string, number>;
   /** The hits' merge keys, when the search asked for them (a shard's part of a sharded search). */
   merge?: MergeKeys;
+  /** A shard's part: its query was relaxed, nothing matching the words as typed here (see `ShardPartOptions.strict`). */
+  relaxed?: boolean;
 }
 
 /**
