@@ -90,20 +90,23 @@ const knownShardVersions = new Map<string, { versions: number[]; until: number }
 
 /** Typed calls to one search app's Durable Objects (shard 0 named `<tenant>/<code>`). */
 export class SearchAppClient {
-  /** Shard 0's raw stub, for tests that evict the object or run its alarm. */
-  readonly stub: ShardStub;
   /** Shard 0's object name, which its replicas' names extend. */
   readonly name: string;
   readonly #env: Env;
   readonly #tenantCode: string;
   readonly #code: string;
+  #stub?: ShardStub;
 
   constructor(env: Env, tenantCode: string, code: string) {
     this.#env = env;
     this.#tenantCode = tenantCode;
     this.#code = code;
     this.name = shardName(tenantCode, code, 0);
-    this.stub = this.shard(0);
+  }
+
+  /** Shard 0's raw stub (also for tests that evict the object or run its alarm), made on first use: a search answered from memory needs none. */
+  get stub(): ShardStub {
+    return (this.#stub ??= this.shard(0));
   }
 
   /**
