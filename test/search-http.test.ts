@@ -83,6 +83,27 @@ describe('search over HTTP', () => {
     expect((await get('facetLimit=0')).status).toBe(400);
   });
 
+  it('caps each facet with facetLimits (GET facetLimit.{id}), 0 answering only stats, with or without a query', async () => {
+    const valuesOf = (body: SearchBody) => Object.fromEntries(body.result.facets.map((f: any) => [f.id, f.values.length]));
+    // The whole-index facets are cached with the largest limit asked so far: a smaller one is cut from them.
+    expect(valuesOf(await same('facetLimit=1000', { facetLimit: 1000 }))).toMatchObject({ brand: 3, tags: 5, price: 4 });
+    for (const q of ['', 'q=shoe&']) {
+      const body = await same(`${q}facetLimit=2&facetLimit.brand=1&facetLimit.price=0&facetLimit.specs.color=3`, {
+        q: q ? 'shoe' : undefined,
+        facetLimit: 2,
+        facetLimits: { brand: 1, price: 0, 'specs.color': 3 },
+      });
+      // Shoes come in two colours, the whole shop in three.
+      expect(valuesOf(body)).toMatchObject({ brand: 1, price: 0, 'specs.color': q ? 2 : 3, tags: 2 });
+      expect(body.result.facetStats.price).toMatchObject({ min: q ? 50 : 10 });
+    }
+    const unknown = await get('facetLimit.nope=1&facetLimit.brand=1001');
+    expect(unknown.status).toBe(400);
+    expect((await json(unknown)).details.map((d: { path: string }) => d.path)).toEqual(['facetLimits.brand']);
+    const unknownFacet = await json(await post({ facetLimits: { nope: 1 } }));
+    expect(unknownFacet).toMatchObject({ statusCode: 400, details: [{ path: 'facetLimits.nope', message: "unknown facet 'nope'" }] });
+  });
+
   it('counts an or-filtered facet disjunctively', async () => {
     const body = await same('f.brand=Acme', { filters: { brand: { filterType: 'term', values: ['Acme'] } } });
     expect(body.result.facets.find((f: any) => f.id === 'brand').values).toEqual([

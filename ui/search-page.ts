@@ -95,7 +95,7 @@ const stateMapping = {
 
 const search = instantsearch({
   indexName: config.app,
-  searchClient: edgeSearchClient({ url: location.origin, tenant: config.tenant, transport }),
+  searchClient: edgeSearchClient({ url: location.origin, tenant: config.tenant, transport, statsOnly: config.ranges }),
   future: { preserveSharedStateOnUnmount: true },
   routing: {
     router: history<RouteState>({
@@ -164,6 +164,8 @@ const hitDetails = (hit: Record<string, unknown>) =>
 search.addWidgets([
   configure({
     hitsPerPage: HITS_PER_PAGE,
+    // Only what the hit template draws: the title highlighted, the text as a snippet.
+    attributesToHighlight: config.hitTitle ? [config.hitTitle] : [],
     ...(config.hitText ? { attributesToSnippet: [`${config.hitText}:${SNIPPET_WORDS}`] } : {}),
   }),
   searchBoxWithSuggestions({}),

@@ -1,11 +1,14 @@
 /**
  * The GET search's filter syntax, shared by the route that reads it and the typed client that writes it (free of
  * zod and of the engine, since the client ships to browsers): `f.{id}=value` repeatable (a term filter, operator
- * `or`), `f.{id}=min..max` a range with either side empty.
+ * `or`), `f.{id}=min..max` a range with either side empty; `facetLimit.{id}=N` one facet's value limit.
  */
 
 /** Query parameters naming a filter start with this; the rest is the facet id. */
 export const FILTER_PREFIX = 'f.';
+
+/** `facetLimit.{id}=N`: the value limit of one facet (POST `facetLimits`). */
+export const FACET_LIMIT_PREFIX = 'facetLimit.';
 
 /** `min..max` (the first `..` separates): a range filter. */
 export const RANGE = /^(.*?)\.\.(.*)$/;

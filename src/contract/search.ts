@@ -56,6 +56,11 @@ export const filterSchema = z
       ctx.addIssue({ code: 'custom', path: ['values'], message: `a ${filter.filterType} filter needs values` });
   });
 
+/** Per facet id, its value limit instead of `facetLimit`: 0 answers none (a numeric facet's `facetStats` only). */
+const facetLimitsSchema = z
+  .record(facetId, integer(0, MAX_FACET_LIMIT))
+  .refine((limits) => Object.keys(limits).length <= MAX_LISTED_FACETS, `at most ${MAX_LISTED_FACETS} facets`);
+
 /** How much vector ranking weighs against keyword ranking: 0 keyword only, 1 vector only (issue 12). */
 const semanticRatio = z.number().min(0).max(1);
 
@@ -67,6 +72,7 @@ export const searchBody = z.object({
   sort: z.union([z.string(), z.object({ sort: z.string().optional() })]).optional(),
   filters: z.record(z.string(), filterSchema).optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  facetLimits: facetLimitsSchema.optional(),
   facets: z.array(facetId).max(MAX_LISTED_FACETS).optional(),
   attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
   attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
@@ -80,6 +86,8 @@ export const searchQuery = z.object({
   rows: integer(1, MAX_ROWS).default(10),
   sort: z.string().optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
+  /** Gathered from the `facetLimit.{id}` parameters. */
+  facetLimits: facetLimitsSchema.optional(),
   semanticRatio: z.coerce.number().pipe(semanticRatio).optional(),
   facets: commaList(facetId, MAX_LISTED_FACETS).optional(),
   attributesToHighlight: commaList(fieldCode).optional(),
@@ -136,10 +144,11 @@ export const suggestResponse = z.object({
 });
 
 /** A POST search as a caller writes it (the numbers the service also accepts as strings typed as numbers). */
-export type SearchBody = Omit<z.input<typeof searchBody>, 'page' | 'rows' | 'facetLimit'> & {
+export type SearchBody = Omit<z.input<typeof searchBody>, 'page' | 'rows' | 'facetLimit' | 'facetLimits'> & {
   page?: number;
   rows?: number;
   facetLimit?: number;
+  facetLimits?: Record<string, number>;
 };
 export type SearchFilter = z.input<typeof filterSchema>;
 export type SearchResponse = z.output<typeof searchResponse>;

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env';
 import { limitBodies } from './body-limit';
+import { staticAsset } from './assets';
 import { errorResponse, onError } from './errors';
 import { withDb } from './middleware';
 import { openApiDocument } from './openapi';
@@ -24,7 +25,7 @@ export function createApp() {
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/openapi.json', (c) => c.json(openApiDocument));
   // The API reference page over that document: static assets built from ui/docs.html (no CDN).
-  app.get('/docs', (c) => c.env.ASSETS.fetch(new URL('/docs/index.html', c.req.url)));
+  app.get('/docs', (c) => staticAsset(c, '/docs/index.html'));
   app.route('/api/v1/admin/email', emailAdminRoutes);
   app.route('/api/v1/admin/agents', agentAdminRoutes);
   app.route('/api/v1/admin', adminRoutes);

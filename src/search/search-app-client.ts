@@ -16,6 +16,7 @@ import { readTarget, replicaTarget, type ReadPlacement } from './replica-reads';
 import { nearestReplicaRegion, type ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
 import {
+  facetLimitsOf,
   mergeFacets,
   mergeFacetStats,
   mergeHits,
@@ -82,7 +83,6 @@ export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 const EVERY_FACET_VALUE = 1_000_000;
 /** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
 const SUGGEST_OVERSAMPLING = 4;
-const DEFAULT_FACET_LIMIT = 50;
 
 /** The shard count each isolate last learnt per app (`<tenant>/<code>`): searches ask that many shards first. */
 const knownShards = new Map<string, number>();
@@ -91,20 +91,23 @@ const knownShardVersions = new Map<string, { versions: number[]; until: number }
 
 /** Typed calls to one search app's Durable Objects (shard 0 named `<tenant>/<code>`). */
 export class SearchAppClient {
-  /** Shard 0's raw stub, for tests that evict the object or run its alarm. */
-  readonly stub: ShardStub;
   /** Shard 0's object name, which its replicas' names extend. */
   readonly name: string;
   readonly #env: Env;
   readonly #tenantCode: string;
   readonly #code: string;
+  #stub?: ShardStub;
 
   constructor(env: Env, tenantCode: string, code: string) {
     this.#env = env;
     this.#tenantCode = tenantCode;
     this.#code = code;
     this.name = shardName(tenantCode, code, 0);
-    this.stub = this.shard(0);
+  }
+
+  /** Shard 0's raw stub (also for tests that evict the object or run its alarm), made on first use: a search answered from memory needs none. */
+  get stub(): ShardStub {
+    return (this.#stub ??= this.shard(0));
   }
 
   /**
@@ -282,7 +285,14 @@ export class SearchAppClient {
   ): Promise<{ result: SearchResult; version: number; navigation: string[] }> {
     const started = Date.now();
     const start = (request.page - 1) * request.rows;
-    const partRequest = { ...request, page: 1, rows: start + request.rows, facetLimit: EVERY_FACET_VALUE };
+    const partRequest = {
+      ...request,
+      page: 1,
+      rows: start + request.rows,
+      facetLimit: EVERY_FACET_VALUE,
+      // Kept as ids (each shard checks them), every value counted.
+      facetLimits: request.facetLimits && Object.fromEntries(Object.keys(request.facetLimits).map((id) => [id, EVERY_FACET_VALUE])),
+    };
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
     const ask = async (shard: number, generation?: number, strict?: boolean) => {
       const read: PartRead = { kind: 'search', request: partRequest, semantic, strict };
@@ -301,7 +311,7 @@ export class SearchAppClient {
     ).map((document, i) => ({ ...document, position: start + i + 1 }));
     const facets = mergeFacets(
       parts.map((part) => part.facets),
-      request.facetLimit ?? DEFAULT_FACET_LIMIT,
+      facetLimitsOf(request),
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {

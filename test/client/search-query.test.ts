@@ -17,6 +17,8 @@ const GET_BODIES: SearchBody[] = [
   { q: 'Ünï & + % ? = #', rows: 1 },
   { q: 'runing sho', facets: ['brand', 'price'], facetLimit: 1 },
   { q: 'shoe', facets: [] },
+  { facetLimit: 2, facetLimits: { brand: 1, price: 0, 'specs.color': 3, tags: 1000 } },
+  { q: 'red', facetLimits: { tags: 1 }, facets: ['tags', 'brand'] },
   {
     q: 'shoe',
     attributesToHighlight: ['*'],

@@ -46,14 +46,22 @@ describe('requests', () => {
     expect(parseIndexName('catalog')).toEqual({ app: 'catalog' });
   });
 
-  it('asks every facet for `*`, one service facet for all levels of a hierarchical menu, with a wide value limit', () => {
+  it('asks every facet for `*`, one service facet for all levels of a hierarchical menu, with a wide value limit for it alone', () => {
     expect(toSearchBody({ indexName: 'c', params: { facets: ['*'] } }, undefined).body).not.toHaveProperty('facets');
-    const { body } = toSearchBody({ indexName: 'c', params: { hitsPerPage: 0, maxValuesPerFacet: 10 } }, [
-      'tags.lvl0',
-      'tags.lvl1',
-      'section',
-    ]);
-    expect(body).toMatchObject({ facets: ['tags', 'section'], facetLimit: 1000, rows: 1 });
+    const { body } = toSearchBody(
+      { indexName: 'c', params: { hitsPerPage: 0, maxValuesPerFacet: 10 } },
+      ['tags.lvl0', 'tags.lvl1', 'section', 'installedSize'],
+      new Set(['installedSize']),
+    );
+    expect(body).toMatchObject({
+      facets: ['tags', 'section', 'installedSize'],
+      facetLimit: 10,
+      facetLimits: { tags: 1000, installedSize: 0 },
+      rows: 1,
+    });
+    expect(toSearchBody({ indexName: 'c', params: {} }, undefined, new Set(['installedSize'])).body.facetLimits).toEqual({
+      installedSize: 0,
+    });
   });
 });
 
@@ -66,7 +74,7 @@ describe('filters', () => {
       ),
     ).toEqual({
       section: { filterType: 'term', filterOperator: 'or', values: ['editors', 'web'] },
-      tags: { filterType: 'tree', filterOperator: 'or', values: ['interface/x11'] },
+      tags: { filterType: 'term', filterOperator: 'or', values: ['interface/x11'] },
       essential: { filterType: 'term', filterOperator: 'or', values: ['true'] },
       'attributes.priority': { filterType: 'term', filterOperator: 'not', values: ['optional'] },
       installedSize: { filterType: 'range', minValue: 100, maxValue: 5000 },

@@ -50,6 +50,7 @@ const requests: Array<SearchRequest & { name: string }> = [
     filters: { section: { filterType: 'term', values: ['libs', 'utils'] } },
   },
   { name: 'disjunctive facets', page: 1, rows: 10, facetLimit: 5, filters: { section: { filterType: 'term', values: ['doc'] } } },
+  { name: 'a limit per facet', page: 1, rows: 5, facetLimit: 3, facetLimits: { section: 7, installedSize: 0 } },
 ];
 
 describe('a search app over several shards', () => {

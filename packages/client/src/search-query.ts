@@ -4,7 +4,7 @@
  * fixed order (filters by id, their values sorted), so the same question is always the same URL.
  */
 import type { SearchBody, SearchFilter } from '../../../src/contract/index.ts';
-import { FILTER_PREFIX, RANGE, rangeBound } from '../../../src/contract/search-query-string.ts';
+import { FACET_LIMIT_PREFIX, FILTER_PREFIX, RANGE, rangeBound } from '../../../src/contract/search-query-string.ts';
 
 /** Longer query strings go by POST: some proxies and servers refuse long URLs. */
 const MAX_QUERY_CHARS = 4000;
@@ -13,7 +13,7 @@ const MAX_QUERY_CHARS = 4000;
 const TEXT_FIELDS = ['q', 'highlightPreTag', 'highlightPostTag', 'userId', 'sessionId', 'requestOrigin', 'requestId'] as const;
 const NUMBER_FIELDS = ['page', 'rows', 'facetLimit'] as const;
 const LIST_FIELDS = ['facets', 'attributesToHighlight', 'attributesToSnippet'] as const;
-const KNOWN_FIELDS = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, ...LIST_FIELDS, 'sort', 'hybrid', 'filters']);
+const KNOWN_FIELDS = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, ...LIST_FIELDS, 'facetLimits', 'sort', 'hybrid', 'filters']);
 const FILTER_FIELDS = new Set(['filterType', 'filterOperator', 'filterDataType', 'values', 'minValue', 'maxValue']);
 const FILTER_DATA_TYPES = new Set(['string', 'number', 'date']);
 
@@ -58,6 +58,7 @@ function toParameters(body: SearchBody): Parameters {
   need(body.q === undefined || isText(body.q));
   add('q', body.q);
   for (const name of NUMBER_FIELDS) add(name, number(body[name]));
+  for (const [id, limit] of byId(body.facetLimits)) add(FACET_LIMIT_PREFIX + id, number(limit));
   add('sort', sortOf(body.sort));
   add('semanticRatio', semanticRatioOf(body.hybrid));
   for (const name of LIST_FIELDS) add(name, commaList(body[name]));
@@ -65,16 +66,19 @@ function toParameters(body: SearchBody): Parameters {
     need(body[name] === undefined || isText(body[name]));
     add(name, body[name]);
   }
-  const filters = body.filters ?? {};
-  need(typeof filters === 'object' && filters !== null);
-  for (const id of Object.keys(filters).sort()) {
-    need(id !== '');
-    for (const value of filterValues(filters[id])) parameters.push([FILTER_PREFIX + id, value]);
-  }
+  for (const [id, filter] of byId(body.filters)) for (const value of filterValues(filter)) add(FILTER_PREFIX + id, value);
   return parameters;
 }
 
-/** Page, rows and facetLimit: the service reads numbers written as text the same way in both. */
+/** The entries of a record keyed by facet id, by id. */
+function byId<T>(record: Record<string, T> | undefined): Array<[string, T]> {
+  need(record === undefined || (typeof record === 'object' && record !== null && !Array.isArray(record)));
+  const entries = Object.entries(record ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  need(entries.every(([id]) => id !== ''));
+  return entries;
+}
+
+/** Page, rows and facet limits: the service reads numbers written as text the same way in both. */
 function number(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   need(isFiniteNumber(value) || isText(value));

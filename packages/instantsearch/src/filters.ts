@@ -1,7 +1,9 @@
 /**
  * InstantSearch's `facetFilters` and `numericFilters` as the service's filters (one per facet id):
  * an OR group is a `term` filter, several values that must all hold an `and` filter, excluded values a
- * `not` filter, a hierarchical level (`tags.lvl1:a/b`) a `tree` filter, numeric bounds a `range`.
+ * `not` filter, numeric bounds a `range`. A hierarchical level (`tags.lvl1:a/b`) filters its categories facet
+ * (`tags`) by term: a categories facet holds every path prefix, so a term filter matches what a `tree` filter
+ * does, and the typed client can send it by GET (cacheable) where `tree` needs POST.
  */
 import type { FacetFilters, NumericFilters } from './algolia';
 import type { SearchFilter as Filter } from './transport';
@@ -33,7 +35,6 @@ interface FacetTerms {
   /** Values that must all hold (top-level strings). */
   required: string[];
   excluded: string[];
-  hierarchical: boolean;
 }
 
 /** `attr:value` split at the first colon; `-value` excludes, `\-value` is a value starting with a dash. */
@@ -74,8 +75,7 @@ export function translateFilters(
   const termsOf = (attribute: string) => {
     const id = facetIdOf(attribute);
     let entry = terms.get(id);
-    if (!entry) terms.set(id, (entry = { groups: [], required: [], excluded: [], hierarchical: false }));
-    if (levelOf(attribute) !== undefined) entry.hierarchical = true;
+    if (!entry) terms.set(id, (entry = { groups: [], required: [], excluded: [] }));
     return entry;
   };
   for (const filter of andList(facetFilters)) {
@@ -101,8 +101,8 @@ export function translateFilters(
   return filters;
 }
 
-function termFilter(id: string, { groups, required, excluded, hierarchical }: FacetTerms): Filter {
-  const filterType = hierarchical ? 'tree' : 'term';
+function termFilter(id: string, { groups, required, excluded }: FacetTerms): Filter {
+  const filterType = 'term';
   const kinds = [groups.length > 0, required.length > 0, excluded.length > 0].filter(Boolean).length;
   if (kinds > 1 || groups.length > 1) throw new UnsupportedFilterError(`facet '${id}' mixes OR groups, required and excluded values`);
   if (groups.length) return { filterType, filterOperator: 'or', values: groups[0] };

@@ -10,7 +10,10 @@ import type { SearchBody } from './transport';
 export const DEFAULT_HITS_PER_PAGE = 20;
 /** The service's largest page. */
 export const MAX_ROWS = 100;
-/** Values per facet when a hierarchical level is asked: every level shares one facet on the service. */
+/**
+ * Values of a hierarchical menu's facet: every level shares one categories facet on the service, counted by value
+ * over all levels, so the top values of one level or the children of one path can sit anywhere in its order.
+ */
 export const HIERARCHICAL_FACET_LIMIT = 1000;
 export const SORT_SEPARATOR = ':';
 
@@ -28,12 +31,31 @@ export function requestedFacets(request: AlgoliaRequest): string[] | undefined {
   return facets && !facets.includes('*') ? facets : undefined;
 }
 
-/** The service's search body for a query (the hits query of a group; its extra facet queries add `facets`). */
-export function toSearchBody(request: AlgoliaRequest, facetAttributes: string[] | undefined): { app: string; body: SearchBody } {
+/**
+ * Per facet, a value limit other than `maxValuesPerFacet`: all values of a hierarchical menu's facet, none of a
+ * `statsOnly` facet (a range widget reads only its stats).
+ */
+function facetLimitsOf(facetAttributes: string[] | undefined, statsOnly: ReadonlySet<string>): Record<string, number> | undefined {
+  const limits: Record<string, number> = {};
+  for (const attribute of facetAttributes ?? statsOnly) {
+    if (levelOf(attribute) !== undefined) limits[facetIdOf(attribute)] = HIERARCHICAL_FACET_LIMIT;
+    else if (statsOnly.has(attribute)) limits[attribute] = 0;
+  }
+  return Object.keys(limits).length ? limits : undefined;
+}
+
+/**
+ * The service's search body for a query (the hits query of a group; its extra facet queries add `facets`);
+ * `statsOnly` facets are asked no values.
+ */
+export function toSearchBody(
+  request: AlgoliaRequest,
+  facetAttributes: string[] | undefined,
+  statsOnly: ReadonlySet<string> = new Set(),
+): { app: string; body: SearchBody } {
   const params = request.params ?? {};
   const { app, sort } = parseIndexName(request.indexName);
   const hitsPerPage = params.hitsPerPage ?? DEFAULT_HITS_PER_PAGE;
-  const hierarchical = facetAttributes?.some((attribute) => levelOf(attribute) !== undefined);
   const body: SearchBody = {
     q: params.query || undefined,
     page: (params.page ?? 0) + 1,
@@ -41,7 +63,8 @@ export function toSearchBody(request: AlgoliaRequest, facetAttributes: string[] 
     sort,
     filters: translateFilters(params.facetFilters, params.numericFilters),
     facets: facetAttributes && [...new Set(facetAttributes.map(facetIdOf))],
-    facetLimit: hierarchical ? HIERARCHICAL_FACET_LIMIT : params.maxValuesPerFacet,
+    facetLimit: params.maxValuesPerFacet,
+    facetLimits: facetLimitsOf(facetAttributes, statsOnly),
     attributesToHighlight: list(params.attributesToHighlight) ?? ['*'],
     attributesToSnippet: list(params.attributesToSnippet),
     highlightPreTag: params.highlightPreTag,

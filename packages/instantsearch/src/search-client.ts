@@ -13,6 +13,11 @@ import { clientTransport, type ClientTransportOptions, type SearchResult, type S
 export interface EdgeSearchClientOptions extends ClientTransportOptions {
   /** Another way to reach the service (a test's recorder); by default the typed client on `url`. */
   transport?: SearchTransport;
+  /**
+   * Numeric facets shown only as ranges (rangeSlider, rangeInput): the service is asked their `facetStats`
+   * and none of their values, which no range widget reads.
+   */
+  statsOnly?: string[];
 }
 
 /** What InstantSearch calls on a search client. */
@@ -67,13 +72,14 @@ function groupRequests(requests: readonly AlgoliaRequest[]): Group[] {
  */
 export function edgeSearchClient(options: EdgeSearchClientOptions): InstantSearchClient {
   const transport = options.transport ?? clientTransport(options);
+  const statsOnly = new Set(options.statsOnly);
   return {
     transport,
     async search(requests) {
       const results: AlgoliaResult[] = new Array(requests.length);
       await Promise.all(
         groupRequests(requests).map(async (group) => {
-          const { app, body } = toSearchBody(group.main, group.facets && [...group.facets]);
+          const { app, body } = toSearchBody(group.main, group.facets && [...group.facets], statsOnly);
           const { result }: { result: SearchResult } = await transport.search(app, body);
           for (const position of group.positions) results[position] = toAlgoliaResult(requests[position], result);
         }),

@@ -7,14 +7,21 @@ import type { AppEnv } from '../../env';
 import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
 import { suggestKey, type VersionedAnswer } from '../../search/answers';
-import { answerThroughEdgeCache, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
+import {
+  answerThroughEdgeCache,
+  rememberedAnswer,
+  rememberUrl,
+  urlKey,
+  type EdgeAnswer,
+  type EdgeCacheRequest,
+} from '../../search/edge-cache';
 import type { Filter, SearchRequest } from '../../search/engine/types';
 import { searchAnswer, type RequestedRatio } from '../../search/hybrid-search';
 import { SearchAppClient } from '../../search/search-app-client';
 import type { IndexRead } from '../../search/search-app-object';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
-import { FILTER_PREFIX, RANGE, rangeBound } from '../../contract/search-query-string';
+import { FACET_LIMIT_PREFIX, FILTER_PREFIX, RANGE, rangeBound } from '../../contract/search-query-string';
 import { enforceRateLimit } from '../../rate-limit';
 import { clientIp } from '../middleware';
 
@@ -29,7 +36,14 @@ function fromQueryString(c: Context<AppEnv>): SearchCall {
   const all = c.req.queries();
   const singles: Record<string, string> = Object.create(null);
   const filters = new Map<string, Filter>();
+  const facetLimits = new Map<string, string>();
   for (const [name, values] of Object.entries(all)) {
+    if (name.startsWith(FACET_LIMIT_PREFIX)) {
+      const id = name.slice(FACET_LIMIT_PREFIX.length);
+      for (const key of id.split('.')) assertNotReserved(key, name);
+      facetLimits.set(id, values[0]);
+      continue;
+    }
     if (!name.startsWith(FILTER_PREFIX)) {
       singles[name] = values[0];
       continue;
@@ -44,8 +58,12 @@ function fromQueryString(c: Context<AppEnv>): SearchCall {
     } else
       throw ApiError.badRequest('Invalid query parameters', [{ path: name, message: 'give either one range min..max or term values' }]);
   }
-  const { semanticRatio, ...query } = parseOrThrow(searchQuery, singles, 'query parameters');
-  // A plain object for the Durable Object call (RPC cannot clone prototype-less objects); its keys are checked above.
+  // Plain objects for the Durable Object call (RPC cannot clone prototype-less objects); their keys are checked above.
+  const { semanticRatio, ...query } = parseOrThrow(
+    searchQuery,
+    { ...singles, facetLimits: facetLimits.size ? Object.fromEntries(facetLimits) : undefined },
+    'query parameters',
+  );
   return { ...query, filters: Object.fromEntries(filters), semantic: { ratio: semanticRatio, path: 'semanticRatio' } };
 }
 
@@ -58,6 +76,7 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
     sort: sort || undefined,
     filters: body.filters,
     facetLimit: body.facetLimit,
+    facetLimits: body.facetLimits,
     facets: body.facets,
     attributesToHighlight: body.attributesToHighlight,
     attributesToSnippet: body.attributesToSnippet,
@@ -67,6 +86,8 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
     semantic: { ratio: body.hybrid?.semanticRatio, path: 'hybrid.semanticRatio' },
   };
 }
+
+type FoundSearchApp = Awaited<ReturnType<typeof findSearchApp>>;
 
 /**
  * The path's search app (row remembered briefly per isolate), the key of its cached answers and its Durable Object;
@@ -81,6 +102,11 @@ async function findSearchApp(c: Context<AppEnv>) {
   return { app: `${tenant}/${code}/${row.id}`, row, searchApp: new SearchAppClient(c.env, tenant, code) };
 }
 
+/** The caller sent `Cache-Control: no-cache`: it asks for a freshly computed answer. */
+function asksFresh(c: Context<AppEnv>): boolean {
+  return /no-cache/i.test(c.req.header('Cache-Control') ?? '');
+}
+
 /** GET answers go through the edge cache; `Cache-Control: no-cache` from the caller asks for a freshly computed answer. */
 function edgeCacheRequest(c: Context<AppEnv>, app: string, key: string): EdgeCacheRequest {
   return {
@@ -88,7 +114,7 @@ function edgeCacheRequest(c: Context<AppEnv>, app: string, key: string): EdgeCac
     app,
     key,
     cacheable: c.req.method === 'GET',
-    fresh: /no-cache/i.test(c.req.header('Cache-Control') ?? ''),
+    fresh: asksFresh(c),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   };
 }
@@ -112,19 +138,37 @@ function answer(c: Context<AppEnv>, started: number, requestId: string | undefin
   return c.body(`${head},"${name}":${found.json}}`, 200, { 'Content-Type': 'application/json', 'X-Edge-Cache': found.cache });
 }
 
-async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
+async function answerSearch(c: Context<AppEnv>, request: SearchCall, found?: FoundSearchApp) {
   const started = Date.now();
-  const { app, row, searchApp } = await findSearchApp(c);
+  const { app, row, searchApp } = found ?? (await findSearchApp(c));
   const { requestId, semantic, ...search } = request;
   const nearest = nearestCopy(c, row, searchApp);
   const { key, answer: compute } = searchAnswer(c.env, row, search, semantic, (fresh, hybrid) =>
     nearest({ kind: 'search', request: search, semantic: hybrid }, fresh),
   );
-  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, key), {
+  const cacheRequest = edgeCacheRequest(c, app, key);
+  const answered = await answerThroughEdgeCache(cacheRequest, {
     indexVersion: () => searchApp.indexVersion(),
     answer: compute,
   });
-  return answer(c, started, requestId, 'result', found);
+  if (cacheRequest.cacheable) rememberUrl(c.req.url, key, row);
+  return answer(c, started, requestId, 'result', answered);
+}
+
+/**
+ * A GET search. A repeat of the very URL answered before (same app settings) is answered from this isolate's
+ * memory of answers before its query is parsed again; any other goes the whole way.
+ */
+async function answerSearchGet(c: Context<AppEnv>) {
+  const started = Date.now();
+  // Only a URL answered before skips ahead: any other is parsed first, its bad query a 400 before the app is looked up.
+  const known = asksFresh(c) ? undefined : urlKey(c.req.url);
+  if (!known) return answerSearch(c, fromQueryString(c));
+  const found = await findSearchApp(c);
+  const remembered = known.scope === found.row ? await rememberedAnswer(found.app, known.key, found.searchApp) : undefined;
+  // The URL passed validation when it was first answered, its requestId included.
+  if (remembered) return answer(c, started, c.req.query('requestId'), 'result', remembered);
+  return answerSearch(c, fromQueryString(c), found);
 }
 
 async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>) {
@@ -158,5 +202,5 @@ export const searchRoutes = new Hono<AppEnv>()
     ),
   )
   .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, await parseJsonBody(() => c.req.json(), suggestInput.passthrough())))
-  .get('/:tenant/:code', (c) => answerSearch(c, fromQueryString(c)))
+  .get('/:tenant/:code', (c) => answerSearchGet(c))
   .post('/:tenant/:code', async (c) => answerSearch(c, fromBody(await parseJsonBody(() => c.req.json(), searchBody))));

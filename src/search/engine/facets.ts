@@ -8,7 +8,33 @@ import { isNumeric } from './plan';
 import { QueryError } from './query-error';
 import { selectTop } from './ranking';
 import { capacity, liveOrds, type IndexState } from './state';
-import type { Facet, FacetStats } from './types';
+import type { Facet, FacetStats, SearchRequest } from './types';
+
+/** Values per facet when a request names no limit. */
+const DEFAULT_FACET_LIMIT = 50;
+
+/** How many values a request asks of each facet. */
+export interface FacetLimits {
+  of(facetId: string): number;
+  /** The largest limit of any facet. */
+  max: number;
+}
+
+/** A request's limits: `facetLimits[id]`, else `facetLimit`, else 50 (no check of the ids: `checkedFacetLimits` does). */
+export function facetLimitsOf(request: Pick<SearchRequest, 'facetLimit' | 'facetLimits'>): FacetLimits {
+  const limit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
+  const limits = request.facetLimits ?? {};
+  return { of: (facetId) => limits[facetId] ?? limit, max: Math.max(limit, ...Object.values(limits)) };
+}
+
+/** The request's limits; throws `QueryError` for a `facetLimits` id that is no facet. */
+export function checkedFacetLimits(state: IndexState, request: Pick<SearchRequest, 'facetLimit' | 'facetLimits'>): FacetLimits {
+  const problems = Object.keys(request.facetLimits ?? {}).flatMap((id) =>
+    facetField(state, id) ? [] : [{ path: `facetLimits.${id}`, message: `unknown facet '${id}'` }],
+  );
+  if (problems.length) throw new QueryError(problems);
+  return facetLimitsOf(request);
+}
 
 /** What a search answers about facets. */
 export interface FacetAnswer {
@@ -18,7 +44,7 @@ export interface FacetAnswer {
   facetStatCounts: Record<string, number>;
 }
 
-/** Facets over every document with no filter depend only on the index version (and the value limit). */
+/** Facets over every document with no filter depend only on the index version; kept with `limit` values each. */
 export interface FacetCache extends FacetAnswer {
   version: number;
   limit: number;
@@ -40,10 +66,12 @@ export function selectFacets(state: IndexState, ids: string[] | undefined): Face
  * Counts and stats over the filtered candidates, each facet leaving out its own disjunctive filter. A set of
  * more than half the live documents is counted through its complement (live counts minus the rest's).
  */
-export function filteredFacets(state: IndexState, limit: number, filtered: Filtered, selected: FacetSelection): FacetAnswer {
+export function filteredFacets(state: IndexState, limits: FacetLimits, filtered: Filtered, selected: FacetSelection): FacetAnswer {
   const sets = new Map<number, CountedSet>();
   const tally = tallyFor(state);
   const facets = facetList(state, selected, (facetId, column) => {
+    const limit = limits.of(facetId);
+    if (limit === 0) return [];
     const needed = neededBits(filtered, facetId);
     let set = sets.get(needed);
     if (!set) sets.set(needed, (set = countedSet(state, filtered, needed)));
@@ -109,10 +137,11 @@ function liveOrdsOutside(state: IndexState, ords: ArrayLike<number>): Int32Array
   return outside.subarray(0, length);
 }
 
-/** Counts and stats over every live document (no query, no filter). */
-export function facetsOfEverything(state: IndexState, limit: number, selected: FacetSelection): FacetAnswer {
+/** Counts and stats over every live document (no query, no filter): the cached top values, cut to each facet's limit. */
+export function facetsOfEverything(state: IndexState, limits: FacetLimits, selected: FacetSelection): FacetAnswer {
   let cached = state.caches.browseFacets;
-  if (!cached || cached.version !== state.version || cached.limit !== limit) {
+  if (!cached || cached.version !== state.version || cached.limit < limits.max) {
+    const limit = limits.max;
     const everything: Filtered = { shared: liveOrds(state), passes: [], disjunctive: [] };
     cached = {
       version: state.version,
@@ -127,7 +156,9 @@ export function facetsOfEverything(state: IndexState, limit: number, selected: F
     state.caches.browseFacets = cached;
   }
   return {
-    facets: cached.facets.filter((facet) => selected(facet.id)),
+    facets: cached.facets
+      .filter((facet) => selected(facet.id))
+      .map((facet) => ({ ...facet, values: facet.values.slice(0, limits.of(facet.id)) })),
     facetStats: Object.fromEntries(Object.entries(cached.facetStats).filter(([id]) => selected(id))),
     facetStatCounts: cached.facetStatCounts,
   };

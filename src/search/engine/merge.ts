@@ -4,6 +4,7 @@
  * combined, suggestions summed by value. (BM25 statistics are summed at ingest instead: corpus.ts.)
  */
 import { compareStrings } from './columns';
+import type { FacetLimits } from './facets';
 import { suggestionOrder, type RankedSuggestion } from './suggest';
 import type { Facet, FacetStats, MergeKeyPart, MergeKeys, Suggestion } from './types';
 
@@ -34,8 +35,8 @@ export function mergeHits<T>(parts: Array<{ hits: T[]; merge: MergeKeys }>, star
   return all.slice(start, start + rows).map(({ hit }) => hit);
 }
 
-/** Facets summed by value, each cut to `limit` values in the engine's order (count, then value); facets by id. */
-export function mergeFacets(parts: Facet[][], limit: number): Facet[] {
+/** Facets summed by value, each cut to its limit in the engine's order (count, then value); facets by id. */
+export function mergeFacets(parts: Facet[][], limits: FacetLimits): Facet[] {
   const merged = new Map<string, { name: string; counts: Map<string, number> }>();
   for (const facets of parts) {
     for (const facet of facets) {
@@ -51,7 +52,7 @@ export function mergeFacets(parts: Facet[][], limit: number): Facet[] {
       name,
       values: [...counts]
         .sort(([va, ca], [vb, cb]) => cb - ca || compareStrings(va, vb))
-        .slice(0, limit)
+        .slice(0, limits.of(id))
         .map(([value, count]) => ({ value, count })),
     }));
 }

@@ -5,7 +5,7 @@
  * counts from per-value document lists and per-document value ids.
  */
 import { familyPrior } from './families';
-import { facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
+import { checkedFacetLimits, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, type HybridQuery } from './hybrid';
 import { matchPlan, release } from './matching';
@@ -15,7 +15,6 @@ import type { SortSpec } from './plan';
 import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
 
-const DEFAULT_FACET_LIMIT = 50;
 /** Score bonus per query word matched right after the previous one in the same field (proximity). */
 const PROXIMITY = 0.5;
 
@@ -96,6 +95,7 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
   const sort = resolveSort(state, request.sort);
   const filters = compileFilters(state, request.filters ?? {});
   const selected = selectFacets(state, request.facets);
+  const limits = checkedFacetLimits(state, request);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
   const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.strict);
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
@@ -103,17 +103,16 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
     done: () => {},
   };
   try {
-    const limit = request.facetLimit ?? DEFAULT_FACET_LIMIT;
     let passing = candidates.ords;
     let facets: FacetAnswer;
     if (filters.length) {
       const { filtered, passing: accepted } = applyFilters(candidates.ords, filters);
       passing = accepted;
-      facets = filteredFacets(state, limit, filtered, selected);
+      facets = filteredFacets(state, limits, filtered, selected);
     } else {
       facets = candidates.relevance
-        ? filteredFacets(state, limit, { shared: candidates.ords, passes: [], disjunctive: [] }, selected)
-        : facetsOfEverything(state, limit, selected);
+        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected)
+        : facetsOfEverything(state, limits, selected);
     }
 
     const start = (request.page - 1) * request.rows;

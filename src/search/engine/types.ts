@@ -70,6 +70,8 @@ export interface SearchRequest {
   filters?: Record<string, Filter>;
   /** Maximum values per facet (default 50). */
   facetLimit?: number;
+  /** Per facet id, maximum values instead of `facetLimit`; 0 answers no values (a numeric facet's stats only). */
+  facetLimits?: Record<string, number>;
   /** Facet ids to count (and give stats for); `[]` none; default every facet. */
   facets?: string[];
 }
