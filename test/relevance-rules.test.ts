@@ -59,6 +59,16 @@ describe('relevance rules', () => {
     expect(top('speedtestcli')[0]).toBe('speedtest-cli');
     expect(top('networkmanager')[0]).toBe('network-manager');
   });
+  it('splits a glued query word after a one-letter first part, not before a one-letter last part', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('calibre', { name: 'calibre', description: 'powerful e-book manager' });
+    engine.add('sylpheed', { name: 'sylpheed', description: 'light e-mail client' });
+    engine.add('libc', { name: 'libc', description: 'the linux c library' });
+    engine.add('album', { name: 'album', description: 'photo collection' });
+    expect(top('ebook', engine)).toEqual(['calibre']);
+    expect(top('email client', engine)).toEqual(['sylpheed']);
+    expect(top('linuxc collection', engine)).toEqual(['album']);
+  });
   it('finds the singular for a plural, and names with symbols whole', () => {
     expect(top('music players')[0]).toBe('rhythmbox');
     expect(top('g++')[0]).toBe('g++');

@@ -12,7 +12,9 @@ import type { IndexState } from './state';
 const MAX_WORDS = 16;
 const MAX_JOINED = 3;
 const MAX_SPLITS = 2;
-const MIN_SPLIT_PART = 2;
+/** A split word's first part may be one letter (`ebook` -> `e book`, `email` -> `e mail`); its second part not (`'s`). */
+const MIN_SPLIT_HEAD = 1;
+const MIN_SPLIT_TAIL = 2;
 const MIN_SPLIT_WORD = 5;
 /** A word in more postings than this is meant as typed: it is not also tried split. */
 const MAX_SPLIT_POSTINGS = 100;
@@ -134,10 +136,13 @@ function rare(state: IndexState, word: string): boolean {
   return termFrequency(state, word) <= MAX_SPLIT_POSTINGS;
 }
 
-/** A word as two words of the dictionary next to each other (`networkmanager` -> `network manager`, `ytdlp` -> `yt dlp`). */
+/**
+ * A word as two words of the dictionary next to each other (`networkmanager` -> `network manager`, `ytdlp` -> `yt dlp`,
+ * `ebook` -> `e book`).
+ */
 function splits(state: IndexState, word: string, i: number): Alternative[] {
   const found: Alternative[] = [];
-  for (let cut = MIN_SPLIT_PART; cut <= word.length - MIN_SPLIT_PART && found.length < MAX_SPLITS; cut++) {
+  for (let cut = MIN_SPLIT_HEAD; cut <= word.length - MIN_SPLIT_TAIL && found.length < MAX_SPLITS; cut++) {
     const head = word.slice(0, cut);
     const tail = word.slice(cut);
     if (termFrequency(state, head) && termFrequency(state, tail)) {
