@@ -4,7 +4,8 @@
  * repeated query answers without reaching any Durable Object and a change invalidates through the version.
  *
  * In front of it, each isolate keeps the answers it saw last for the version it trusts (`AnswerMemo`, per app):
- * a repeat within the same isolate costs neither a cache lookup nor a Durable Object call.
+ * a repeat within the same isolate costs neither a cache lookup nor a Durable Object call, and a repeat of the very
+ * same GET URL not even parsing the request again (`urlKey`, `rememberedAnswer`).
  *
  * The worker learns the version from the Durable Object (`indexVersion`, a call without engine work, or
  * beside every answer it computes) and trusts it for `VERSION_BOUND_MS` per isolate: a change is seen by
@@ -67,6 +68,45 @@ function isolateMemo(app: string): AnswerMemo {
 
 function learnVersion(app: string, version: number): void {
   knownVersions.set(app, { version, until: Date.now() + VERSION_BOUND_MS });
+}
+
+/** Canonical keys of GET URLs answered before, with the app settings (`scope`) they were keyed under, oldest first. */
+const keysByUrl = new Map<string, { key: string; scope: object }>();
+const MAX_URLS = 1_024;
+const MAX_URL_CHARS = 2_048;
+
+/**
+ * Notes that the GET `url` asks the question `key` while the app's settings are `scope` (an object that is replaced
+ * when they change: they decide the key too), so a repeat of the very same URL can skip parsing (`urlKey`).
+ */
+export function rememberUrl(url: string, key: string, scope: object): void {
+  if (url.length > MAX_URL_CHARS) return;
+  keysByUrl.delete(url);
+  keysByUrl.set(url, { key, scope });
+  for (const oldest of keysByUrl.keys()) {
+    if (keysByUrl.size <= MAX_URLS) break;
+    keysByUrl.delete(oldest);
+  }
+}
+
+/** The key `rememberUrl` noted for `url`, with the settings it holds under; undefined for a URL not answered before. */
+export function urlKey(url: string): { key: string; scope: object } | undefined {
+  return keysByUrl.get(url);
+}
+
+/**
+ * The answer this isolate remembers for `key` at the index version it trusts (`currentVersion`), without reaching
+ * the Cache API or the Durable Object; undefined when it has none.
+ */
+export async function rememberedAnswer(
+  app: string,
+  key: string,
+  source: Pick<AnswerSource, 'indexVersion'>,
+): Promise<EdgeAnswer | undefined> {
+  const memo = isolateAnswers.get(app);
+  if (!memo) return undefined;
+  const json = memo.get(await currentVersion(app, source), key);
+  return json === undefined ? undefined : { json, cache: 'HIT' };
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   mergeSuggestions,
   othersShare,
   partsToAskStrictly,
+  shardFacetLimit,
   sumShares,
   type StatisticsShare,
 } from './engine';
@@ -79,8 +80,6 @@ interface ShardReads {
 /** How a full feed's swap ended. */
 export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 
-/** Facet values a shard counts for a sharded search: all of them, so the sums are exact. */
-const EVERY_FACET_VALUE = 1_000_000;
 /** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
 const SUGGEST_OVERSAMPLING = 4;
 
@@ -91,20 +90,23 @@ const knownShardVersions = new Map<string, { versions: number[]; until: number }
 
 /** Typed calls to one search app's Durable Objects (shard 0 named `<tenant>/<code>`). */
 export class SearchAppClient {
-  /** Shard 0's raw stub, for tests that evict the object or run its alarm. */
-  readonly stub: ShardStub;
   /** Shard 0's object name, which its replicas' names extend. */
   readonly name: string;
   readonly #env: Env;
   readonly #tenantCode: string;
   readonly #code: string;
+  #stub?: ShardStub;
 
   constructor(env: Env, tenantCode: string, code: string) {
     this.#env = env;
     this.#tenantCode = tenantCode;
     this.#code = code;
     this.name = shardName(tenantCode, code, 0);
-    this.stub = this.shard(0);
+  }
+
+  /** Shard 0's raw stub (also for tests that evict the object or run its alarm), made on first use: a search answered from memory needs none. */
+  get stub(): ShardStub {
+    return (this.#stub ??= this.shard(0));
   }
 
   /**
@@ -274,7 +276,10 @@ export class SearchAppClient {
     return versionOf(views);
   }
 
-  /** A sharded search: every shard's best `page × rows` with every facet value, merged into the requested page. */
+  /**
+   * A sharded search: every shard's best `page × rows` and its top `shardFacetLimit` values of each facet, merged
+   * into the requested page (`exhaustiveFacetsCount: false` when a shard had more facet values than it returned).
+   */
   async #searchShards(
     request: SearchRequest & HighlightRequest,
     semantic?: SemanticSearch,
@@ -286,9 +291,10 @@ export class SearchAppClient {
       ...request,
       page: 1,
       rows: start + request.rows,
-      facetLimit: EVERY_FACET_VALUE,
-      // Kept as ids (each shard checks them), every value counted.
-      facetLimits: request.facetLimits && Object.fromEntries(Object.keys(request.facetLimits).map((id) => [id, EVERY_FACET_VALUE])),
+      facetLimit: shardFacetLimit(facetLimitsOf({ facetLimit: request.facetLimit }).max),
+      // Kept as ids (each shard checks them).
+      facetLimits:
+        request.facetLimits && Object.fromEntries(Object.entries(request.facetLimits).map(([id, limit]) => [id, shardFacetLimit(limit)])),
     };
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
     const ask = async (shard: number, generation?: number, strict?: boolean) => {
@@ -306,9 +312,10 @@ export class SearchAppClient {
       start,
       request.rows,
     ).map((document, i) => ({ ...document, position: start + i + 1 }));
-    const facets = mergeFacets(
+    const { facets, exhaustive } = mergeFacets(
       parts.map((part) => part.facets),
       facetLimitsOf(request),
+      facetLimitsOf(partRequest),
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {
@@ -318,6 +325,7 @@ export class SearchAppClient {
       facets,
       facetStats: mergeFacetStats(parts).facetStats,
       paging: { page: request.page, rows: request.rows, total, totalPages: Math.ceil(total / request.rows) },
+      ...(exhaustive ? {} : { exhaustiveFacetsCount: false }),
       ...(semanticAnswer ? { semantic: semanticAnswer } : {}),
     };
     return { result, version: versionOf(parts), navigation: parts[0].navigation };

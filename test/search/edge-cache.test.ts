@@ -57,6 +57,18 @@ describe('edge cache of public search and suggest', () => {
     expect(JSON.stringify(marked.body.result)).toContain('<b>');
   });
 
+  it('answers a repeat of the very same URL from memory, echoing its requestId, and never remembers a rejected one', async () => {
+    const query = 'q=blue&rows=3&requestId=same';
+    const first = await outcome(await get(query));
+    expect(first.cache).toBe('MISS');
+    const again = await outcome(await get(query));
+    expect(again).toMatchObject({ cache: 'HIT', body: { requestId: 'same', result: first.body.result } });
+    expect(again.body.result.documents.map((d: { id: string }) => d.id)).toEqual(['p2']);
+    // Asked fresh, the same URL is computed again.
+    expect((await get(query, { 'Cache-Control': 'no-cache' })).headers.get('X-Edge-Cache')).toBe('BYPASS');
+    for (let i = 0; i < 2; i++) expect((await get('q=blue&rows=0')).status).toBe(400);
+  });
+
   it('computes a fresh answer for Cache-Control: no-cache and for POST', async () => {
     await get('q=running');
     expect((await get('q=running', { 'Cache-Control': 'no-cache' })).headers.get('X-Edge-Cache')).toBe('BYPASS');

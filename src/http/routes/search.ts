@@ -7,7 +7,14 @@ import type { AppEnv } from '../../env';
 import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
 import { suggestKey, type VersionedAnswer } from '../../search/answers';
-import { answerThroughEdgeCache, type EdgeAnswer, type EdgeCacheRequest } from '../../search/edge-cache';
+import {
+  answerThroughEdgeCache,
+  rememberedAnswer,
+  rememberUrl,
+  urlKey,
+  type EdgeAnswer,
+  type EdgeCacheRequest,
+} from '../../search/edge-cache';
 import type { Filter, SearchRequest } from '../../search/engine/types';
 import { searchAnswer, type RequestedRatio } from '../../search/hybrid-search';
 import { SearchAppClient } from '../../search/search-app-client';
@@ -80,6 +87,8 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
   };
 }
 
+type FoundSearchApp = Awaited<ReturnType<typeof findSearchApp>>;
+
 /** The path's search app (row remembered briefly per isolate) and its Durable Object; 400 for malformed codes, 404 when unknown. */
 async function findSearchApp(c: Context<AppEnv>) {
   const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
@@ -89,6 +98,11 @@ async function findSearchApp(c: Context<AppEnv>) {
   return { app: `${tenant}/${code}`, row, searchApp: new SearchAppClient(c.env, tenant, code) };
 }
 
+/** The caller sent `Cache-Control: no-cache`: it asks for a freshly computed answer. */
+function asksFresh(c: Context<AppEnv>): boolean {
+  return /no-cache/i.test(c.req.header('Cache-Control') ?? '');
+}
+
 /** GET answers go through the edge cache; `Cache-Control: no-cache` from the caller asks for a freshly computed answer. */
 function edgeCacheRequest(c: Context<AppEnv>, app: string, key: string): EdgeCacheRequest {
   return {
@@ -96,7 +110,7 @@ function edgeCacheRequest(c: Context<AppEnv>, app: string, key: string): EdgeCac
     app,
     key,
     cacheable: c.req.method === 'GET',
-    fresh: /no-cache/i.test(c.req.header('Cache-Control') ?? ''),
+    fresh: asksFresh(c),
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   };
 }
@@ -120,19 +134,37 @@ function answer(c: Context<AppEnv>, started: number, requestId: string | undefin
   return c.body(`${head},"${name}":${found.json}}`, 200, { 'Content-Type': 'application/json', 'X-Edge-Cache': found.cache });
 }
 
-async function answerSearch(c: Context<AppEnv>, request: SearchCall) {
+async function answerSearch(c: Context<AppEnv>, request: SearchCall, found?: FoundSearchApp) {
   const started = Date.now();
-  const { app, row, searchApp } = await findSearchApp(c);
+  const { app, row, searchApp } = found ?? (await findSearchApp(c));
   const { requestId, semantic, ...search } = request;
   const nearest = nearestCopy(c, row, searchApp);
   const { key, answer: compute } = searchAnswer(c.env, row, search, semantic, (fresh, hybrid) =>
     nearest({ kind: 'search', request: search, semantic: hybrid }, fresh),
   );
-  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, key), {
+  const cacheRequest = edgeCacheRequest(c, app, key);
+  const answered = await answerThroughEdgeCache(cacheRequest, {
     indexVersion: () => searchApp.indexVersion(),
     answer: compute,
   });
-  return answer(c, started, requestId, 'result', found);
+  if (cacheRequest.cacheable) rememberUrl(c.req.url, key, row);
+  return answer(c, started, requestId, 'result', answered);
+}
+
+/**
+ * A GET search. A repeat of the very URL answered before (same app settings) is answered from this isolate's
+ * memory of answers before its query is parsed again; any other goes the whole way.
+ */
+async function answerSearchGet(c: Context<AppEnv>) {
+  const started = Date.now();
+  // Only a URL answered before skips ahead: any other is parsed first, its bad query a 400 before the app is looked up.
+  const known = asksFresh(c) ? undefined : urlKey(c.req.url);
+  if (!known) return answerSearch(c, fromQueryString(c));
+  const found = await findSearchApp(c);
+  const remembered = known.scope === found.row ? await rememberedAnswer(found.app, known.key, found.searchApp) : undefined;
+  // The URL passed validation when it was first answered, its requestId included.
+  if (remembered) return answer(c, started, c.req.query('requestId'), 'result', remembered);
+  return answerSearch(c, fromQueryString(c), found);
 }
 
 async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>) {
@@ -166,5 +198,5 @@ export const searchRoutes = new Hono<AppEnv>()
     ),
   )
   .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, await parseJsonBody(() => c.req.json(), suggestInput.passthrough())))
-  .get('/:tenant/:code', (c) => answerSearch(c, fromQueryString(c)))
+  .get('/:tenant/:code', (c) => answerSearchGet(c))
   .post('/:tenant/:code', async (c) => answerSearch(c, fromBody(await parseJsonBody(() => c.req.json(), searchBody))));
