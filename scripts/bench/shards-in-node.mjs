@@ -45,6 +45,8 @@ export async function measureShard({ root, engineBundle, scale, shards, shard, i
   for (const { header, payload } of catalogue) if (shardOf(header.id, shards) === shard) index.add(header.id, payload);
   const buildSeconds = elapsedMs(started) / 1000;
   const memoryMB = (memoryAfterGc() - before) / MB;
+  // The catalogue's parsed originals count in `before`: kept alive until here, so the gc above does not subtract them.
+  if (!catalogue.length) throw new Error('an empty catalogue');
   const keyword = latency(iterations, (i) =>
     index.search({ ...keywordRequest(i), page: 1, facetLimit: PART_FACET_LIMIT }, undefined, part),
   );
