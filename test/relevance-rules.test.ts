@@ -108,6 +108,20 @@ describe('relevance rules', () => {
     expect(top('the gimp')[0]).toBe('gimp');
     expect(top('the')).toEqual([]);
   });
+  it('gives a word indexed nowhere as typed one more typo when the query has other words', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const name of ['gnome-shell', 'gnome-terminal']) engine.add(name, { name, description: 'part of gnome' });
+    // `trminla` is two edits from `terminal`, one more than seven letters allow.
+    expect(top('gnome trminla', engine)[0]).toBe('gnome-terminal');
+  });
+  it('keeps the terms fewest typos away when a word has more than enough within its typos', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // 72 names two edits from `abcdefgh`, each twice, and one name one edit away, once.
+    for (const x of 'ijklmnopq')
+      for (const y of 'ijklmnop') for (const copy of [1, 2]) engine.add(`abcdef${x}${y}-${copy}`, { name: `abcdef${x}${y}` });
+    engine.add('closest', { name: 'abcdefgz' });
+    expect(top('abcdefgh', engine)[0]).toBe('closest');
+  });
   it('finds something through the fallback when nothing matches', () => {
     expect(top('xqzvkj')).toEqual([]);
     expect(top('wirsark')[0]).toBe('wireshark');

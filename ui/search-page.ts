@@ -108,6 +108,15 @@ const search = instantsearch({
   },
 });
 
+/** Who waits for the answer to a query to be drawn (one at a time: a newer keystroke replaces the waiter). */
+let renderWaiter: { query: string; done: () => void } | undefined;
+
+/** Resolves once the results for `query` are drawn, or a search failed, or a newer keystroke waits instead. */
+function whenRendered(query: string): Promise<void> {
+  renderWaiter?.done();
+  return new Promise((done) => (renderWaiter = { query, done }));
+}
+
 /** The search box, with completions from the service's suggest under it. */
 const searchBoxWithSuggestions = connectSearchBox(({ query, refine }, isFirstRender) => {
   const container = element('searchbox');
@@ -129,6 +138,9 @@ const searchBoxWithSuggestions = connectSearchBox(({ query, refine }, isFirstRen
     input.addEventListener('input', async () => {
       refine(input.value);
       const ticket = ++asked;
+      // Results first: suggest waits for them, so it never queues ahead of the search (one Durable Object answers both).
+      await whenRendered(input.value);
+      if (ticket !== asked) return;
       const items = await source.getItems({ query: input.value }).catch(() => []);
       if (ticket !== asked) return; // a later keystroke has asked already
       list.replaceChildren(
@@ -206,7 +218,10 @@ search.addWidgets([
 // Marks the query whose answer the widgets have just drawn: the browser tests and the keystroke-to-results
 // benchmark (scripts/bench/search-page.mjs) wait for it.
 search.on('render', () => {
-  document.body.dataset.renderedQuery = search.helper?.lastResults?.query ?? '';
+  const query = search.helper?.lastResults?.query ?? '';
+  document.body.dataset.renderedQuery = query;
+  if (renderWaiter?.query === query) renderWaiter.done();
 });
+search.on('error', () => renderWaiter?.done());
 
 search.start();

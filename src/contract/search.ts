@@ -123,6 +123,12 @@ export const searchResult = z.object({
     .record(z.string(), z.object({ min: z.number(), max: z.number(), avg: z.number(), sum: z.number() }))
     .describe('numeric facets of the matching documents (dates in epoch ms)'),
   paging: z.object({ page: z.number().int(), rows: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
+  exhaustiveFacetsCount: z
+    .literal(false)
+    .optional()
+    .describe(
+      'false when facet counts may be low: a sharded app where a shard had more values of a facet than it returns (1.5 × facetLimit + 10); absent when every count is exact',
+    ),
   semantic: z
     .object({ ratio: z.number(), fallback: z.string().optional() })
     .optional()

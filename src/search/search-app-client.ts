@@ -23,6 +23,7 @@ import {
   mergeSuggestions,
   othersShare,
   partsToAskStrictly,
+  shardFacetLimit,
   sumShares,
   type StatisticsShare,
 } from './engine';
@@ -79,8 +80,6 @@ interface ShardReads {
 /** How a full feed's swap ended. */
 export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 
-/** Facet values a shard counts for a sharded search: all of them, so the sums are exact. */
-const EVERY_FACET_VALUE = 1_000_000;
 /** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
 const SUGGEST_OVERSAMPLING = 4;
 
@@ -277,7 +276,10 @@ export class SearchAppClient {
     return versionOf(views);
   }
 
-  /** A sharded search: every shard's best `page × rows` with every facet value, merged into the requested page. */
+  /**
+   * A sharded search: every shard's best `page × rows` and its top `shardFacetLimit` values of each facet, merged
+   * into the requested page (`exhaustiveFacetsCount: false` when a shard had more facet values than it returned).
+   */
   async #searchShards(
     request: SearchRequest & HighlightRequest,
     semantic?: SemanticSearch,
@@ -289,9 +291,10 @@ export class SearchAppClient {
       ...request,
       page: 1,
       rows: start + request.rows,
-      facetLimit: EVERY_FACET_VALUE,
-      // Kept as ids (each shard checks them), every value counted.
-      facetLimits: request.facetLimits && Object.fromEntries(Object.keys(request.facetLimits).map((id) => [id, EVERY_FACET_VALUE])),
+      facetLimit: shardFacetLimit(facetLimitsOf({ facetLimit: request.facetLimit }).max),
+      // Kept as ids (each shard checks them).
+      facetLimits:
+        request.facetLimits && Object.fromEntries(Object.entries(request.facetLimits).map(([id, limit]) => [id, shardFacetLimit(limit)])),
     };
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
     const ask = async (shard: number, generation?: number, strict?: boolean) => {
@@ -309,9 +312,10 @@ export class SearchAppClient {
       start,
       request.rows,
     ).map((document, i) => ({ ...document, position: start + i + 1 }));
-    const facets = mergeFacets(
+    const { facets, exhaustive } = mergeFacets(
       parts.map((part) => part.facets),
       facetLimitsOf(request),
+      facetLimitsOf(partRequest),
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {
@@ -321,6 +325,7 @@ export class SearchAppClient {
       facets,
       facetStats: mergeFacetStats(parts).facetStats,
       paging: { page: request.page, rows: request.rows, total, totalPages: Math.ceil(total / request.rows) },
+      ...(exhaustive ? {} : { exhaustiveFacetsCount: false }),
       ...(semanticAnswer ? { semantic: semanticAnswer } : {}),
     };
     return { result, version: versionOf(parts), navigation: parts[0].navigation };

@@ -6,12 +6,14 @@ import { AppStorage, type DocumentRow, type FailedCycle, type FullFeedCycle, typ
 import { ChangeLog, type ChangePage } from './change-log';
 import { contentHash, embeddingText } from './embedding/text';
 import {
+  compactFacets,
   decodeShare,
   displayFields,
   encodeShare,
   QueryError,
   SearchIndex,
   VectorIndex,
+  type CompactFacet,
   type RankedSuggestion,
   type StatisticsShare,
 } from './engine';
@@ -162,7 +164,7 @@ export interface SearchPart extends ShardView {
   total: number;
   documents: ResultDocument[];
   merge: MergeKeys;
-  facets: SearchResult['facets'];
+  facets: CompactFacet[];
   facetStats: SearchResult['facetStats'];
   facetStatCounts: Record<string, number>;
   semantic?: SearchResult['semantic'];
@@ -583,7 +585,7 @@ export class SearchAppObject extends DurableObject<Env> {
       total: found.total,
       documents,
       merge: found.merge ?? { order: [], keys: [] },
-      facets: found.facets,
+      facets: compactFacets(found.facets),
       facetStats: found.facetStats,
       facetStatCounts: found.facetStatCounts,
       navigation: (this.#index?.config.fields ?? []).filter((field) => field.navigation).map((field) => field.code),

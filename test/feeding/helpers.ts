@@ -3,7 +3,7 @@ import debianSchema from '../fixtures/debian-packages.schema.json';
 import sample from '../fixtures/debian-sample.ndjson?raw';
 import { SearchAppClient } from '../../src/search/search-app-client';
 import { TERMINAL_FEEDING_STATES } from '../../src/db/schema';
-import { call, createTenantWithApp, createToken, expectOk, json, waitFor } from '../helpers';
+import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, waitFor } from '../helpers';
 
 export { debianSchema };
 
@@ -29,6 +29,12 @@ export async function feedingApp(schema: unknown = debianSchema): Promise<Feedin
   const feed = (await createToken(tenant, 'feeding')).token;
   await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin, body: schema }));
   return { tenant, code, feed, admin, searchApp: new SearchAppClient(env, tenant, code) };
+}
+
+/** Where the edge cache files the app's answers: `<tenant>/<code>/<D1 id of the app>`. */
+export async function edgeCacheApp(app: FeedingApp): Promise<string> {
+  const res = await expectOk(call('GET', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN }));
+  return `${app.tenant}/${app.code}/${(await json<{ id: number }>(res)).id}`;
 }
 
 export function envelope(id: string, payload: Record<string, unknown>) {

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AnswerMemo, searchKey } from '../../src/search/answers';
 import { edgeCacheUrl } from '../../src/search/edge-cache';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
-import { bulk, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
-import { BASE, call, expectOk, json, waitFor } from '../helpers';
+import { bulk, edgeCacheApp, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
+import { ADMIN_TOKEN, BASE, call, expectOk, json, waitFor } from '../helpers';
 
 const schema = {
   fields: [
@@ -44,7 +44,7 @@ describe('edge cache of public search and suggest', () => {
 
     // The Cache API holds it under the index version, for every isolate of the data centre.
     const key = searchKey({ q: 'shoe', page: 1, rows: 10, filters: { brand: { filterType: 'term', values: ['Acme'] } } });
-    const url = edgeCacheUrl(BASE, `${app.tenant}/${app.code}`, await app.searchApp.indexVersion(), key);
+    const url = edgeCacheUrl(BASE, await edgeCacheApp(app), await app.searchApp.indexVersion(), key);
     const stored = await waitFor(
       () => caches.default.match(url), // the put runs after the answer, in waitUntil
       (entry) => entry !== undefined,
@@ -148,3 +148,35 @@ describe('AnswerMemo', () => {
     expect(memo.get(2, 'f')).toBe('u');
   });
 });
+
+describe('the edge cache of a search app deleted and created again', () => {
+  it('never answers the new app from the old one’s entries, though its index versions start again', async () => {
+    const old = await feedingApp(schema);
+    const path = `/api/v1/search/${old.tenant}/${old.code}?q=sandal`;
+    await feedInto(old, 'first', 'Old sandal');
+    const before = await outcome(await call('GET', path));
+    expect(before.body.result.documents.map((d: { id: string }) => d.id)).toEqual(['first']);
+    expect((await call('GET', path)).headers.get('X-Edge-Cache')).toBe('HIT');
+    const version = await old.searchApp.indexVersion();
+
+    const admin = `/api/v1/admin/searchapps/${old.tenant}/${old.code}`;
+    await expectOk(call('DELETE', admin, { token: ADMIN_TOKEN }));
+    await expectOk(call('PUT', admin, { token: ADMIN_TOKEN, body: {} }));
+    await expectOk(call('PUT', `/api/v1/searchapp/schema/${old.tenant}/${old.code}`, { token: old.admin, body: schema }));
+    await feedInto(old, 'second', 'New sandal');
+    expect(await old.searchApp.indexVersion()).toBe(version);
+
+    // Once the isolate no longer remembers the deleted app's row (10 s), answers are the new app's.
+    const after = await waitFor(
+      async () => outcome(await call('GET', path)),
+      (seen) => seen.body.result.documents[0]?.id !== 'first',
+    );
+    expect(after.body.result.documents.map((d: { id: string }) => d.id)).toEqual(['second']);
+  });
+});
+
+async function feedInto(target: FeedingApp, id: string, title: string) {
+  const res = await expectOk(bulk(target, [envelope(id, { title, brand: 'Acme' })]));
+  const [entry] = (await json<{ documents: Array<{ id: number }> }>(res)).documents;
+  expect((await settled(target, entry.id)).state).toBe('FINISHED');
+}

@@ -6,7 +6,7 @@ import { searchKey } from '../../src/search/answers';
 import { edgeCacheUrl } from '../../src/search/edge-cache';
 import { embedderFingerprint } from '../../src/search/embedding/config';
 import { ADMIN_TOKEN, BASE, call, expectOk, json, uniqueCode, waitFor } from '../helpers';
-import { allSettled, bulk, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
+import { allSettled, bulk, edgeCacheApp, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
 import { embeddingsReceived, failEmbeddings, standInBaseUrl } from './stand-in';
 
 const schema = {
@@ -258,7 +258,7 @@ describe('semantic and hybrid search', () => {
     // The Cache API holds it under the hybrid key (request, ratio, embedder) and the index version.
     const embedder = embedderFingerprint({ provider: 'openai', model: 'concepts', baseUrl: standInBaseUrl(app.tag) });
     const key = searchKey({ q: 'music for the car', page: 1, rows: 3, filters: {} }, { ratio: 0.5, embedder });
-    const url = edgeCacheUrl(BASE, `${app.tenant}/${app.code}`, await app.searchApp.indexVersion(), key);
+    const url = edgeCacheUrl(BASE, await edgeCacheApp(app), await app.searchApp.indexVersion(), key);
     const stored = await waitFor(
       () => caches.default.match(url),
       (entry) => entry !== undefined,

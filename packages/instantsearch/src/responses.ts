@@ -27,7 +27,7 @@ export function toAlgoliaResult(request: AlgoliaRequest, result: SearchResult): 
     facets_stats: result.facetStats ?? {},
     processingTimeMS: result.time,
     exhaustiveNbHits: true,
-    exhaustiveFacetsCount: true,
+    exhaustiveFacetsCount: result.exhaustiveFacetsCount ?? true,
   };
 }
 

@@ -89,13 +89,17 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
 
 type FoundSearchApp = Awaited<ReturnType<typeof findSearchApp>>;
 
-/** The path's search app (row remembered briefly per isolate) and its Durable Object; 400 for malformed codes, 404 when unknown. */
+/**
+ * The path's search app (row remembered briefly per isolate), the key of its cached answers and its Durable Object;
+ * 400 for malformed codes, 404 when unknown.
+ */
 async function findSearchApp(c: Context<AppEnv>) {
   const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
   const code = parseOrThrow(codeParam, c.req.param('code'), 'path parameters');
   const row = await cachedSearchApp(c.var.db, tenant, code);
   await enforceRateLimit(c.env, row.rateLimit, { kind: 'search', appId: row.id, clientIp: clientIp(c) });
-  return { app: `${tenant}/${code}`, row, searchApp: new SearchAppClient(c.env, tenant, code) };
+  // The row's id keys the app's cached answers: an app deleted and created again starts its index versions again.
+  return { app: `${tenant}/${code}/${row.id}`, row, searchApp: new SearchAppClient(c.env, tenant, code) };
 }
 
 /** The caller sent `Cache-Control: no-cache`: it asks for a freshly computed answer. */

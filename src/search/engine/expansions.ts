@@ -74,7 +74,9 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
       if (edits === 0) continue;
       near.push({ termId, quality: FUZZY[Math.min(edits, FUZZY.length - 1)], kind: 'fuzzy', typos: edits });
     }
-    expansions.push(...mostFrequent(state, near));
+    // Fewest edits first, then the most frequent: a word given one more typo keeps its closer terms.
+    if (near.length > MAX_EXPANSIONS) near.sort((a, b) => a.typos - b.typos || state.text.count(b.termId) - state.text.count(a.termId));
+    expansions.push(...near.slice(0, MAX_EXPANSIONS));
   }
   return expansions;
 }

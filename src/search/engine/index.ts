@@ -24,7 +24,16 @@ export type { ShardPartOptions } from './search';
 export type { RankedSuggestion } from './suggest';
 export { facetLimitsOf } from './facets';
 export { decodeShare, encodeShare, othersShare, sumShares, type StatisticsShare } from './corpus';
-export { mergeFacets, mergeFacetStats, mergeHits, mergeSuggestions, partsToAskStrictly } from './merge';
+export {
+  compactFacets,
+  mergeFacets,
+  mergeFacetStats,
+  mergeHits,
+  mergeSuggestions,
+  partsToAskStrictly,
+  shardFacetLimit,
+  type CompactFacet,
+} from './merge';
 export { displayFields } from './values';
 
 /** Compaction runs once dead ordinals are this share of all ordinals (and at least MIN_DEAD). */

@@ -1,6 +1,6 @@
 /**
  * Merging the parts of a sharded search into the answer one index over all documents would give: hits by their
- * merge keys, facet counts summed (each shard counts every value, so the sums are exact), numeric facet stats
+ * merge keys, facet counts summed (exact while no shard had more values than it returned), numeric facet stats
  * combined, suggestions summed by value. (BM25 statistics are summed at ingest instead: corpus.ts.)
  */
 import { compareStrings } from './columns';
@@ -35,17 +35,53 @@ export function mergeHits<T>(parts: Array<{ hits: T[]; merge: MergeKeys }>, star
   return all.slice(start, start + rows).map(({ hit }) => hit);
 }
 
-/** Facets summed by value, each cut to its limit in the engine's order (count, then value); facets by id. */
-export function mergeFacets(parts: Facet[][], limits: FacetLimits): Facet[] {
+/** A facet as a shard sends it: values and counts in two arrays (a smaller payload than one object per value). */
+export interface CompactFacet {
+  id: string;
+  name: string;
+  values: string[];
+  counts: number[];
+}
+
+/** Facets in the compact form a shard sends. */
+export function compactFacets(facets: Facet[]): CompactFacet[] {
+  return facets.map(({ id, name, values }) => ({
+    id,
+    name,
+    values: values.map((value) => value.value),
+    counts: values.map((value) => value.count),
+  }));
+}
+
+/**
+ * Facet values each shard returns for a sharded search of `limit` values: Elasticsearch's shard_size rule
+ * (1.5 × the limit + 10), so a value strong over all shards but outside one shard's top `limit` still comes.
+ */
+export function shardFacetLimit(limit: number): number {
+  return Math.ceil(limit * 1.5) + 10;
+}
+
+/**
+ * Facets summed by value, each cut to its limit in the engine's order (count, then value); facets by id.
+ * `exhaustive`: every shard returned all its values (fewer than its `shardLimits`), so every count is exact;
+ * otherwise a count may miss a shard's documents of a value outside that shard's top values.
+ */
+export function mergeFacets(
+  parts: CompactFacet[][],
+  limits: FacetLimits,
+  shardLimits: FacetLimits,
+): { facets: Facet[]; exhaustive: boolean } {
   const merged = new Map<string, { name: string; counts: Map<string, number> }>();
+  let exhaustive = true;
   for (const facets of parts) {
     for (const facet of facets) {
       let entry = merged.get(facet.id);
       if (!entry) merged.set(facet.id, (entry = { name: facet.name, counts: new Map() }));
-      for (const { value, count } of facet.values) entry.counts.set(value, (entry.counts.get(value) ?? 0) + count);
+      if (facet.values.length >= shardLimits.of(facet.id)) exhaustive = false;
+      facet.values.forEach((value, i) => entry.counts.set(value, (entry.counts.get(value) ?? 0) + facet.counts[i]));
     }
   }
-  return [...merged]
+  const facets = [...merged]
     .sort(([a], [b]) => compareStrings(a, b))
     .map(([id, { name, counts }]) => ({
       id,
@@ -55,6 +91,7 @@ export function mergeFacets(parts: Facet[][], limits: FacetLimits): Facet[] {
         .slice(0, limits.of(id))
         .map(([value, count]) => ({ value, count })),
     }));
+  return { facets, exhaustive };
 }
 
 /** Numeric facet stats of all shards: extremes of the extremes, sums summed, the average over every counted document. */

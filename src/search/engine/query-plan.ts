@@ -4,13 +4,15 @@
  * forms of words with separators or symbols (`g++`, `speedtest-cli`), adjacent words joined (`wire shark`
  * -> `wireshark`), a word split in two dictionary words (`photomanager` -> `photo manager`) and synonyms.
  * Alternatives other than the literal one score a little less, so that the literal interpretation wins ties.
+ * A word indexed nowhere as typed, among other words, takes one more typo (as every word does in the fallback).
  */
 import { analyzeWords, fuzzyDistance, pluralForms } from './analysis';
 import { termFrequency } from './corpus';
 import type { IndexState } from './state';
 
 const MAX_WORDS = 16;
-const MAX_JOINED = 3;
+/** Adjacent query words glued into one at most (`wire shark` -> `wireshark`). */
+export const MAX_JOINED = 3;
 const MAX_SPLITS = 2;
 /** A split word's first part may be one letter (`ebook` -> `e book`, `email` -> `e mail`); its second part not (`'s`). */
 const MIN_SPLIT_HEAD = 1;
@@ -74,10 +76,14 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   const stops = words.reduce((bits, word, i) => (stopWords.has(word) ? bits | (1 << i) : bits), 0);
   const all = (1 << words.length) - 1;
   const counted = stops === all ? all : all & ~stops;
+  const among = (counted & (counted - 1)) !== 0;
   words.forEach((word, i) => {
     // Stop words are optional: they join neighbours, but alone they match nothing unless the query has nothing else.
     if (!(counted & (1 << i))) return joins(state, words, i, alternatives);
-    const typos = relaxed ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word);
+    // A word indexed nowhere as typed, among other words (`gnome trminla`), takes one more typo, as the fallback
+    // gives every word when nothing matches (whole-index frequencies: every shard decides alike).
+    const lenient = relaxed || (among && !termFrequency(state, word));
+    const typos = lenient ? Math.max(1, fuzzyDistance(word) + 1) : fuzzyDistance(word);
     alternatives.push({
       mask: 1 << i,
       first: i,

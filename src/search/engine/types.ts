@@ -124,6 +124,11 @@ export interface SearchResult {
   facetStats: Record<string, FacetStats>;
   paging: Paging;
   /**
+   * False when facet counts may be low: an app of several shards, one of which had more values of a facet than it
+   * returns (`shardFacetLimit`), as Algolia's `exhaustiveFacetsCount`; absent when every count is exact.
+   */
+  exhaustiveFacetsCount?: false;
+  /**
    * Present when the search was hybrid: the semanticRatio applied, and `fallback`, the reason, when vector
    * ranking could not take part (keyword results only, ratio 0).
    */
