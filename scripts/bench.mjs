@@ -9,7 +9,10 @@
 //   app's page instead of starting its own wrangler dev with the demo catalogue),
 //   BENCH_SCALE (a number of documents, e.g. 1000000: scale mode, the wrangler dev steps only, on a catalogue of that
 //   size derived from the Debian one by scripts/bench/variants.mjs; writes docs/benchmarks-scale.md instead),
-//   BENCH_SHARDS (1 to 16, default 1: the search app's shard Durable Objects, set before its full feed),
+//   BENCH_SHARDS (1 to 16, default 1: the search app's shard Durable Objects, set before its full feed; in scale mode
+//   each shard's index is also built alone in Node for its memory and its part's latency, scripts/bench/shards-in-node.mjs),
+//   BENCH_SCALE_HTTP (a number of documents, default BENCH_SCALE: the catalogue fed over HTTP in scale mode, when the
+//   machine cannot feed the whole scale catalogue in time; the per-shard Node step still takes BENCH_SCALE),
 //   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine, and so do
 //   the profiled HTTP runs, one `http-<scenario>.cpuprofile` each, for DevTools).
 import { spawnSync } from 'node:child_process';
@@ -31,6 +34,7 @@ import { replicaScenarios } from './bench/replicas.mjs';
 import { renderReport } from './bench/report.mjs';
 import { startDemoServer } from './bench/demo-server.mjs';
 import { measureSearchPage } from './bench/search-page.mjs';
+import { renderShardsInNode } from './bench/shards-in-node.mjs';
 import { applyMigrations, freePort, startWrangler } from './bench/server.mjs';
 import { elapsedMs, now } from './bench/stats.mjs';
 
@@ -91,6 +95,21 @@ function runInProcess(engineBundle) {
   return JSON.parse(readFileSync(out, 'utf8'));
 }
 
+/** Each shard's index of the scale catalogue built alone in Node, one process per shard (`shards-in-node.mjs`). */
+function measureShardsInNode(engineBundle) {
+  const figures = [];
+  for (let shard = 0; shard < settings.shards; shard++) {
+    const out = join(workDir, `shard-${shard}.json`);
+    const args = JSON.stringify({ root, engineBundle, out, scale, shards: settings.shards, shard, iterations: 200 });
+    const child = spawnSync(process.execPath, ['--expose-gc', join(root, 'scripts', 'bench', 'shards-in-node.mjs'), args], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if (child.status !== 0) throw new Error(`shard ${shard} in Node exited with ${child.status ?? child.signal}`);
+    figures.push(JSON.parse(readFileSync(out, 'utf8')));
+  }
+  return figures;
+}
+
 /** Seconds of each profiled HTTP run. */
 const PROFILE_SECONDS = 3;
 
@@ -124,7 +143,7 @@ async function step(name, fn) {
 
 const started = now();
 const schema = readSchema(root);
-const envelopes = scale ? variantCatalogue(readEnvelopes(root), scale) : readEnvelopes(root);
+const envelopes = scale ? variantCatalogue(readEnvelopes(root), setting('BENCH_SCALE_HTTP', scale)) : readEnvelopes(root);
 const persistDir = join(workDir, 'state');
 const rootToken = randomBytes(24).toString('base64url');
 const serverOptions = async () => ({
@@ -143,6 +162,8 @@ const stepsOf = {
   ui: ['ui'],
 };
 const runs = (name) => !only || stepsOf[only]?.includes(name);
+
+if (scale) results.shardsInNode = await step('each shard in Node', async () => measureShardsInNode(await bundleEngine(root, workDir)));
 
 if (runs('server'))
   await step('server', async () => {
@@ -215,7 +236,7 @@ function handWrittenSections(path) {
 }
 
 results.meta.seconds = elapsedMs(started) / 1000;
-const report = renderReport(results);
+const report = renderReport(results) + (scale ? `\n\n${renderShardsInNode(results.shardsInNode)}` : '');
 // A partial run (BENCH_ONLY) only prints: docs/benchmarks.md always holds a whole run.
 if (scale) writeFileSync(join(root, 'docs', 'benchmarks-scale.md'), report + '\n');
 else if (!only)
