@@ -144,6 +144,14 @@ describe('facet counts over large match sets and after changes', () => {
       expect(facetsOf(target, 'plain')).toEqual(expectedFacets(documents, (title) => title.startsWith('plain')));
       expect(facetsOf(target, '')).toEqual(expectedFacets(documents, () => true));
     }
+    // Cut at every limit: the values counted as often as the last one kept are ordered by value.
+    for (const facetLimit of [1, 2, 3, 4]) {
+      const cut = expectedFacets(documents, (title) => title.startsWith('common')).map(({ id, values }) => ({
+        id,
+        values: values.slice(0, facetLimit),
+      }));
+      expect(index.search({ q: 'common', page: 1, rows: 5, facetLimit }).facets.map(({ id, values }) => ({ id, values }))).toEqual(cut);
+    }
     expect(index.search({ q: 'common', page: 1, rows: 5 }).total).toBe(
       [...documents.values()].filter((d) => d.title.startsWith('common')).length,
     );

@@ -76,6 +76,15 @@ describe('highlight', () => {
     expect(highlight('a modeller and a modem', new QueryWords('modeling tool'), balanced)).toBe('a <mark>modeller</mark> and a modem');
   });
 
+  it('marks a word that query words glue into, and words in a row that a query word glues', () => {
+    expect(highlight('Wireshark, a network analyzer', new QueryWords('wire shark'), fuzzy)).toBe(
+      '<mark>Wireshark</mark>, a network analyzer',
+    );
+    expect(highlight('an e-book manager', new QueryWords('ebook'), exactOnly)).toBe('an <mark>e</mark>-<mark>book</mark> manager');
+    expect(highlight('speedtest-cli', new QueryWords('speedtestcli'), fuzzy)).toBe('<mark>speedtest</mark>-<mark>cli</mark>');
+    expect(highlight('a book of e', new QueryWords('ebook'), exactOnly)).toBe('a book of e');
+  });
+
   it('marks a whole word when its normalized form differs in length from the raw one', () => {
     expect(highlight('ﬁle manager', new QueryWords('fi'), balanced)).toBe('<mark>ﬁle</mark> manager');
   });

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { clientTransport, edgeSearchClient, suggestionsSource, type SearchBody, type SearchTransport } from '@edge-search/instantsearch';
 import { BASE, waitFor } from '../helpers';
 import { bulk, debianEnvelopes, feedingApp } from '../feeding/helpers';
+import { startInfiniteHits } from './infinite-hits.mjs';
 
 const DOCUMENTS = 600;
 const envelopes = debianEnvelopes.slice(0, DOCUMENTS);
@@ -116,5 +117,28 @@ describe('InstantSearch on the running worker', () => {
     expect(items[0].value).toMatch(/^pyth/);
     expect(source.getItemInputValue({ item: items[0] })).toBe(items[0].value);
     expect(await source.getItems({ query: ' ' })).toEqual([]);
+  });
+
+  it('loads more hits with infiniteHits: the next page appended, one service call per page', async () => {
+    calls = [];
+    const infinite = startInfiniteHits(edgeSearchClient({ url: BASE, tenant, transport }), app, 5);
+    try {
+      const shown = (count: number) =>
+        waitFor(
+          async () => infinite.state(),
+          (state) => state?.items.length === count,
+        );
+      (await shown(5))!.showMore();
+      const state = await shown(10);
+      expect(calls.map((call) => [call.page, call.rows])).toEqual([
+        [1, 5],
+        [2, 5],
+      ]);
+      const firstTen = await transport.search(app, { rows: 10 });
+      expect(state!.items.map((hit) => hit.objectID)).toEqual(firstTen.result.documents.map((d) => d.id));
+      expect(state!.isLastPage).toBe(false);
+    } finally {
+      infinite.dispose();
+    }
   });
 });

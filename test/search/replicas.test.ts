@@ -97,6 +97,32 @@ async function replicatedApp(regions: ReplicaRegion[], count = 30): Promise<Feed
   return appWithReplicas(regions, { entries: packages('pkg', count, 'alpha') });
 }
 
+/**
+ * Swaps 25 new documents in for the app's 40 (prefix `pkg`) by a full feed while reading from every continent, until
+ * every replica answers the new dataset: each answer holds the old documents only or the new ones only.
+ */
+async function expectWholeSwap(app: FeedingApp): Promise<void> {
+  expect((await fullFeed(app, 'start')).status).toBe(200);
+  await feed(app, packages('new', 25, 'beta'));
+  const round = () => Promise.all(Object.keys(REGION_OF).map((continent) => searchFrom(app, continent, '', { fresh: false })));
+  const reads: Read[] = await round();
+  let swapped = false;
+  const reading = (async () => {
+    while (!swapped) reads.push(...(await round()));
+  })();
+  expect((await fullFeed(app, 'end')).status).toBe(200);
+  // Edge-cache hits name no copy; every other answer comes from the replicas of every shard.
+  await waitFor(round, (answers) => answers.every((read) => read.total === 25 && !read.servedBy?.includes('primary')));
+  swapped = true;
+  await reading;
+  for (const read of reads) {
+    const prefixes = new Set(read.ids.map((id) => id.replace(/\d+$/, '')));
+    expect(read.total === 40 ? ['pkg'] : read.total === 25 ? ['new'] : []).toEqual([...prefixes]);
+  }
+  expect(reads.some((read) => read.total === 40)).toBe(true);
+  expect(reads.some((read) => read.total === 25)).toBe(true);
+}
+
 describe('read replicas', () => {
   it('an app without replicas reads from its primary and says nothing about replicas', async () => {
     const app = await feedingApp();
@@ -181,25 +207,7 @@ describe('read replicas', () => {
   });
 
   it('a full-feed swap reaches the replicas whole: no read sees a mix of the old and the new dataset', async () => {
-    const app = await replicatedApp(['weur', 'apac', 'enam'], 40);
-    expect((await fullFeed(app, 'start')).status).toBe(200);
-    await feed(app, packages('new', 25, 'beta'));
-    const round = () => Promise.all(Object.keys(REGION_OF).map((continent) => searchFrom(app, continent, '', { fresh: false })));
-    const reads: Read[] = await round();
-    let swapped = false;
-    const reading = (async () => {
-      while (!swapped) reads.push(...(await round()));
-    })();
-    expect((await fullFeed(app, 'end')).status).toBe(200);
-    await waitFor(round, (answers) => answers.every((read) => read.total === 25 && read.servedBy !== 'primary'));
-    swapped = true;
-    await reading;
-    for (const read of reads) {
-      const prefixes = new Set(read.ids.map((id) => id.replace(/\d+$/, '')));
-      expect(read.total === 40 ? ['pkg'] : read.total === 25 ? ['new'] : []).toEqual([...prefixes]);
-    }
-    expect(reads.some((read) => read.total === 40)).toBe(true);
-    expect(reads.some((read) => read.total === 25)).toBe(true);
+    await expectWholeSwap(await replicatedApp(['weur', 'apac', 'enam'], 40));
   });
 
   it('a removed replica is read no more, does not copy again while isolates may still list it, and its storage goes', async () => {
@@ -341,6 +349,10 @@ describe('read replicas of a sharded app', () => {
       (answer) => answer.servedBy === 'weur,weur,weur',
     );
     expect(caughtUp.ids.sort()).toEqual([...late].sort());
+  });
+
+  it("a cross-shard full-feed swap reaches every shard's replicas whole: no read mixes the old and the new dataset", async () => {
+    await expectWholeSwap(await shardedReplicatedApp(['weur', 'apac', 'enam'], 40));
   });
 
   it("removing a region deletes that replica of every shard; deleting the app deletes every shard's replicas", async () => {

@@ -216,11 +216,18 @@ function facetList(
 
 /** The `limit` values of most documents (ties by value), among `ids` (every value id when absent) with a count above 0. */
 function topValues(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, limit: number) {
-  const counted: number[] = [];
+  let counted: number[] = [];
   if (ids) {
     for (let i = 0; i < ids.length; i++) counted.push(ids[i]);
   } else {
     for (let id = 0; id < column.values.length; id++) if (counts[id] > 0) counted.push(id);
+  }
+  if (counted.length > limit) {
+    // At least `limit` values have the limit-th largest count or more: values counted less can be dropped unordered.
+    const sorted = new Uint32Array(counted.length);
+    for (let i = 0; i < counted.length; i++) sorted[i] = counts[counted[i]];
+    const threshold = sorted.sort()[counted.length - limit];
+    if (threshold > sorted[0]) counted = counted.filter((id) => counts[id] >= threshold);
   }
   const order = (a: number, b: number) => counts[b] - counts[a] || compareStrings(column.values[a], column.values[b]);
   return selectTop(counted, limit, order).map((id) => ({ value: column.values[id], count: counts[id] }));

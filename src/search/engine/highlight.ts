@@ -7,6 +7,7 @@
 import { editDistance, fuzzyDistance, pluralForms, queryTokens, stems, tokenize } from './analysis';
 import type { IndexPlan, RankingPlan } from './plan';
 import { QueryError } from './query-error';
+import { MAX_JOINED } from './query-plan';
 import type { QueryProblem, SearchAppField } from './types';
 
 /** How a field's words may match a query word; mirrors the field's search mode. */
@@ -148,7 +149,10 @@ export class QueryWords {
   /** Per query word: its singular or plural (matched in every field, as the engine does) and its stems. */
   readonly #plurals: string[][];
   readonly #stems: string[][];
-  /** Words of the synonyms of the query's words -> the query word they stand for (matched exactly, as the engine does). */
+  /**
+   * Words standing for a query word, matched exactly as the engine does: the words of its synonyms, and query words
+   * glued to the next one or two (`wire shark` -> `wireshark`), for the first of them.
+   */
   readonly #synonyms = new Map<string, number>();
 
   constructor(q: string, synonyms: RankingPlan['synonyms'] = []) {
@@ -162,6 +166,11 @@ export class QueryWords {
         if (!input.every((token, k) => tokens[i + k] === token)) continue;
         const term = this.terms.indexOf(tokens[i]);
         for (const word of replacements.flat()) if (!this.#synonyms.has(word)) this.#synonyms.set(word, term);
+      }
+    for (let i = 0; i < tokens.length; i++)
+      for (let end = i + 2; end <= Math.min(tokens.length, i + MAX_JOINED); end++) {
+        const glued = tokens.slice(i, end).join('');
+        if (!this.#synonyms.has(glued) && !this.terms.includes(glued)) this.#synonyms.set(glued, this.terms.indexOf(tokens[i]));
       }
   }
 
@@ -199,9 +208,13 @@ export class QueryWords {
     return own.length ? this.#stems.findIndex((wanted) => wanted.some((stem) => own.includes(stem))) : -1;
   }
 
-  /** Every word of `text` with the query word it matches. */
+  /**
+   * Every word of `text` with the query word it matches; two unmatched words in a row that a query word glues
+   * (`e-book` for `ebook`, `speedtest-cli` for `speedtestcli`) both match it.
+   */
   words(text: string, rules: MatchRules): Word[] {
     const words: Word[] = [];
+    let before = '';
     for (const found of text.matchAll(RAW_WORD)) {
       const raw = found[0];
       const start = found.index;
@@ -218,7 +231,16 @@ export class QueryWords {
           break;
         }
       }
+      const normalized = plain ? lower : tokenize(raw).join('');
+      const previous = words[words.length - 1];
+      const glued = term < 0 && previous?.term === -1 && before ? this.terms.indexOf(before + normalized) : -1;
+      if (glued >= 0) {
+        previous.term = term = glued;
+        previous.marked = previous.end - previous.start;
+        marked = raw.length;
+      }
       words.push({ start, end: start + raw.length, term, marked });
+      before = normalized;
     }
     return words;
   }

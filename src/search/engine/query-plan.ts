@@ -11,7 +11,8 @@ import { termFrequency } from './corpus';
 import type { IndexState } from './state';
 
 const MAX_WORDS = 16;
-const MAX_JOINED = 3;
+/** Adjacent query words glued into one at most (`wire shark` -> `wireshark`). */
+export const MAX_JOINED = 3;
 const MAX_SPLITS = 2;
 /** A split word's first part may be one letter (`ebook` -> `e book`, `email` -> `e mail`); its second part not (`'s`). */
 const MIN_SPLIT_HEAD = 1;
