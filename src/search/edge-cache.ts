@@ -10,8 +10,8 @@
  * The worker learns the version from the Durable Object (`indexVersion`, a call without engine work, or
  * beside every answer it computes) and trusts it for `VERSION_BOUND_MS` per isolate: a change is seen by
  * cached answers at most that long after the object applied it. `caches.default` stores nothing on
- * `workers.dev` hosts (custom domains only): there every lookup misses and the object's own memory of
- * repeated answers (`AnswerMemo`) is what a repeated query gets.
+ * `workers.dev` hosts (custom domains only): there every lookup misses, so a repeat is answered from the memory of
+ * the isolate it reaches, or else from the Durable Object's own memory of answers.
  */
 import { AnswerMemo, type VersionedAnswer } from './answers';
 

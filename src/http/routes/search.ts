@@ -2,27 +2,24 @@
 import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import type { z } from 'zod';
-import { cachedSearchApp, type SearchAppRow } from '../../db/queries';
 import type { AppEnv } from '../../env';
 import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
-import { suggestKey, type VersionedAnswer } from '../../search/answers';
-import {
-  answerThroughEdgeCache,
-  rememberedAnswer,
-  rememberUrl,
-  urlKey,
-  type EdgeAnswer,
-  type EdgeCacheRequest,
-} from '../../search/edge-cache';
 import type { Filter, SearchRequest } from '../../search/engine/types';
-import { searchAnswer, type RequestedRatio } from '../../search/hybrid-search';
-import { SearchAppClient } from '../../search/search-app-client';
-import type { IndexRead } from '../../search/search-app-object';
+import type { RequestedRatio } from '../../search/hybrid-search';
+import {
+  answeredBefore,
+  openPublicApp,
+  publicSearch,
+  publicSuggest,
+  rememberedSearch,
+  type PublicAnswer,
+  type PublicApp,
+  type PublicRequest,
+} from '../../search/public-reads';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
 import { FACET_LIMIT_PREFIX, FILTER_PREFIX, RANGE, rangeBound } from '../../contract/search-query-string';
-import { enforceRateLimit } from '../../rate-limit';
 import { clientIp } from '../middleware';
 
 /** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
@@ -87,72 +84,41 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
   };
 }
 
-type FoundSearchApp = Awaited<ReturnType<typeof findSearchApp>>;
-
-/**
- * The path's search app (row remembered briefly per isolate), the key of its cached answers and its Durable Object;
- * 400 for malformed codes, 404 when unknown.
- */
-async function findSearchApp(c: Context<AppEnv>) {
-  const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
-  const code = parseOrThrow(codeParam, c.req.param('code'), 'path parameters');
-  const row = await cachedSearchApp(c.var.db, tenant, code);
-  await enforceRateLimit(c.env, row.rateLimit, { kind: 'search', appId: row.id, clientIp: clientIp(c) });
-  // The row's id keys the app's cached answers: an app deleted and created again starts its index versions again.
-  return { app: `${tenant}/${code}/${row.id}`, row, searchApp: new SearchAppClient(c.env, tenant, code) };
-}
-
-/** The caller sent `Cache-Control: no-cache`: it asks for a freshly computed answer. */
-function asksFresh(c: Context<AppEnv>): boolean {
-  return /no-cache/i.test(c.req.header('Cache-Control') ?? '');
-}
-
-/** GET answers go through the edge cache; `Cache-Control: no-cache` from the caller asks for a freshly computed answer. */
-function edgeCacheRequest(c: Context<AppEnv>, app: string, key: string): EdgeCacheRequest {
+/** The request as the public reads need it: its URL, method, caller's cache wish, continent and client address. */
+function publicRequest(c: Context<AppEnv>): PublicRequest {
   return {
-    origin: new URL(c.req.url).origin,
-    app,
-    key,
+    env: c.env,
+    db: c.var.db,
+    clientIp: clientIp(c),
+    url: c.req.url,
     cacheable: c.req.method === 'GET',
-    fresh: asksFresh(c),
+    fresh: /no-cache/i.test(c.req.header('Cache-Control') ?? ''),
+    continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   };
 }
 
-/**
- * Where a read's answer comes from on an edge-cache miss: the nearest read replica of the app (or the primary, when
- * the app has none or the replica is behind); `X-Search-Replica` names the region or `primary` when the app has replicas.
- */
-function nearestCopy(c: Context<AppEnv>, row: SearchAppRow, searchApp: SearchAppClient) {
-  const placement = { regions: row.replicas, continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent };
-  return async (read: IndexRead, fresh: boolean): Promise<VersionedAnswer> => {
-    const answer = await searchApp.nearestAnswer(read, placement, fresh);
-    if (row.replicas.length) c.header('X-Search-Replica', answer.servedBy);
-    return answer;
-  };
+/** The path's search app; 400 for malformed codes, 404 when unknown. */
+function openApp(c: Context<AppEnv>, request: PublicRequest): Promise<PublicApp> {
+  const tenant = parseOrThrow(codeParam, c.req.param('tenant'), 'path parameters');
+  const code = parseOrThrow(codeParam, c.req.param('code'), 'path parameters');
+  return openPublicApp(request, tenant, code);
 }
 
 /** The one answer shape around a serialized result: spliced as text, so the result is never parsed in the worker. */
-function answer(c: Context<AppEnv>, started: number, requestId: string | undefined, name: 'result' | 'suggestions', found: EdgeAnswer) {
+function answer(c: Context<AppEnv>, started: number, requestId: string | undefined, name: 'result' | 'suggestions', found: PublicAnswer) {
   const head = `{"statusCode":200,"requestId":${JSON.stringify(requestId ?? crypto.randomUUID())},"time":${Date.now() - started}`;
-  return c.body(`${head},"${name}":${found.json}}`, 200, { 'Content-Type': 'application/json', 'X-Edge-Cache': found.cache });
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Edge-Cache': found.cache };
+  if (found.servedBy) headers['X-Search-Replica'] = found.servedBy;
+  return c.body(`${head},"${name}":${found.json}}`, 200, headers);
 }
 
-async function answerSearch(c: Context<AppEnv>, request: SearchCall, found?: FoundSearchApp) {
+async function answerSearch(c: Context<AppEnv>, call: SearchCall, opened?: PublicApp) {
   const started = Date.now();
-  const { app, row, searchApp } = found ?? (await findSearchApp(c));
-  const { requestId, semantic, ...search } = request;
-  const nearest = nearestCopy(c, row, searchApp);
-  const { key, answer: compute } = searchAnswer(c.env, row, search, semantic, (fresh, hybrid) =>
-    nearest({ kind: 'search', request: search, semantic: hybrid }, fresh),
-  );
-  const cacheRequest = edgeCacheRequest(c, app, key);
-  const answered = await answerThroughEdgeCache(cacheRequest, {
-    indexVersion: () => searchApp.indexVersion(),
-    answer: compute,
-  });
-  if (cacheRequest.cacheable) rememberUrl(c.req.url, key, row);
-  return answer(c, started, requestId, 'result', answered);
+  const request = publicRequest(c);
+  const app = opened ?? (await openApp(c, request));
+  const { requestId, semantic, ...search } = call;
+  return answer(c, started, requestId, 'result', await publicSearch(request, app, search, semantic));
 }
 
 /**
@@ -161,26 +127,21 @@ async function answerSearch(c: Context<AppEnv>, request: SearchCall, found?: Fou
  */
 async function answerSearchGet(c: Context<AppEnv>) {
   const started = Date.now();
+  const request = publicRequest(c);
   // Only a URL answered before skips ahead: any other is parsed first, its bad query a 400 before the app is looked up.
-  const known = asksFresh(c) ? undefined : urlKey(c.req.url);
-  if (!known) return answerSearch(c, fromQueryString(c));
-  const found = await findSearchApp(c);
-  const remembered = known.scope === found.row ? await rememberedAnswer(found.app, known.key, found.searchApp) : undefined;
+  if (!answeredBefore(request)) return answerSearch(c, fromQueryString(c));
+  const app = await openApp(c, request);
+  const remembered = await rememberedSearch(request, app);
   // The URL passed validation when it was first answered, its requestId included.
   if (remembered) return answer(c, started, c.req.query('requestId'), 'result', remembered);
-  return answerSearch(c, fromQueryString(c), found);
+  return answerSearch(c, fromQueryString(c), app);
 }
 
 async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>) {
   const started = Date.now();
-  const { app, row, searchApp } = await findSearchApp(c);
-  const suggest = { q: input.q, rows: input.rows };
-  const nearest = nearestCopy(c, row, searchApp);
-  const found = await answerThroughEdgeCache(edgeCacheRequest(c, app, suggestKey(suggest)), {
-    indexVersion: () => searchApp.indexVersion(),
-    answer: (fresh) => nearest({ kind: 'suggest', request: suggest }, fresh),
-  });
-  return answer(c, started, input.requestId, 'suggestions', found);
+  const request = publicRequest(c);
+  const app = await openApp(c, request);
+  return answer(c, started, input.requestId, 'suggestions', await publicSuggest(request, app, { q: input.q, rows: input.rows }));
 }
 
 const cacheGet = async (c: Context<AppEnv>, next: () => Promise<void>) => {
