@@ -21,6 +21,7 @@ import {
   mergeFacetStats,
   mergeHits,
   mergeSuggestions,
+  openedCategoriesOf,
   othersShare,
   partsToAskStrictly,
   shardFacetLimit,
@@ -316,6 +317,7 @@ export class SearchAppClient {
       parts.map((part) => part.facets),
       facetLimitsOf(request),
       facetLimitsOf(partRequest),
+      openedCategoriesOf(request),
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {
