@@ -376,7 +376,9 @@ export class SearchAppClient {
     const byShard = new Map<number, FeedOperation[]>();
     for (const op of operations) {
       const shard = shardOf(op.documentId, op.cycleId ? (cycle?.shards ?? 1) : layout.shards);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), op]);
+      const ops = byShard.get(shard);
+      if (ops) ops.push(op);
+      else byShard.set(shard, [op]);
     }
     const applied = await Promise.all(
       [...byShard].map(([shard, ops]) => {
