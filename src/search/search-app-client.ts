@@ -16,11 +16,13 @@ import { readTarget, replicaTarget, type ReadPlacement } from './replica-reads';
 import { nearestReplicaRegion, type ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
 import {
+  combineHybridNorms,
   facetLimitsOf,
   mergeFacets,
   mergeFacetStats,
   mergeHits,
   mergeSuggestions,
+  openedCategoriesOf,
   othersShare,
   partsToAskStrictly,
   shardFacetLimit,
@@ -33,6 +35,7 @@ import type {
   AppIndexConfig,
   FeedOperation,
   FullFeedStatus,
+  HybridNormsAnswer,
   IndexRead,
   IndexStats,
   MissingVectors,
@@ -296,14 +299,18 @@ export class SearchAppClient {
       facetLimits:
         request.facetLimits && Object.fromEntries(Object.entries(request.facetLimits).map(([id, limit]) => [id, shardFacetLimit(limit)])),
     };
+    // A hybrid search first learns the whole index's normalization (and which shards must not relax the query).
+    const { hybrid, strict } = semantic?.ratio
+      ? await this.#hybridNorms(partRequest, semantic, reads)
+      : { hybrid: semantic, strict: new Set<number>() };
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
     const ask = async (shard: number, generation?: number, strict?: boolean) => {
-      const read: PartRead = { kind: 'search', request: partRequest, semantic, strict };
+      const read: PartRead = { kind: 'search', request: partRequest, semantic: hybrid, strict };
       const fromPrimary = async (stub: ShardStub) =>
-        (await stub.searchPart(partRequest, semantic, generation, strict)) as Outcome<SearchPart>;
+        (await stub.searchPart(partRequest, hybrid, generation, strict)) as Outcome<SearchPart>;
       return unwrap(await this.#part(shard, generation, read, fromPrimary, reads));
     };
-    const parts = await this.#fanOut((shard, generation) => ask(shard, generation));
+    const parts = await this.#fanOut((shard, generation) => ask(shard, generation, strict.has(shard)));
     // Rarely (a query matching in some shards only, as typed), the shards that relaxed it answer again without.
     await Promise.all(partsToAskStrictly(parts).map(async (shard) => (parts[shard] = await ask(shard, undefined, true))));
     const total = parts.reduce((sum, part) => sum + part.total, 0);
@@ -316,6 +323,7 @@ export class SearchAppClient {
       parts.map((part) => part.facets),
       facetLimitsOf(request),
       facetLimitsOf(partRequest),
+      openedCategoriesOf(request),
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {
@@ -329,6 +337,25 @@ export class SearchAppClient {
       ...(semanticAnswer ? { semantic: semanticAnswer } : {}),
     };
     return { result, version: versionOf(parts), navigation: parts[0].navigation };
+  }
+
+  /**
+   * The first round of a sharded hybrid search: every shard's best keyword score and nearest similarities, combined
+   * into the normalization one index would use (`combineHybridNorms`), so the shards' fused scores merge exactly;
+   * `strict`: the shards that relaxed the query while others matched it (their search parts must not relax it).
+   */
+  async #hybridNorms(
+    request: SearchRequest,
+    semantic: SemanticSearch,
+    reads?: ShardReads,
+  ): Promise<{ hybrid: SemanticSearch; strict: Set<number> }> {
+    const parts = await this.#fanOut(async (shard, generation) => {
+      const read: PartRead = { kind: 'hybridNorms', request, semantic };
+      const fromPrimary = (stub: ShardStub) => stub.hybridNormsPart(request, semantic, generation);
+      return unwrap(await this.#part<Outcome<HybridNormsAnswer>>(shard, generation, read, fromPrimary, reads));
+    });
+    const strict = new Set(partsToAskStrictly(parts));
+    return { hybrid: { ...semantic, norms: combineHybridNorms(parts, strict) }, strict };
   }
 
   /**
@@ -376,7 +403,9 @@ export class SearchAppClient {
     const byShard = new Map<number, FeedOperation[]>();
     for (const op of operations) {
       const shard = shardOf(op.documentId, op.cycleId ? (cycle?.shards ?? 1) : layout.shards);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), op]);
+      const ops = byShard.get(shard);
+      if (ops) ops.push(op);
+      else byShard.set(shard, [op]);
     }
     const applied = await Promise.all(
       [...byShard].map(([shard, ops]) => {

@@ -14,6 +14,9 @@ import {
   SearchIndex,
   VectorIndex,
   type CompactFacet,
+  type HybridNorms,
+  type HybridNormsPart,
+  type HybridQuery,
   type RankedSuggestion,
   type StatisticsShare,
 } from './engine';
@@ -58,6 +61,8 @@ export interface SemanticSearch {
   ratio: number;
   /** Fingerprint of the embedder that made `vector`: only vectors of the same embedder are compared with it. */
   embedder: string;
+  /** Over shards: the whole index's normalization of keyword and vector scores (`combineHybridNorms`). */
+  norms?: HybridNorms;
 }
 
 /** Texts a re-index still has to embed, and where the next page of documents starts (null: all seen). */
@@ -95,6 +100,7 @@ export type IndexRead =
 /** A shard's part of a sharded read, which a replica of the shard answers as well as the shard's primary. */
 export type PartRead =
   | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; strict?: boolean }
+  | { kind: 'hybridNorms'; request: SearchRequest; semantic: SemanticSearch; strict?: boolean }
   | { kind: 'suggest'; request: SuggestRequest };
 
 /** Why a hybrid search answered keyword results only. */
@@ -171,6 +177,9 @@ export interface SearchPart extends ShardView {
   /** Codes of the fields with `navigation: true` (their facets come first in an answer). */
   navigation: string[];
 }
+
+/** One shard's part of the normalization of a sharded hybrid search. */
+export interface HybridNormsAnswer extends ShardView, HybridNormsPart {}
 
 /** One shard's part of a sharded suggest. */
 export interface SuggestPart extends ShardView {
@@ -250,7 +259,8 @@ export class SearchAppObject extends DurableObject<Env> {
       if (config.embedder) this.#storage.putVectors(config.embedder, vectors);
       const referenced = [...new Set(operations.map((op) => op.vector).filter((hash): hash is string => !!hash))];
       // A vector dropped since the consumer asked (an unused-vector sweep) fails the batch, which the queue retries.
-      if (this.#storage.knownVectors(referenced).size < referenced.length) throw new Error('document vectors are not stored');
+      if (referenced.length && this.#storage.knownVectors(referenced).size < referenced.length)
+        throw new Error('document vectors are not stored');
       let seq: number | undefined;
 
       const applied = [...operations]
@@ -259,10 +269,15 @@ export class SearchAppObject extends DurableObject<Env> {
           if (newest.get(op.documentId) !== op.opId) return { opId: op.opId, state: 'IGNORED' };
           if (op.cycleId) {
             if (cycle?.id !== op.cycleId) return { opId: op.opId, state: 'CANCELED' };
-            if (this.#storage.stagedOp(cycle.id, op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
             const update = op.operation === 'update';
-            this.#storage.stage(cycle.id, op.documentId, update ? op.payload : undefined, op.opId, update ? (op.vector ?? null) : null);
-            return { opId: op.opId, state: 'PREPARED' };
+            const staged = this.#storage.stage(
+              cycle.id,
+              op.documentId,
+              update ? op.payload : undefined,
+              op.opId,
+              update ? (op.vector ?? null) : null,
+            );
+            return { opId: op.opId, state: staged ? 'PREPARED' : 'IGNORED' };
           }
           if (this.#storage.lastOp(op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
           const index = this.#indexFor(config);
@@ -593,6 +608,35 @@ export class SearchAppObject extends DurableObject<Env> {
     }));
   }
 
+  /**
+   * This shard's part of the normalization of a sharded hybrid search (`SearchIndex.hybridNormsPart`), asked before
+   * the search parts so that every shard fuses with the whole index's; `generation` and `strict` as for `searchPart`.
+   * Without vectors of the query's embedder it brings nothing (its search part answers keyword results).
+   */
+  async hybridNormsPart(
+    request: SearchRequest,
+    semantic: SemanticSearch,
+    generation?: number,
+    strict?: boolean,
+  ): Promise<Outcome<HybridNormsAnswer>> {
+    if (generation !== undefined) await this.commitSwap(generation);
+    const index = this.#loadIndex();
+    const hybrid = this.#hybridQuery(semantic);
+    try {
+      const part = (hybrid && index?.hybridNormsPart(request, hybrid, strict)) || { keywordBest: 0, nearest: [], relaxed: false };
+      return ok({ ...this.#view(), ...part });
+    } catch (error) {
+      if (error instanceof QueryError) return { ok: false, status: 400, message: 'Invalid search request', details: error.details };
+      throw error;
+    }
+  }
+
+  /** The engine's hybrid query for `semantic`, when this index has vectors of its embedder. */
+  #hybridQuery(semantic: SemanticSearch | undefined): HybridQuery | undefined {
+    const vectors = semantic && this.#space === semantic.embedder ? this.#vectors : undefined;
+    return semantic && vectors ? { vectors, vector: semantic.vector, ratio: semantic.ratio, norms: semantic.norms } : undefined;
+  }
+
   /** Runs a search on the live index and shapes its answer; an invalid query is a 400 outcome. */
   #run<T>(
     request: SearchRequest & HighlightRequest,
@@ -603,8 +647,7 @@ export class SearchAppObject extends DurableObject<Env> {
     const index = this.#loadIndex();
     try {
       const highlighter = index?.highlighter(request);
-      const vectors = semantic && this.#space === semantic.embedder ? this.#vectors : undefined;
-      const hybrid = semantic && vectors ? { vectors, vector: semantic.vector, ratio: semantic.ratio } : undefined;
+      const hybrid = this.#hybridQuery(semantic);
       const feeding = part && { feedingKey: (id: string) => this.#storage.lastOp(id), strict: part.strict };
       const found = index?.search(request, hybrid, feeding) ?? { total: 0, hits: [], facets: [], facetStats: {}, facetStatCounts: {} };
       const payloads = this.#storage.documents(found.hits.map((hit) => hit.id));
@@ -869,9 +912,15 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** A shard's part of a sharded read at a replica of the shard: as `replicaAnswer`, null when the replica is not at `minVersion`. */
-  async replicaPart(identity: ReplicaIdentity, read: PartRead, minVersion: number): Promise<Outcome<SearchPart> | SuggestPart | null> {
+  async replicaPart(
+    identity: ReplicaIdentity,
+    read: PartRead,
+    minVersion: number,
+  ): Promise<Outcome<SearchPart> | Outcome<HybridNormsAnswer> | SuggestPart | null> {
     if (!this.#servesAsReplica(identity, minVersion)) return null;
-    return read.kind === 'search' ? this.searchPart(read.request, read.semantic, undefined, read.strict) : this.suggestPart(read.request);
+    if (read.kind === 'search') return this.searchPart(read.request, read.semantic, undefined, read.strict);
+    if (read.kind === 'hybridNorms') return this.hybridNormsPart(read.request, read.semantic, undefined, read.strict);
+    return this.suggestPart(read.request);
   }
 
   /** Whether this replica's copy is complete and at `minVersion`; when not, it syncs. The first read names its primary. */

@@ -5,7 +5,8 @@ import type { SearchRequest } from '../../src/search/engine/types';
 import { SearchAppClient } from '../../src/search/search-app-client';
 import { shardName, shardOf } from '../../src/search/shards';
 import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, type FeedingApp } from '../feeding/helpers';
-import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, waitFor } from '../helpers';
+import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, uniqueCode, waitFor } from '../helpers';
+import { standInBaseUrl } from './stand-in';
 
 const DOCUMENTS = debianEnvelopes.slice(0, 300);
 
@@ -51,6 +52,8 @@ const requests: Array<SearchRequest & { name: string }> = [
   },
   { name: 'disjunctive facets', page: 1, rows: 10, facetLimit: 5, filters: { section: { filterType: 'term', values: ['doc'] } } },
   { name: 'a limit per facet', page: 1, rows: 5, facetLimit: 3, facetLimits: { section: 7, installedSize: 0 } },
+  { name: 'a menu opened at a path', page: 1, rows: 5, facetLimit: 4, facets: ['tags'], facetPaths: { tags: 'devel' } },
+  { name: 'a menu opened at a path, every value', page: 1, rows: 5, facetLimit: 100, facets: ['tags'], facetPaths: { tags: 'role' } },
 ];
 
 describe('a search app over several shards', () => {
@@ -210,6 +213,43 @@ describe('keyword relevance over several shards', () => {
       expect(sharded.facets).toEqual(single.facets);
       const page2 = { ...request, page: 2 };
       expect((await four.searchApp.search(page2)).documents).toEqual((await one.searchApp.search(page2)).documents);
+    },
+  );
+});
+
+describe('hybrid search over several shards', () => {
+  // The Debian schema with the descriptions embedded (by the stand-in's concept vectors); 200 documents, so vector
+  // search is exact in one index as in each shard and every difference would come from the merge.
+  const semanticSchema = {
+    ...debianSchema,
+    fields: debianSchema.fields.map((field) => (field.code === 'description' ? { ...field, semantic: true } : field)),
+  };
+  let one: FeedingApp;
+  let four: FeedingApp;
+  beforeAll(async () => {
+    [one, four] = await Promise.all([shardedApp(1, undefined, semanticSchema), shardedApp(4, undefined, semanticSchema)]);
+    const embedder = { provider: 'openai', model: 'concepts', baseUrl: standInBaseUrl(uniqueCode('shards')) };
+    for (const app of [one, four]) {
+      await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { embedder } }));
+      await feedFully(app, DOCUMENTS.slice(0, 200));
+    }
+  }, 120_000);
+
+  const search = async (app: FeedingApp, query: string) => {
+    const res = await expectOk(call('GET', `/api/v1/search/${app.tenant}/${app.code}?${query}`));
+    return (await json<{ result: { documents: unknown[]; semantic?: { ratio: number } } }>(res)).result;
+  };
+
+  it.each(['music player', 'photo editor', 'compress files', 'web browser', 'game'])(
+    "ranks %s as one shard does: every shard fuses with the whole index's normalization",
+    async (q) => {
+      for (const extra of ['', '&page=2&rows=6', '&sort=name_asc', '&f.section=libs&f.section=utils']) {
+        const query = `q=${encodeURIComponent(q)}&semanticRatio=0.6&attributesToHighlight=name${extra}`;
+        const [single, sharded] = await Promise.all([search(one, query), search(four, query)]);
+        expect(single.semantic).toEqual({ ratio: 0.6 });
+        expect(single.documents.length).toBeGreaterThan(0);
+        expect(sharded.documents, `${q}${extra}`).toEqual(single.documents);
+      }
     },
   );
 });

@@ -9,9 +9,9 @@
 import { decodeIndex, encodeIndex } from './codec';
 import { readOtherShards, statisticsShare, type StatisticsShare } from './corpus';
 import { addDocument, removeDocument } from './documents';
-import type { HybridQuery } from './hybrid';
+import type { HybridNormsPart, HybridQuery } from './hybrid';
 import { Highlighter, type HighlightRequest } from './highlight';
-import { runSearch, type ShardPartOptions } from './search';
+import { runHybridNormsPart, runSearch, type ShardPartOptions } from './search';
 import { createState, type IndexState } from './state';
 import { rankedSuggestions, runSuggest, type RankedSuggestion } from './suggest';
 import type { DocumentPayload, EngineSearchResult, IndexConfig, SearchEngine, SearchRequest, SuggestRequest, Suggestion } from './types';
@@ -19,10 +19,10 @@ import type { DocumentPayload, EngineSearchResult, IndexConfig, SearchEngine, Se
 export { editDistance, fuzzyDistance, normalize, tokenize } from './analysis';
 export { QueryError } from './query-error';
 export { VectorIndex } from './vectors';
-export { blendScores, type HybridQuery } from './hybrid';
+export { blendScores, combineHybridNorms, type HybridNorms, type HybridNormsPart, type HybridQuery } from './hybrid';
 export type { ShardPartOptions } from './search';
 export type { RankedSuggestion } from './suggest';
-export { facetLimitsOf } from './facets';
+export { facetLimitsOf, openedCategoriesOf } from './facets';
 export { decodeShare, encodeShare, othersShare, sumShares, type StatisticsShare } from './corpus';
 export {
   compactFacets,
@@ -116,6 +116,15 @@ export class SearchIndex implements SearchEngine {
    */
   search(request: SearchRequest, hybrid?: HybridQuery, part?: ShardPartOptions): EngineSearchResult {
     return runSearch(this.#state, request, hybrid, part);
+  }
+
+  /**
+   * This index's part of the normalization of a hybrid search over shards (its best keyword score, its nearest
+   * documents' similarities), to combine with the other shards' (`combineHybridNorms`) and search with as
+   * `hybrid.norms`, so each shard fuses as one index would. `strict` as for `ShardPartOptions`.
+   */
+  hybridNormsPart(request: SearchRequest, hybrid: HybridQuery, strict = false): HybridNormsPart {
+    return runHybridNormsPart(this.#state, request, hybrid, strict);
   }
 
   /**

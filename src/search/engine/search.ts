@@ -5,9 +5,9 @@
  * counts from per-value document lists and per-document value ids.
  */
 import { familyPrior } from './families';
-import { checkedFacetLimits, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
+import { checkedFacetLimits, checkedFacetPaths, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
-import { hybridCandidates, type HybridQuery } from './hybrid';
+import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
 import { matchPlan, release } from './matching';
 import { planQuery } from './query-plan';
 import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
@@ -26,8 +26,10 @@ export interface Candidates {
   ords: readonly number[];
   /** Relevance order, best first; absent for a search without a query (feeding order). */
   relevance?: Compare;
-  /** How well a keyword candidate matched, 0 to 1: the share of query words it matched × its BM25 score relative to the best. */
-  keywordScore?: (ord: number) => number;
+  /** How well a keyword candidate matched, 0 to 1: the share of query words it matched × its BM25 score relative to `best`. */
+  keywordScore?: (ord: number, best: number) => number;
+  /** The best BM25 score among the keyword candidates (what `keywordScore` is relative to in one index). */
+  keywordBest?: number;
   /** `relevance` as a key per document, for merging shards' hits; absent with `relevance`. */
   mergeKey?: KeyOf;
   /** The query was relaxed: its words as typed matched nothing. */
@@ -78,7 +80,9 @@ export function keywordCandidates(state: IndexState, q: string, strict = false):
     ords: found.ords,
     relaxed,
     relevance: relevanceOrder(state, found),
-    keywordScore: (ord) => (popcount(found.words[ord] & counted) / words) * (best > 0 ? found.score[ord] / best : 1),
+    keywordScore: (ord, relativeTo) =>
+      (popcount(found.words[ord] & counted) / words) * (relativeTo > 0 ? found.score[ord] / relativeTo : 1),
+    keywordBest: best,
     mergeKey: {
       order: ['desc', 'desc', ...custom.map((rule) => rule.direction), 'asc'],
       key: (ord) => [found.rank[ord], found.score[ord], ...custom.map((rule) => fieldValue(state, rule.field, ord)), state.ids[ord]],
@@ -96,6 +100,7 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
   const filters = compileFilters(state, request.filters ?? {});
   const selected = selectFacets(state, request.facets);
   const limits = checkedFacetLimits(state, request);
+  const opened = checkedFacetPaths(state, request);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
   const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.strict);
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
@@ -108,11 +113,11 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
     if (filters.length) {
       const { filtered, passing: accepted } = applyFilters(candidates.ords, filters);
       passing = accepted;
-      facets = filteredFacets(state, limits, filtered, selected);
+      facets = filteredFacets(state, limits, filtered, selected, opened);
     } else {
       facets = candidates.relevance
-        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected)
-        : facetsOfEverything(state, limits, selected);
+        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected, opened)
+        : facetsOfEverything(state, limits, selected, opened);
     }
 
     const start = (request.page - 1) * request.rows;
@@ -140,4 +145,19 @@ function mergeKeyOf(state: IndexState, sort: SortSpec | undefined, candidates: C
   const relevance: KeyOf = candidates.mergeKey ?? { order: ['asc'], key: (ord) => [part.feedingKey(state.ids[ord])] };
   if (!sort) return relevance;
   return { order: [sort.direction, ...relevance.order], key: (ord) => [fieldValue(state, sort.field, ord), ...relevance.key(ord)] };
+}
+
+/**
+ * This index's part of the `HybridNorms` of a sharded hybrid search: its best keyword score (`strict` as for
+ * `keywordCandidates`) and the similarities of its nearest documents passing the request's filters.
+ */
+export function runHybridNormsPart(state: IndexState, request: SearchRequest, hybrid: HybridQuery, strict = false): HybridNormsPart {
+  const filters = compileFilters(state, request.filters ?? {});
+  const keyword = hybrid.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', strict);
+  try {
+    const nearest = nearestNeighbours(state, hybrid, filters).map(({ key, score }) => ({ id: state.ids[key], score }));
+    return { keywordBest: keyword?.keywordBest ?? 0, nearest, relaxed: keyword?.relaxed ?? false };
+  } finally {
+    keyword?.done();
+  }
 }

@@ -3,8 +3,10 @@
  * Each vector is L2-normalized and kept twice, compactly: int8 codes with one scale per vector
  * (cosine ≈ scale × integer dot product) and a binary code of its signs. A query ranks every vector
  * by the Hamming distance of the binary codes (32 dimensions per XOR and popcount), then reranks the
- * closest RERANK_CANDIDATES by the int8 dot product. Pure TypeScript, no Workers imports.
+ * closest RERANK_CANDIDATES by the int8 dot product; equal similarities by id, so shards of an index order them as
+ * the whole index does. Pure TypeScript, no Workers imports.
  */
+import { compareStrings } from './columns';
 
 /** Binary-code candidates reranked by int8 cosine: enough for recall@10 ≥ 0.95 against exact float32 cosine. */
 export const RERANK_CANDIDATES = 200;
@@ -114,7 +116,7 @@ export class VectorIndex {
       for (let i = 0, at = ord * dims; i < dims; i++, at++) dot += queryCodes[i] * codes[at];
       return { ord, score: dot * q.scale * scales[ord] };
     });
-    scored.sort((a, b) => b.score - a.score || a.ord - b.ord);
+    scored.sort((a, b) => b.score - a.score || compareStrings(this.ids[a.ord], this.ids[b.ord]));
     return scored.slice(0, k).map(({ ord, score }) => ({ id: this.ids[ord], score }));
   }
 
