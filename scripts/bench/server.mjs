@@ -100,5 +100,5 @@ export async function startWrangler({ root, persistDir, port, inspectorPort, var
     await stop();
     throw new Error(`${err.message}\n--- wrangler output ---\n${output}`, { cause: err });
   }
-  return { baseUrl, stop, kill, log: () => output };
+  return { baseUrl, pid: child.pid, stop, kill, log: () => output };
 }

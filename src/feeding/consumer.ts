@@ -16,7 +16,7 @@ import { recoverApp } from './recovery';
 import { EmbeddingError } from '../search/embedding/providers';
 import type { FeedOperation } from '../search/search-app-object';
 import { embedMissingVectors, embedOperations, type EmbeddedOperations } from './embeddings';
-import { payloadSchema, validateEntry } from './envelopes';
+import { payloadSchema, schemaFingerprint, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';
 import { feedingMessage, indexConfigOf, setStates, type OperationsMessage, type RecoverMessage, type ReindexMessage } from './operations';
 
@@ -28,9 +28,8 @@ interface QueuedOperations {
 }
 
 /**
- * Operations messages are taken per search app across the batch, so their documents are embedded together
- * (in as few provider calls as it allows) before each message is applied; re-index and recovery messages
- * follow, one by one.
+ * Operations messages are taken per search app across the batch: their documents are embedded together (in as
+ * few provider calls as it allows) and applied together; re-index and recovery messages follow, one by one.
  */
 export async function consumeFeeding(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
@@ -84,13 +83,17 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch, env: Env): 
         reason,
       );
       const app = await findSearchAppById(db, body.appId);
-      if (app) await finishCyclesOf(env, db, app, body);
+      if (app) await finishCyclesOf(env, db, app, body.operations);
     }
     message.ack();
   }
 }
 
-/** The messages of one search app: started and embedded together, then applied message by message. */
+/**
+ * The messages of one search app: started, embedded and applied together (one call per shard for the whole batch,
+ * one D1 update per state). When that apply fails, each message is applied alone, so a failing message is retried
+ * by itself and never holds back the others.
+ */
 async function applyAppOperations(env: Env, db: Db, appId: number, queued: QueuedOperations[]): Promise<void> {
   let app: SearchAppRow | undefined;
   let searchApp: SearchAppClient;
@@ -101,24 +104,61 @@ async function applyAppOperations(env: Env, db: Db, appId: number, queued: Queue
       for (const { message } of queued) message.ack(); // the search app was deleted with its entries
       return;
     }
-    const runnable: FeedOperation[][] = [];
-    for (const { body } of queued) runnable.push(await startOperations(db, app, body));
+    const runnable = await startOperations(
+      db,
+      app,
+      queued.map(({ body }) => body),
+    );
     searchApp = new SearchAppClient(env, app.tenantCode, app.code);
     embedded = await embedOperations(env, app, searchApp, runnable);
   } catch (error) {
     for (const { message, body } of queued) retryLater(message, body.kind, error);
     return;
   }
-  for (const [i, { message, body }] of queued.entries()) {
-    await settle(message, body.kind, async () => {
-      const { operations, vectors, failed } = embedded[i];
-      // The provider failed on these texts after its retries: their documents stay as they were, never live without a vector.
-      for (const [reason, ids] of idsBy(failed)) await setStates(db, ids, 'ERROR', `embedding failed: ${reason}`);
-      const results = operations.length ? await searchApp.apply(operations, indexConfigOf(app), vectors) : [];
-      for (const [state, ids] of idsBy(results.map((result) => [result.opId, result.state]))) await setStates(db, ids, state);
-      await finishCyclesOf(env, db, app, body);
-    });
+  const applyTogether = (indexes: number[]) =>
+    applyEmbedded(
+      env,
+      db,
+      app,
+      searchApp,
+      indexes.map((i) => embedded[i]),
+      indexes.map((i) => queued[i].body),
+    );
+  if (queued.length > 1) {
+    try {
+      await applyTogether(queued.map((_, i) => i));
+      for (const { message } of queued) message.ack();
+      return;
+    } catch (error) {
+      logError('feeding batch failed, applying its messages one by one', error, { messages: queued.length });
+    }
   }
+  // A replay is idempotent: operations applied or staged by the failed attempt come out the same again.
+  for (const [i, { message, body }] of queued.entries()) await settle(message, body.kind, () => applyTogether([i]));
+}
+
+/** Applies the embedded operations of some messages of one app and records each entry's outcome; ends drained cycles. */
+async function applyEmbedded(
+  env: Env,
+  db: Db,
+  app: SearchAppRow,
+  searchApp: SearchAppClient,
+  parts: EmbeddedOperations[],
+  bodies: OperationsMessage[],
+): Promise<void> {
+  // The provider failed on these texts after its retries: their documents stay as they were, never live without a vector.
+  for (const [reason, ids] of idsBy(parts.flatMap(({ failed }) => [...failed])))
+    await setStates(db, ids, 'ERROR', `embedding failed: ${reason}`);
+  const operations = parts.flatMap((part) => part.operations);
+  const vectors = [...new Map(parts.flatMap((part) => part.vectors).map((vector) => [vector.hash, vector])).values()];
+  const results = operations.length ? await searchApp.apply(operations, indexConfigOf(app), vectors) : [];
+  for (const [state, ids] of idsBy(results.map((result) => [result.opId, result.state]))) await setStates(db, ids, state);
+  await finishCyclesOf(
+    env,
+    db,
+    app,
+    bodies.flatMap((body) => body.operations),
+  );
 }
 
 /** Entry ids grouped by what they are paired with (a state, a reason). */
@@ -133,38 +173,43 @@ function idsBy<K>(pairs: Iterable<[id: number, key: K]>): Map<K, number[]> {
 }
 
 /**
- * Marks a message's still-open operations STARTED and answers those to apply; the schema may have changed since
- * an operation was accepted: what no longer fits ends in ERROR.
+ * Marks the messages' still-open operations STARTED and answers those to apply, per message. The schema may have
+ * changed since an operation was accepted (its message names the schema it was validated against): what no
+ * longer fits ends in ERROR.
  */
-async function startOperations(db: Db, app: SearchAppRow, message: OperationsMessage): Promise<FeedOperation[]> {
+async function startOperations(db: Db, app: SearchAppRow, messages: OperationsMessage[]): Promise<FeedOperation[][]> {
+  const ids = messages.flatMap((message) => message.operations.map((op) => op.opId));
   const open = new Set(
     (
       await db.all<{ id: number }>(sql`
         SELECT id FROM feeding_operations
-        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(message.operations.map((op) => op.opId))}))
+        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
           AND state IN ('CREATED', 'STARTED')`)
     ).map((row) => row.id),
   );
+  const current = schemaFingerprint(app.fields);
   const schema = payloadSchema(app.fields);
-  const operations = message.operations.filter((op) => open.has(op.opId));
   const misfits = new Map<number, string>();
-  for (const op of operations) {
-    if (op.operation !== 'update') continue;
-    const check = validateEntry('svc', { header: { id: op.documentId, action: 'update' }, payload: op.payload }, schema);
-    if (!check.ok) misfits.set(op.opId, `payload no longer fits the schema: ${describeDetails(check.details)}`);
-  }
-  const runnable = operations.filter((op) => !misfits.has(op.opId));
+  const runnable = messages.map((message) =>
+    message.operations.filter((op) => {
+      if (!open.has(op.opId)) return false;
+      if (op.operation !== 'update' || message.schema === current) return true;
+      const check = validateEntry('svc', { header: { id: op.documentId, action: 'update' }, payload: op.payload }, schema);
+      if (!check.ok) misfits.set(op.opId, `payload no longer fits the schema: ${describeDetails(check.details)}`);
+      return check.ok;
+    }),
+  );
   await setStates(
     db,
-    runnable.map((op) => op.opId),
+    runnable.flat().map((op) => op.opId),
     'STARTED',
   );
-  for (const [opId, reason] of misfits) await setStates(db, [opId], 'ERROR', reason);
+  for (const [reason, misfitIds] of idsBy(misfits)) await setStates(db, misfitIds, 'ERROR', reason);
   return runnable;
 }
 
-async function finishCyclesOf(env: Env, db: Db, app: SearchAppRow, message: OperationsMessage): Promise<void> {
-  const cycles = new Set(message.operations.map((op) => op.cycleId).filter((id): id is number => !!id));
+async function finishCyclesOf(env: Env, db: Db, app: SearchAppRow, operations: FeedOperation[]): Promise<void> {
+  const cycles = new Set(operations.map((op) => op.cycleId).filter((id): id is number => !!id));
   for (const cycleId of cycles) await finishCycleIfDrained(env, db, app, cycleId);
 }
 

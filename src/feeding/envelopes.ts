@@ -3,6 +3,7 @@
  * `svc` = `{ header: { id, action }, payload }` envelopes; `reporting` = flat records `{ id, ...fields }`
  * (always updates). Every problem is reported with its path; nothing invalid is stored.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ErrorDetail } from '../errors';
 import { issuesToDetails, reservedKeyDetails } from '../validation';
@@ -44,6 +45,14 @@ export function payloadSchema(fields: SearchAppField[]) {
 }
 
 export type PayloadSchema = ReturnType<typeof payloadSchema>;
+
+/**
+ * Names a field schema: queued operations carry the one they were validated against, so the consumer checks them
+ * again only when the schema changed since (the same schema accepts the same payload).
+ */
+export function schemaFingerprint(fields: SearchAppField[]): string {
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex').slice(0, 32);
+}
 
 /** Validates one fed entry of either format type into a document operation. */
 export function validateEntry(type: DocumentType, entry: unknown, schema: PayloadSchema, prefix = ''): Validated {

@@ -13,7 +13,7 @@ import { ApiError, logError } from '../errors';
 import { activeEmbedder } from '../search/embedding/config';
 import { SearchAppClient } from '../search/search-app-client';
 import type { AppIndexConfig, FeedOperation, RecoveryRequest } from '../search/search-app-object';
-import type { DocumentOperation, DocumentType } from './envelopes';
+import { schemaFingerprint, type DocumentOperation, type DocumentType } from './envelopes';
 import { FEEDING_STATES, type QueueListQuery, type QueueListResponse } from '../contract/feeding';
 
 const feedOperation: z.ZodType<FeedOperation> = z.object({
@@ -23,7 +23,13 @@ const feedOperation: z.ZodType<FeedOperation> = z.object({
   payload: z.record(z.string(), z.unknown()).optional(),
   cycleId: z.number().int().nullable().optional(),
 });
-const operationsMessage = z.object({ kind: z.literal('operations'), appId: z.number().int(), operations: z.array(feedOperation) });
+const operationsMessage = z.object({
+  kind: z.literal('operations'),
+  appId: z.number().int(),
+  operations: z.array(feedOperation),
+  /** `schemaFingerprint` of the fields the payloads were validated against (absent: check them again). */
+  schema: z.string().optional(),
+});
 const reindexMessage = z.object({ kind: z.literal('reindex'), appId: z.number().int(), jobId: z.string() });
 /** Sent by the search app's Durable Object while the app has open entries (see recovery.ts). */
 const recoverMessage = z.object({
@@ -117,7 +123,7 @@ export async function acceptOperations(
   rows.sort((a, b) => a.id - b.id);
   const queued: FeedOperation[] = operations.map((op, i) => ({ ...op, opId: rows[i].id, cycleId }));
   try {
-    await sendOperations(env, app.id, queued);
+    await sendOperations(env, app.id, queued, schemaFingerprint(app.fields));
   } catch (error) {
     logError('feeding operations not queued', error, { appId: app.id });
     await setStates(
@@ -161,10 +167,13 @@ function groupBySize<T>(items: T[], sizeOf: (item: T) => number, maxBytes: numbe
   return groups;
 }
 
-/** Puts operations on the feeding queue in messages under the queue's size limits. */
-export async function sendOperations(env: Env, appId: number, operations: FeedOperation[]): Promise<void> {
+/**
+ * Puts operations on the feeding queue in messages under the queue's size limits; `schema` names the field schema
+ * their payloads were validated against (`schemaFingerprint`), when they were.
+ */
+export async function sendOperations(env: Env, appId: number, operations: FeedOperation[], schema?: string): Promise<void> {
   const messages = groupBySize(operations, (op) => byteLength(JSON.stringify(op)) + 1, MAX_MESSAGE_BYTES).map((group) => {
-    const body: OperationsMessage = { kind: 'operations', appId, operations: group };
+    const body: OperationsMessage = { kind: 'operations', appId, operations: group, ...(schema ? { schema } : {}) };
     return { body, size: byteLength(JSON.stringify(body)) };
   });
   for (const batch of groupBySize(messages, (message) => message.size, MAX_BATCH_BYTES, MAX_BATCH_MESSAGES)) {

@@ -260,34 +260,32 @@ export class AppStorage {
 
   // ---------------------------------------------------------------- full feed staging
 
-  stage(cycle: number, id: string, payload: DocumentPayload | undefined, op: number, vector: string | null = null): void {
-    this.sql.exec(
-      'INSERT OR REPLACE INTO staged (cycle, id, payload, op, vector) VALUES (?, ?, ?, ?, ?)',
+  /**
+   * Stages a document's operation unless the cycle holds a newer one of it (one statement: staging is most of a full
+   * feed's work in the object); answers whether it was staged.
+   */
+  stage(cycle: number, id: string, payload: DocumentPayload | undefined, op: number, vector: string | null = null): boolean {
+    return this.upsertStaged(cycle, id, payload ? JSON.stringify(payload) : null, op, vector);
+  }
+
+  /** Stages rows moved from another shard under `cycle` (a re-shard), keeping a row staged by a newer operation. */
+  stageRows(cycle: number, rows: DocumentRow[]): void {
+    for (const row of rows) this.upsertStaged(cycle, row.id, row.payload, row.op, row.vector);
+  }
+
+  private upsertStaged(cycle: number, id: string, payload: string | null, op: number, vector: string | null): boolean {
+    const staged = this.sql.exec(
+      `INSERT INTO staged (cycle, id, payload, op, vector) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (cycle, id) DO UPDATE SET payload = excluded.payload, op = excluded.op, vector = excluded.vector
+       WHERE excluded.op >= staged.op
+       RETURNING op`,
       cycle,
       id,
-      payload ? JSON.stringify(payload) : null,
+      payload,
       op,
       vector,
     );
-  }
-
-  /** Stages rows moved from another shard under `cycle`, keeping a row staged by a newer operation. */
-  stageRows(cycle: number, rows: DocumentRow[]): void {
-    for (const row of rows) {
-      this.sql.exec(
-        `INSERT INTO staged (cycle, id, payload, op, vector) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (cycle, id) DO UPDATE SET payload = excluded.payload, op = excluded.op, vector = excluded.vector WHERE excluded.op >= staged.op`,
-        cycle,
-        row.id,
-        row.payload,
-        row.op,
-        row.vector,
-      );
-    }
-  }
-
-  stagedOp(cycle: number, id: string): number {
-    return this.sql.exec<{ op: number }>('SELECT op FROM staged WHERE cycle = ? AND id = ?', cycle, id).toArray()[0]?.op ?? 0;
+    return staged.toArray().length > 0;
   }
 
   stagedCount(cycle: number): number {

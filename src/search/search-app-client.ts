@@ -22,6 +22,7 @@ import {
   mergeFacetStats,
   mergeHits,
   mergeSuggestions,
+  openedCategoriesOf,
   othersShare,
   partsToAskStrictly,
   shardFacetLimit,
@@ -330,6 +331,7 @@ export class SearchAppClient {
       parts.map((part) => part.facets),
       facetLimitsOf(request),
       facetLimitsOf(partRequest),
+      openedCategoriesOf(request),
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {
@@ -409,7 +411,9 @@ export class SearchAppClient {
     const byShard = new Map<number, FeedOperation[]>();
     for (const op of operations) {
       const shard = shardOf(op.documentId, op.cycleId ? (cycle?.shards ?? 1) : layout.shards);
-      byShard.set(shard, [...(byShard.get(shard) ?? []), op]);
+      const ops = byShard.get(shard);
+      if (ops) ops.push(op);
+      else byShard.set(shard, [op]);
     }
     const applied = await Promise.all(
       [...byShard].map(([shard, ops]) => {

@@ -267,6 +267,9 @@ export class SearchAppObject extends DurableObject<Env> {
    * the ones the consumer embedded for these operations (the others' hashes are stored already).
    */
   async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
+    if ((this.#storage.get('sealedUntil') ?? 0) > Date.now() && operations.some((op) => !op.cycleId)) {
+      throw new Error('documents are moving to a new shard count: retry');
+    }
     this.#lastAppliedAt = Date.now();
     for (const op of operations) this.#appliedUpTo = Math.max(this.#appliedUpTo, op.opId);
     const newest = new Map<string, number>();
@@ -277,7 +280,8 @@ export class SearchAppObject extends DurableObject<Env> {
       if (config.embedder) this.#storage.putVectors(config.embedder, vectors);
       const referenced = [...new Set(operations.map((op) => op.vector).filter((hash): hash is string => !!hash))];
       // A vector dropped since the consumer asked (an unused-vector sweep) fails the batch, which the queue retries.
-      if (this.#storage.knownVectors(referenced).size < referenced.length) throw new Error('document vectors are not stored');
+      if (referenced.length && this.#storage.knownVectors(referenced).size < referenced.length)
+        throw new Error('document vectors are not stored');
       let seq: number | undefined;
 
       const applied = [...operations]
@@ -286,13 +290,17 @@ export class SearchAppObject extends DurableObject<Env> {
           if (newest.get(op.documentId) !== op.opId) return { opId: op.opId, state: 'IGNORED' };
           if (op.cycleId) {
             if (cycle?.id !== op.cycleId) return { opId: op.opId, state: 'CANCELED' };
-            if (this.#storage.stagedOp(cycle.id, op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
             const update = op.operation === 'update';
-            this.#storage.stage(cycle.id, op.documentId, update ? op.payload : undefined, op.opId, update ? (op.vector ?? null) : null);
-            return { opId: op.opId, state: 'PREPARED' };
+            const staged = this.#storage.stage(
+              cycle.id,
+              op.documentId,
+              update ? op.payload : undefined,
+              op.opId,
+              update ? (op.vector ?? null) : null,
+            );
+            return { opId: op.opId, state: staged ? 'PREPARED' : 'IGNORED' };
           }
           if (this.#storage.lastOp(op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
-          if ((this.#storage.get('sealedUntil') ?? 0) > Date.now()) throw new Error('documents are moving to a new shard count: retry');
           const index = this.#indexFor(config);
           seq ??= this.#storage.nextSeq();
           if (op.operation === 'update') {

@@ -3,6 +3,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it, vi } from 'vitest';
 import worker from '../../src/index';
 import type { FeedingMessage } from '../../src/feeding/operations';
+import { schemaFingerprint } from '../../src/feeding/envelopes';
+import { createDb } from '../../src/db/client';
+import { findSearchAppById } from '../../src/db/queries';
 import { call, json, waitFor } from '../helpers';
 import { allSettled, bulk, debianEnvelopes, debianSchema, envelope, feedingApp, searchIds, settled } from './helpers';
 
@@ -118,6 +121,135 @@ describe('terminal ERROR states and the dead-letter queue', () => {
     const entry = await settled(app, id);
     expect(entry.state).toBe('ERROR');
     expect(entry.error).toMatch(/no longer fits the schema: payload: Unrecognized key/);
+  });
+
+  /** The fingerprint of the app's field schema as stored now (what the bulk route stamps on its messages). */
+  async function currentSchema(tenant: string) {
+    const app = await findSearchAppById(createDb(env.DB), await appId(tenant));
+    return schemaFingerprint(app!.fields);
+  }
+
+  async function consume(messages: Array<{ id: string; body: FeedingMessage }>) {
+    const batch = createMessageBatch<FeedingMessage>(
+      'feeding',
+      messages.map(({ id, body }) => ({ id, timestamp: new Date(), attempts: 1, body })),
+    );
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    return getQueueResult(batch, ctx);
+  }
+
+  it('checks an entry again when the schema changed after it was accepted', async () => {
+    const app = await feedingApp({
+      fields: [
+        { code: 'name', dataType: 'string' },
+        { code: 'size', dataType: 'long' },
+      ],
+    });
+    const id = await appId(app.tenant);
+    const acceptedUnder = await currentSchema(app.tenant);
+    const fits = await queuedEntry(id, 'fits');
+    const stale = await queuedEntry(id, 'stale');
+    await call('PUT', `/api/v1/searchapp/schema/${app.tenant}/${app.code}`, {
+      token: app.admin,
+      body: { fields: [{ code: 'name', dataType: 'string' }] },
+    });
+    const result = await consume([
+      {
+        id: 'current',
+        body: {
+          kind: 'operations',
+          appId: id,
+          schema: await currentSchema(app.tenant),
+          operations: [{ opId: fits, documentId: 'fits', operation: 'update', payload: { name: 'fits' } }],
+        },
+      },
+      {
+        id: 'old',
+        body: {
+          kind: 'operations',
+          appId: id,
+          schema: acceptedUnder,
+          operations: [{ opId: stale, documentId: 'stale', operation: 'update', payload: { name: 'stale', size: 3 } }],
+        },
+      },
+    ]);
+    expect(result.explicitAcks.sort()).toEqual(['current', 'old']);
+    expect(await settled(app, fits)).toMatchObject({ state: 'FINISHED' });
+    expect(await settled(app, stale)).toMatchObject({
+      state: 'ERROR',
+      error: expect.stringMatching(/no longer fits the schema: payload: Unrecognized key/),
+    });
+  });
+
+  it('applies the messages of a batch together: an older operation of a document is IGNORED behind a newer one of another message', async () => {
+    const app = await feedingApp();
+    const id = await appId(app.tenant);
+    const schema = await currentSchema(app.tenant);
+    const older = await queuedEntry(id, 'same');
+    const newer = await queuedEntry(id, 'same');
+    const result = await consume([
+      {
+        id: 'm1',
+        body: {
+          kind: 'operations',
+          appId: id,
+          schema,
+          operations: [{ opId: older, documentId: 'same', operation: 'update', payload: { name: 'first' } }],
+        },
+      },
+      {
+        id: 'm2',
+        body: {
+          kind: 'operations',
+          appId: id,
+          schema,
+          operations: [{ opId: newer, documentId: 'same', operation: 'update', payload: { name: 'second' } }],
+        },
+      },
+    ]);
+    expect(result.explicitAcks.sort()).toEqual(['m1', 'm2']);
+    expect(await allSettled(app, [older, newer])).toEqual(
+      new Map([
+        [older, 'IGNORED'],
+        [newer, 'FINISHED'],
+      ]),
+    );
+    expect(await app.searchApp.document('same')).toEqual({ name: 'second' });
+  });
+
+  it('a message failing in a batch applied together is retried alone; the others of the batch are applied', async () => {
+    const app = await feedingApp();
+    const id = await appId(app.tenant);
+    const schema = await currentSchema(app.tenant);
+    const good = await queuedEntry(id, 'good');
+    const poison = await queuedEntry(id, 'poison');
+    // A BigInt passes the queue and RPC but not the object's JSON storage: its apply throws every time.
+    const result = await consume([
+      {
+        id: 'good',
+        body: {
+          kind: 'operations',
+          appId: id,
+          schema,
+          operations: [{ opId: good, documentId: 'good', operation: 'update', payload: { name: 'good' } }],
+        },
+      },
+      {
+        id: 'poison',
+        body: {
+          kind: 'operations',
+          appId: id,
+          schema,
+          operations: [{ opId: poison, documentId: 'poison', operation: 'update', payload: { name: 'poison', installedSize: 1n } }],
+        },
+      },
+    ]);
+    expect(result.explicitAcks).toEqual(['good']);
+    expect(result.retryMessages.map((retry) => retry.msgId)).toEqual(['poison']);
+    expect(await settled(app, good)).toMatchObject({ state: 'FINISHED' });
+    expect(await app.searchApp.document('good')).toEqual({ name: 'good' });
+    expect(await app.searchApp.document('poison')).toBeNull();
   });
 
   it('marks the operations of a dead-lettered message as ERROR', async () => {
