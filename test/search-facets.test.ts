@@ -192,3 +192,74 @@ describe('facet counts over large match sets and after changes', () => {
     ]);
   });
 });
+
+describe('facetPaths: a categories facet as a hierarchical menu opened at a path shows it', () => {
+  const catalogue: IndexConfig = {
+    fields: [field('title', 'string', { facet: false }), field('colour', 'string', { searchMode: 'off' }), field('kinds', 'categories')],
+    sorts: [],
+  };
+  const kinds = ['tools/hand/saw', 'tools/hand/file', 'tools/power/drill', 'tools/power', 'garden/pond', 'garden/seeds', 'home'];
+  const index = new SearchIndex(catalogue);
+  for (let i = 0; i < 40; i++)
+    index.add(`d${i}`, {
+      title: i % 4 === 0 ? `rare item ${i}` : `common item ${i}`,
+      colour: i % 2 ? 'red' : 'blue',
+      kinds: [kinds[i % kinds.length], kinds[(i * 3) % kinds.length]],
+    });
+
+  /** The values of `kinds` the slow way: every value counted, children of the opened categories, `limit` per level by count. */
+  function expected(request: Partial<SearchRequest>, opened: string[], limit: number) {
+    const all = search({ ...request, facetLimit: 1000 }).facets.find((facet) => facet.id === 'kinds')!.values;
+    const parentOf = (value: string) => value.split('/').slice(0, -1).join('/');
+    return opened.flatMap((category) => all.filter((v) => parentOf(v.value) === category).slice(0, limit));
+  }
+  const search = (request: Partial<SearchRequest>) => index.search({ page: 1, rows: 5, ...request });
+  const kindsOf = (request: Partial<SearchRequest>) => search(request).facets.find((facet) => facet.id === 'kinds')!.values;
+
+  it.each([
+    ['browsing', {}],
+    ['a query matching most documents', { q: 'common' }],
+    ['a query matching few', { q: 'rare' }],
+    ['a filter on another facet', { filters: { colour: { filterType: 'term' as const, values: ['red'] } } }],
+    [
+      'a filter on the facet itself (left out of its counts)',
+      { filters: { kinds: { filterType: 'term' as const, values: ['tools/hand'] } } },
+    ],
+  ])('answers the top level and the children along the path, the limit per level: %s', (_, request) => {
+    expect(kindsOf({ ...request, facetPaths: { kinds: '' } })).toEqual(expected(request, [''], 50));
+    expect(kindsOf({ ...request, facetPaths: { kinds: 'tools' } })).toEqual(expected(request, ['', 'tools'], 50));
+    expect(kindsOf({ ...request, facetPaths: { kinds: ' tools / hand ' }, facetLimit: 1 })).toEqual(
+      expected(request, ['', 'tools', 'tools/hand'], 1),
+    );
+    expect(kindsOf({ ...request, facetPaths: { kinds: 'tools/power' }, facetLimits: { kinds: 2 } })).toEqual(
+      expected(request, ['', 'tools', 'tools/power'], 2),
+    );
+  });
+
+  it('answers the top level and nothing else under a path no document has, and other facets as before', () => {
+    expect(kindsOf({ facetPaths: { kinds: 'nowhere/else' } })).toEqual(expected({}, [''], 50));
+    expect(kindsOf({ facetPaths: { kinds: 'tools' } }).map((v) => v.value)).toEqual([
+      'tools',
+      'garden',
+      'home',
+      'tools/power',
+      'tools/hand',
+    ]);
+    const colours = (request: Partial<SearchRequest>) => search(request).facets.find((facet) => facet.id === 'colour');
+    expect(colours({ q: 'common', facetPaths: { kinds: 'tools' } })).toEqual(colours({ q: 'common' }));
+  });
+
+  it('throws QueryError for an id that is no categories facet', () => {
+    let thrown: unknown;
+    try {
+      search({ facetPaths: { colour: '', nope: 'a' } });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(QueryError);
+    expect((thrown as QueryError).details).toEqual([
+      { path: 'facetPaths.colour', message: "'colour' is not a categories facet" },
+      { path: 'facetPaths.nope', message: "unknown facet 'nope'" },
+    ]);
+  });
+});

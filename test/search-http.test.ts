@@ -104,6 +104,26 @@ describe('search over HTTP', () => {
     expect(unknownFacet).toMatchObject({ statusCode: 400, details: [{ path: 'facetLimits.nope', message: "unknown facet 'nope'" }] });
   });
 
+  it('answers a categories facet as a menu opened at facetPaths shows it (GET facetPath.{id}), 400 for other facets', async () => {
+    const tagsOf = (body: SearchBody) => body.result.facets.find((f: any) => f.id === 'tags').values.map((v: any) => v.value);
+    const everything = tagsOf(await same('facetLimit=1000', { facetLimit: 1000 }));
+    expect(everything.some((tag: string) => tag.includes('/'))).toBe(true);
+    const top = await same('facetPath.tags=', { facetPaths: { tags: '' } });
+    expect(tagsOf(top)).toEqual(everything.filter((tag: string) => !tag.includes('/')));
+    for (const q of ['', 'q=shoe&']) {
+      const opened = await same(`${q}facetPath.tags=shoes`, { q: q ? 'shoe' : undefined, facetPaths: { tags: 'shoes' } });
+      expect(tagsOf(opened)).toContain('shoes/running');
+      expect(tagsOf(opened).every((tag: string) => !tag.includes('/') || /^shoes\/[^/]+$/.test(tag))).toBe(true);
+    }
+    const notCategories = await json(await get('facetPath.brand=a'));
+    expect(notCategories).toMatchObject({
+      statusCode: 400,
+      details: [{ path: 'facetPaths.brand', message: "'brand' is not a categories facet" }],
+    });
+    const tooLong = await json(await post({ facetPaths: { tags: 'x'.repeat(1001) } }));
+    expect(tooLong).toMatchObject({ statusCode: 400, details: [{ path: 'facetPaths.tags' }] });
+  });
+
   it('counts an or-filtered facet disjunctively', async () => {
     const body = await same('f.brand=Acme', { filters: { brand: { filterType: 'term', values: ['Acme'] } } });
     expect(body.result.facets.find((f: any) => f.id === 'brand').values).toEqual([
@@ -175,6 +195,12 @@ describe('search over HTTP', () => {
     expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
     expect(res.headers.get('Cache-Control')).toBe('public, max-age=5');
     expect((await post({ q: 'shoe' })).headers.get('Cache-Control')).toBeNull();
+    // A page reads error answers too: the one error body, open to any origin, never cached.
+    const rejected = await call('GET', `${base}?q=shoe&rows=0`, { headers: { Origin: 'https://shop.example' } });
+    expect(rejected.status).toBe(400);
+    expect(rejected.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(rejected.headers.get('Cache-Control')).toBeNull();
+    expect(await json(rejected)).toMatchObject({ statusCode: 400, error: 'Bad Request' });
   });
 });
 

@@ -24,6 +24,7 @@ import type { UiState } from 'instantsearch.js';
 import { clientTransport, edgeSearchClient, suggestionsSource, SORT_SEPARATOR } from '@edge-search/instantsearch';
 import type { SearchPageConfig } from '../src/search/search-page';
 import { HIERARCHY_LEVELS } from '../src/search/search-page';
+import { timedSearchClient, timedWidget } from './timings';
 
 const SNIPPET_WORDS = 30;
 const HITS_PER_PAGE = 10;
@@ -95,7 +96,7 @@ const stateMapping = {
 
 const search = instantsearch({
   indexName: config.app,
-  searchClient: edgeSearchClient({ url: location.origin, tenant: config.tenant, transport, statsOnly: config.ranges }),
+  searchClient: timedSearchClient(edgeSearchClient({ url: location.origin, tenant: config.tenant, transport, statsOnly: config.ranges })),
   future: { preserveSharedStateOnUnmount: true },
   routing: {
     router: history<RouteState>({
@@ -173,47 +174,49 @@ const hitDetails = (hit: Record<string, unknown>) =>
     .map((code) => `${code}: ${Array.isArray(hit[code]) ? (hit[code] as unknown[]).join(', ') : String(hit[code])}`)
     .join(' · ');
 
-search.addWidgets([
-  configure({
-    hitsPerPage: HITS_PER_PAGE,
-    // Only what the hit template draws: the title highlighted, the text as a snippet.
-    attributesToHighlight: config.hitTitle ? [config.hitTitle] : [],
-    ...(config.hitText ? { attributesToSnippet: [`${config.hitText}:${SNIPPET_WORDS}`] } : {}),
-  }),
-  searchBoxWithSuggestions({}),
-  stats({ container: '#stats' }),
-  sortBy({ container: '#sort', items: config.sorts.map((sort) => ({ value: indexOf(sort.id), label: sort.label })) }),
-  currentRefinements({ container: '#current' }),
-  clearRefinements({ container: '#clear' }),
-  hits({
-    container: '#hits',
-    templates: {
-      item: (hit, { html, components }) =>
-        html`<article class="hit" data-id="${hit.objectID}">
-          <h3>${config.hitTitle ? components.Highlight({ hit, attribute: config.hitTitle }) : hit.objectID}</h3>
-          ${config.hitText ? html`<p>${components.Snippet({ hit, attribute: config.hitText })}</p>` : ''}
-          <div class="details">${hitDetails(hit)}</div>
-        </article>`,
-      empty: (results, { html }) => html`<p class="empty">No results for <q>${results.query}</q>.</p>`,
-    },
-  }),
-  pagination({ container: '#pagination' }),
-  ...config.toggles.map((attribute) =>
-    toggleRefinement({ container: facetContainer(attribute), attribute, templates: { labelText: attribute } }),
-  ),
-  ...config.hierarchicalMenus.map((attribute) =>
-    hierarchicalMenu({ container: facetContainer(attribute), attributes: levels(attribute), separator: '/', limit: 10, showMore: true }),
-  ),
-  ...config.refinementLists.map((attribute) =>
-    refinementList({ container: facetContainer(attribute), attribute, limit: 8, showMore: true }),
-  ),
-  ...config.ranges.flatMap((attribute) => {
-    const container = facetContainer(attribute);
-    const [slider, input] = [document.createElement('div'), document.createElement('div')];
-    container.append(slider, input);
-    return [rangeSlider({ container: slider, attribute, pips: false }), rangeInput({ container: input, attribute })];
-  }),
-]);
+search.addWidgets(
+  [
+    configure({
+      hitsPerPage: HITS_PER_PAGE,
+      // Only what the hit template draws: the title highlighted, the text as a snippet.
+      attributesToHighlight: config.hitTitle ? [config.hitTitle] : [],
+      ...(config.hitText ? { attributesToSnippet: [`${config.hitText}:${SNIPPET_WORDS}`] } : {}),
+    }),
+    searchBoxWithSuggestions({}),
+    stats({ container: '#stats' }),
+    sortBy({ container: '#sort', items: config.sorts.map((sort) => ({ value: indexOf(sort.id), label: sort.label })) }),
+    currentRefinements({ container: '#current' }),
+    clearRefinements({ container: '#clear' }),
+    hits({
+      container: '#hits',
+      templates: {
+        item: (hit, { html, components }) =>
+          html`<article class="hit" data-id="${hit.objectID}">
+            <h3>${config.hitTitle ? components.Highlight({ hit, attribute: config.hitTitle }) : hit.objectID}</h3>
+            ${config.hitText ? html`<p>${components.Snippet({ hit, attribute: config.hitText })}</p>` : ''}
+            <div class="details">${hitDetails(hit)}</div>
+          </article>`,
+        empty: (results, { html }) => html`<p class="empty">No results for <q>${results.query}</q>.</p>`,
+      },
+    }),
+    pagination({ container: '#pagination' }),
+    ...config.toggles.map((attribute) =>
+      toggleRefinement({ container: facetContainer(attribute), attribute, templates: { labelText: attribute } }),
+    ),
+    ...config.hierarchicalMenus.map((attribute) =>
+      hierarchicalMenu({ container: facetContainer(attribute), attributes: levels(attribute), separator: '/', limit: 10, showMore: true }),
+    ),
+    ...config.refinementLists.map((attribute) =>
+      refinementList({ container: facetContainer(attribute), attribute, limit: 8, showMore: true }),
+    ),
+    ...config.ranges.flatMap((attribute) => {
+      const container = facetContainer(attribute);
+      const [slider, input] = [document.createElement('div'), document.createElement('div')];
+      container.append(slider, input);
+      return [rangeSlider({ container: slider, attribute, pips: false }), rangeInput({ container: input, attribute })];
+    }),
+  ].map((widget) => timedWidget(widget)),
+);
 
 // Marks the query whose answer the widgets have just drawn: the browser tests and the keystroke-to-results
 // benchmark (scripts/bench/search-page.mjs) wait for it.

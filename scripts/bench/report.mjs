@@ -1,4 +1,5 @@
 // Step 6: docs/benchmarks.md from the figures of one run, with the targets of issues 7 and 16 and whether each is met.
+import { STAGES } from './search-page.mjs';
 import { fixed, thousands } from './stats.mjs';
 
 const table = (head, rows) =>
@@ -132,6 +133,32 @@ function searchPageSection(page) {
           cacheCell(p.edgeCache),
         ];
       }),
+    ),
+    '',
+    ...stagesTable(page),
+  ];
+}
+
+/** Where a keystroke's time goes, stage by stage, for new and for repeated queries (keystrokes with one search call). */
+function stagesTable(page) {
+  const phases = ['warm', 'repeated'].map((id) => page.phases[id]);
+  if (!phases.some((p) => p.stages && Object.keys(p.stages).length)) return [];
+  const row = (label, figures, name) => [
+    label,
+    ...phases.flatMap((p) => [fixed(p[figures]?.[name]?.p50, 1), fixed(p[figures]?.[name]?.mean, 1)]),
+  ];
+  const widgetNames = [...new Set(phases.flatMap((p) => Object.keys(p.widgets ?? {})))].sort(
+    (a, b) => (phases[0].widgets[b]?.mean ?? 0) - (phases[0].widgets[a]?.mean ?? 0),
+  );
+  return [
+    'Where a keystroke goes, stage by stage (each from the end of the one before; the means add up to the mean keystroke, the p50s need not): the page marks when InstantSearch asked its search client and when it answered, and each widget’s `getRenderState` + `render` (ui/timings.ts, User Timing); the search call’s stages are its Resource Timing; “next frame painted” (after the measured keystroke ends) is a message posted from the next `requestAnimationFrame`.',
+    '',
+    table(
+      ['stage', 'new queries p50 ms', 'new queries mean ms', 'repeated p50 ms', 'repeated mean ms'],
+      [
+        ...Object.entries(STAGES).map(([name, label]) => row(label, 'stages', name)),
+        ...widgetNames.map((name) => row(`widget ${name} (within “widgets”)`, 'widgets', name)),
+      ],
     ),
     '',
   ];

@@ -28,8 +28,28 @@ export const PAGE_WORDS = [
   'image',
 ];
 
-// Runs in the page before its own scripts: keydown time per query typed, the page's search calls (through fetch),
-// and once a typed query is rendered, its latency with the search calls made since its key.
+/**
+ * The stages of a keystroke, in order, each from the end of the one before: what the page's User Timing marks
+ * (ui/timings.ts), the search call's Resource Timing and the recorder's own hooks can tell apart.
+ */
+export const STAGES = {
+  input: 'keydown → input event',
+  state: 'input → search client asked (InstantSearch state, helper)',
+  request: 'client asked → fetch called (adapter, typed client)',
+  queued: 'fetch called → request sent (browser)',
+  server: 'request sent → first byte (worker, Durable Object, loopback)',
+  download: 'first byte → last byte',
+  parse: 'last byte → JSON parsed',
+  translate: 'JSON parsed → client answered (adapter: Algolia results)',
+  results: 'client answered → first widget (helper results, scheduled render)',
+  widgets: 'widgets prepare and render',
+  rendered: 'last widget → render event',
+  paint: 'render event → next frame painted',
+};
+
+// Runs in the page before its own scripts: keydown time per query typed, the page's search calls (through fetch,
+// with their Resource Timing and when their JSON was parsed), and once a typed query is rendered, its latency,
+// the search calls made since its key and, when there was one, the stages of that keystroke.
 function recordKeystrokes() {
   const state = { waiting: [], calls: [], samples: [] };
   window.__keystrokes = state;
@@ -38,8 +58,16 @@ function recordKeystrokes() {
     const url = new URL(input instanceof Request ? input.url : String(input), location.href);
     const started = performance.now();
     const response = await pageFetch(input, init);
-    if (/^\/api\/v1\/search\/(?!suggest\/)/.test(url.pathname))
-      state.calls.push({ started, ms: performance.now() - started, edgeCache: response.headers.get('X-Edge-Cache') ?? 'none' });
+    if (/^\/api\/v1\/search\/(?!suggest\/)/.test(url.pathname)) {
+      const call = { url: url.href, started, ms: performance.now() - started, edgeCache: response.headers.get('X-Edge-Cache') ?? 'none' };
+      state.calls.push(call);
+      const json = response.json.bind(response);
+      response.json = async () => {
+        const parsed = await json();
+        call.parsedAt = performance.now();
+        return parsed;
+      };
+    }
     return response;
   };
   let keyAt;
@@ -48,25 +76,87 @@ function recordKeystrokes() {
     'input',
     (event) => {
       if (keyAt === undefined) return;
-      state.waiting.push({ query: event.target.value, keyAt });
+      state.waiting.push({ query: event.target.value, keyAt, inputAt: performance.now() });
       keyAt = undefined;
     },
     true,
   );
+
+  /** Per stage, its milliseconds (keys of STAGES), and per widget label its prepare + render time. */
+  function stagesOf(waiter, call, renderedAt) {
+    const after = (entries) => entries.filter((entry) => entry.startTime >= waiter.keyAt);
+    const asked = after(performance.getEntriesByName('search-client:asked'))[0]?.startTime;
+    const answered = after(performance.getEntriesByName('search-client:answered'))[0]?.startTime;
+    const resource = after(performance.getEntriesByName(call.url, 'resource'))[0];
+    const widgetTimes = after(performance.getEntriesByType('measure')).filter((m) => m.startTime >= answered);
+    if (asked === undefined || answered === undefined || !resource || !widgetTimes.length || call.parsedAt === undefined) return undefined;
+    const widgets = {};
+    for (const measure of widgetTimes) {
+      const label = measure.name.replace(/^(prepare|render) (ais\.)?/, '');
+      widgets[label] = (widgets[label] ?? 0) + measure.duration;
+    }
+    const widgetsStart = widgetTimes[0].startTime;
+    const widgetsEnd = Math.max(...widgetTimes.map((m) => m.startTime + m.duration));
+    return {
+      stages: {
+        input: waiter.inputAt - waiter.keyAt,
+        state: asked - waiter.inputAt,
+        request: call.started - asked,
+        queued: resource.requestStart - call.started,
+        server: resource.responseStart - resource.requestStart,
+        download: resource.responseEnd - resource.responseStart,
+        parse: call.parsedAt - resource.responseEnd,
+        translate: answered - call.parsedAt,
+        results: widgetsStart - answered,
+        widgets: Object.values(widgets).reduce((sum, ms) => sum + ms, 0),
+        rendered: renderedAt - widgetsEnd,
+      },
+      widgets,
+    };
+  }
+
+  /** Fills in `stages.paint` once the frame after the render is drawn (a message posted in requestAnimationFrame arrives after it). */
+  function afterPaint(sample, renderedAt) {
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        if (sample.stages) sample.stages.paint = performance.now() - renderedAt;
+      };
+      channel.port2.postMessage(undefined);
+    });
+  }
+
   const observer = new MutationObserver(() => {
+    const renderedAt = performance.now();
     const rendered = document.body.dataset.renderedQuery;
     const i = state.waiting.findIndex((w) => w.query === rendered);
     if (i < 0) return;
-    const { keyAt } = state.waiting[i];
-    const calls = state.calls.filter((call) => call.started >= keyAt);
-    state.samples.push({ query: rendered, ms: performance.now() - keyAt, calls });
+    const waiter = state.waiting[i];
+    const calls = state.calls.filter((call) => call.started >= waiter.keyAt);
+    const breakdown = calls.length === 1 ? stagesOf(waiter, calls[0], renderedAt) : undefined;
+    const sample = { query: rendered, ms: renderedAt - waiter.keyAt, calls, ...breakdown };
+    state.samples.push(sample);
+    afterPaint(sample, renderedAt);
     state.waiting.splice(0, i + 1);
     state.calls = [];
+    // The Resource Timing buffer holds 250 entries: each keystroke starts from an empty one.
+    performance.clearResourceTimings();
+    performance.clearMarks();
+    performance.clearMeasures();
   });
   document.addEventListener('DOMContentLoaded', () =>
     observer.observe(document.body, { attributes: true, attributeFilter: ['data-rendered-query'] }),
   );
 }
+
+/** Per stage (or widget), how many keystrokes it was measured in, its p50 and its mean (means add up, p50s do not). */
+const breakdown = (byName) =>
+  Object.fromEntries(
+    Object.entries(byName).map(([name, ms]) => [
+      name,
+      { n: ms.length, p50: percentile(ms, 50), mean: ms.reduce((a, b) => a + b, 0) / ms.length },
+    ]),
+  );
 
 const summary = (samples) => ({
   n: samples.length,
@@ -86,7 +176,10 @@ export async function measureSearchPage({ baseUrl, tenant, app, words = PAGE_WOR
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
   const pageUrl = `${baseUrl}/ui/${tenant}/${app}`;
   const phases = Object.fromEntries(
-    ['cold', 'warm', 'repeated'].map((name) => [name, { ms: [], callMs: [], searches: 0, keys: 0, edgeCache: {} }]),
+    ['cold', 'warm', 'repeated'].map((name) => [
+      name,
+      { ms: [], callMs: [], searches: 0, keys: 0, edgeCache: {}, stages: {}, widgets: {} },
+    ]),
   );
 
   async function openPage(context) {
@@ -119,6 +212,10 @@ export async function measureSearchPage({ baseUrl, tenant, app, words = PAGE_WOR
       const phase = phases[phaseOf(i)];
       phase.ms.push(sample.ms);
       phase.keys++;
+      if (sample.stages) {
+        for (const [stage, ms] of Object.entries(sample.stages)) (phase.stages[stage] ??= []).push(ms);
+        for (const [widget, ms] of Object.entries(sample.widgets)) (phase.widgets[widget] ??= []).push(ms);
+      }
       for (const call of sample.calls) {
         phase.searches++;
         phase.callMs.push(call.ms);
@@ -153,7 +250,14 @@ export async function measureSearchPage({ baseUrl, tenant, app, words = PAGE_WOR
     phases: Object.fromEntries(
       Object.entries(phases).map(([name, p]) => [
         name,
-        { ...summary(p.ms), callP50: percentile(p.callMs, 50), searchesPerKey: p.searches / p.keys, edgeCache: p.edgeCache },
+        {
+          ...summary(p.ms),
+          callP50: percentile(p.callMs, 50),
+          searchesPerKey: p.searches / p.keys,
+          edgeCache: p.edgeCache,
+          stages: breakdown(p.stages),
+          widgets: breakdown(p.widgets),
+        },
       ]),
     ),
   };

@@ -1,7 +1,8 @@
 /**
  * The GET search's filter syntax, shared by the route that reads it and the typed client that writes it (free of
  * zod and of the engine, since the client ships to browsers): `f.{id}=value` repeatable (a term filter, operator
- * `or`), `f.{id}=min..max` a range with either side empty; `facetLimit.{id}=N` one facet's value limit.
+ * `or`), `f.{id}=min..max` a range with either side empty; `facetLimit.{id}=N` one facet's value limit;
+ * `facetPath.{id}=a/b` the path a categories facet's menu is opened at.
  */
 
 /** Query parameters naming a filter start with this; the rest is the facet id. */
@@ -9,6 +10,9 @@ export const FILTER_PREFIX = 'f.';
 
 /** `facetLimit.{id}=N`: the value limit of one facet (POST `facetLimits`). */
 export const FACET_LIMIT_PREFIX = 'facetLimit.';
+
+/** `facetPath.{id}=a/b`: the path a categories facet's hierarchical menu is opened at (POST `facetPaths`). */
+export const FACET_PATH_PREFIX = 'facetPath.';
 
 /** `min..max` (the first `..` separates): a range filter. */
 export const RANGE = /^(.*?)\.\.(.*)$/;

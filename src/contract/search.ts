@@ -61,6 +61,14 @@ const facetLimitsSchema = z
   .record(facetId, integer(0, MAX_FACET_LIMIT))
   .refine((limits) => Object.keys(limits).length <= MAX_LISTED_FACETS, `at most ${MAX_LISTED_FACETS} facets`);
 
+/**
+ * Per categories facet id, the path a hierarchical menu is opened at (`a/b`, `''` its top): the facet answers its
+ * top-level values and the children of each level of the path, up to its limit per level (issue 13).
+ */
+const facetPathsSchema = z
+  .record(facetId, text)
+  .refine((paths) => Object.keys(paths).length <= MAX_LISTED_FACETS, `at most ${MAX_LISTED_FACETS} facets`);
+
 /** How much vector ranking weighs against keyword ranking: 0 keyword only, 1 vector only (issue 12). */
 const semanticRatio = z.number().min(0).max(1);
 
@@ -73,6 +81,7 @@ export const searchBody = z.object({
   filters: z.record(z.string(), filterSchema).optional(),
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
   facetLimits: facetLimitsSchema.optional(),
+  facetPaths: facetPathsSchema.optional(),
   facets: z.array(facetId).max(MAX_LISTED_FACETS).optional(),
   attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
   attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
@@ -88,6 +97,8 @@ export const searchQuery = z.object({
   facetLimit: integer(1, MAX_FACET_LIMIT).optional(),
   /** Gathered from the `facetLimit.{id}` parameters. */
   facetLimits: facetLimitsSchema.optional(),
+  /** Gathered from the `facetPath.{id}` parameters. */
+  facetPaths: facetPathsSchema.optional(),
   semanticRatio: z.coerce.number().pipe(semanticRatio).optional(),
   facets: commaList(facetId, MAX_LISTED_FACETS).optional(),
   attributesToHighlight: commaList(fieldCode).optional(),

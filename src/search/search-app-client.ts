@@ -22,6 +22,7 @@ import {
   mergeFacetStats,
   mergeHits,
   mergeSuggestions,
+  openedCategoriesOf,
   othersShare,
   partsToAskStrictly,
   shardFacetLimit,
@@ -322,6 +323,7 @@ export class SearchAppClient {
       parts.map((part) => part.facets),
       facetLimitsOf(request),
       facetLimitsOf(partRequest),
+      openedCategoriesOf(request),
     );
     const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
     const result: SearchResult = {

@@ -19,6 +19,8 @@ const GET_BODIES: SearchBody[] = [
   { q: 'shoe', facets: [] },
   { facetLimit: 2, facetLimits: { brand: 1, price: 0, 'specs.color': 3, tags: 1000 } },
   { q: 'red', facetLimits: { tags: 1 }, facets: ['tags', 'brand'] },
+  { q: 'shoe', facetLimit: 1, facetPaths: { tags: 'shoes' }, facets: ['tags', 'brand'] },
+  { facetPaths: { tags: '' } },
   {
     q: 'shoe',
     attributesToHighlight: ['*'],

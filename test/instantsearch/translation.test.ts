@@ -6,6 +6,7 @@ import {
   toSearchBody,
   translateFilters,
   UnsupportedFilterError,
+  type AlgoliaSearchParams,
   type SearchBody,
   type SearchTransport,
 } from '@edge-search/instantsearch';
@@ -46,22 +47,37 @@ describe('requests', () => {
     expect(parseIndexName('catalog')).toEqual({ app: 'catalog' });
   });
 
-  it('asks every facet for `*`, one service facet for all levels of a hierarchical menu, with a wide value limit for it alone', () => {
+  it('asks every facet for `*`, one service facet for all levels of a hierarchical menu, opened at its refined path', () => {
     expect(toSearchBody({ indexName: 'c', params: { facets: ['*'] } }, undefined).body).not.toHaveProperty('facets');
     const { body } = toSearchBody(
       { indexName: 'c', params: { hitsPerPage: 0, maxValuesPerFacet: 10 } },
       ['tags.lvl0', 'tags.lvl1', 'section', 'installedSize'],
       new Set(['installedSize']),
     );
-    expect(body).toMatchObject({
-      facets: ['tags', 'section', 'installedSize'],
-      facetLimit: 10,
-      facetLimits: { tags: 1000, installedSize: 0 },
-      rows: 1,
+    expect(body).toEqual(
+      expect.objectContaining({
+        facets: ['tags', 'section', 'installedSize'],
+        facetLimit: 10,
+        facetLimits: { installedSize: 0 },
+        facetPaths: { tags: '' },
+        rows: 1,
+      }),
+    );
+    expect(toSearchBody({ indexName: 'c', params: {} }, undefined, new Set(['installedSize'])).body).toMatchObject({
+      facetLimits: { installedSize: 0 },
     });
-    expect(toSearchBody({ indexName: 'c', params: {} }, undefined, new Set(['installedSize'])).body.facetLimits).toEqual({
-      installedSize: 0,
-    });
+    const opened = (facetFilters: AlgoliaSearchParams['facetFilters']) =>
+      toSearchBody({ indexName: 'c', params: { facetFilters } }, ['tags.lvl0', 'tags.lvl1', 'tags.lvl2', 'section']).body;
+    // InstantSearch sends a hierarchical refinement as an OR group of one, the parent levels' queries the parents.
+    expect(opened([['tags.lvl1:devel/library'], ['section:libs']])).toMatchObject({ facetPaths: { tags: 'devel/library' } });
+    expect(opened(['tags.lvl0:devel', 'tags.lvl1:devel/library'])).toMatchObject({ facetPaths: { tags: 'devel/library' } });
+    expect(opened([['section:libs']])).toMatchObject({ facetPaths: { tags: '' } });
+    // Filters no one path describes: every value, as many as the menu could need.
+    for (const filters of [[['tags.lvl0:devel', 'tags.lvl0:role']], ['tags.lvl0:-devel'], ['tags.lvl0:devel', 'tags.lvl0:role']]) {
+      const body = opened(filters);
+      expect(body.facetLimits).toEqual({ tags: 1000 });
+      expect(body).not.toHaveProperty('facetPaths');
+    }
   });
 });
 

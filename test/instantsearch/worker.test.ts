@@ -88,6 +88,13 @@ describe('InstantSearch on the running worker', () => {
     const interfaceNode = root.data!.find((node) => node.name === 'interface')!;
     expect(interfaceNode.isRefined).toBe(true);
     expect(interfaceNode.data!.find((node) => node.name === 'x11')).toMatchObject({ count: x11, isRefined: true });
+    // Only the levels the menu shows travel: the top values and the children of `interface` (and of `interface/x11`).
+    expect(calls[0].facetPaths).toEqual({ tags: 'interface/x11' });
+    const interfaces = new Set(envelopes.flatMap((e) => (e.payload.tags as string[]).filter((tag) => tag.startsWith('interface/'))));
+    // Fewer of each than the service's default limit of 50 values (per level), so all of them.
+    expect(interfaceNode.data!.map((node) => `interface/${node.name}`).sort()).toEqual([...interfaces].sort());
+    const tops = new Set(envelopes.flatMap((e) => (e.payload.tags as string[]).map((tag) => tag.split('/')[0])));
+    expect(root.data!.map((node) => node.name).sort()).toEqual([...tops].sort());
   });
 
   it('filters a numeric range and keeps the whole span in the facet stats; toggles a boolean', async () => {

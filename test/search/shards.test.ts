@@ -52,6 +52,8 @@ const requests: Array<SearchRequest & { name: string }> = [
   },
   { name: 'disjunctive facets', page: 1, rows: 10, facetLimit: 5, filters: { section: { filterType: 'term', values: ['doc'] } } },
   { name: 'a limit per facet', page: 1, rows: 5, facetLimit: 3, facetLimits: { section: 7, installedSize: 0 } },
+  { name: 'a menu opened at a path', page: 1, rows: 5, facetLimit: 4, facets: ['tags'], facetPaths: { tags: 'devel' } },
+  { name: 'a menu opened at a path, every value', page: 1, rows: 5, facetLimit: 100, facets: ['tags'], facetPaths: { tags: 'role' } },
 ];
 
 describe('a search app over several shards', () => {

@@ -4,7 +4,7 @@
  * fixed order (filters by id, their values sorted), so the same question is always the same URL.
  */
 import type { SearchBody, SearchFilter } from '../../../src/contract/index.ts';
-import { FACET_LIMIT_PREFIX, FILTER_PREFIX, RANGE, rangeBound } from '../../../src/contract/search-query-string.ts';
+import { FACET_LIMIT_PREFIX, FACET_PATH_PREFIX, FILTER_PREFIX, RANGE, rangeBound } from '../../../src/contract/search-query-string.ts';
 
 /** Longer query strings go by POST: some proxies and servers refuse long URLs. */
 const MAX_QUERY_CHARS = 4000;
@@ -13,7 +13,16 @@ const MAX_QUERY_CHARS = 4000;
 const TEXT_FIELDS = ['q', 'highlightPreTag', 'highlightPostTag', 'userId', 'sessionId', 'requestOrigin', 'requestId'] as const;
 const NUMBER_FIELDS = ['page', 'rows', 'facetLimit'] as const;
 const LIST_FIELDS = ['facets', 'attributesToHighlight', 'attributesToSnippet'] as const;
-const KNOWN_FIELDS = new Set<string>([...TEXT_FIELDS, ...NUMBER_FIELDS, ...LIST_FIELDS, 'facetLimits', 'sort', 'hybrid', 'filters']);
+const KNOWN_FIELDS = new Set<string>([
+  ...TEXT_FIELDS,
+  ...NUMBER_FIELDS,
+  ...LIST_FIELDS,
+  'facetLimits',
+  'facetPaths',
+  'sort',
+  'hybrid',
+  'filters',
+]);
 const FILTER_FIELDS = new Set(['filterType', 'filterOperator', 'filterDataType', 'values', 'minValue', 'maxValue']);
 const FILTER_DATA_TYPES = new Set(['string', 'number', 'date']);
 
@@ -59,6 +68,10 @@ function toParameters(body: SearchBody): Parameters {
   add('q', body.q);
   for (const name of NUMBER_FIELDS) add(name, number(body[name]));
   for (const [id, limit] of byId(body.facetLimits)) add(FACET_LIMIT_PREFIX + id, number(limit));
+  for (const [id, path] of byId(body.facetPaths)) {
+    need(isText(path));
+    add(FACET_PATH_PREFIX + id, path);
+  }
   add('sort', sortOf(body.sort));
   add('semanticRatio', semanticRatioOf(body.hybrid));
   for (const name of LIST_FIELDS) add(name, commaList(body[name]));

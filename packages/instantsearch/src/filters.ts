@@ -101,6 +101,27 @@ export function translateFilters(
   return filters;
 }
 
+/**
+ * The path a hierarchical menu on the categories facet `facetId` is opened at: the value of its deepest refined
+ * level (`tags.lvl1:a/b` opens `a/b`, alone or as an OR group of one, as InstantSearch sends it), `''` when none is
+ * refined; undefined when the facet is filtered otherwise (OR groups, several or excluded values), which no one
+ * path describes.
+ */
+export function openedPath(facetFilters: FacetFilters | string | undefined, facetId: string): string | undefined {
+  let path = '';
+  let deepest = -1;
+  for (const filter of andList(facetFilters)) {
+    const entries = Array.isArray(filter) ? filter : [filter];
+    const mine = entries.map(parseFacetFilter).filter((p) => facetIdOf(p.attribute) === facetId);
+    if (!mine.length) continue;
+    const [{ attribute, value, excluded }] = mine;
+    const level = levelOf(attribute);
+    if (entries.length > 1 || excluded || level === undefined || level === deepest) return undefined;
+    if (level > deepest) [path, deepest] = [value, level];
+  }
+  return path;
+}
+
 function termFilter(id: string, { groups, required, excluded }: FacetTerms): Filter {
   const filterType = 'term';
   const kinds = [groups.length > 0, required.length > 0, excluded.length > 0].filter(Boolean).length;

@@ -2,8 +2,8 @@
  * One InstantSearch query as one service search: page 0-based to 1-based, `hitsPerPage` to `rows`, the
  * index name `app` or `app:sort` to the app and its named sort, filters, facets and highlighting options.
  */
-import type { AlgoliaRequest } from './algolia';
-import { facetIdOf, levelOf, translateFilters } from './filters';
+import type { AlgoliaRequest, FacetFilters } from './algolia';
+import { facetIdOf, levelOf, openedPath, translateFilters } from './filters';
 import type { SearchBody } from './transport';
 
 /** Algolia's default page size. */
@@ -11,8 +11,9 @@ export const DEFAULT_HITS_PER_PAGE = 20;
 /** The service's largest page. */
 export const MAX_ROWS = 100;
 /**
- * Values of a hierarchical menu's facet: every level shares one categories facet on the service, counted by value
- * over all levels, so the top values of one level or the children of one path can sit anywhere in its order.
+ * Values of a hierarchical menu's facet filtered in a way no one open path describes: every level shares one
+ * categories facet on the service, counted by value over all levels, so the top values of one level or the
+ * children of one path can sit anywhere in its order.
  */
 export const HIERARCHICAL_FACET_LIMIT = 1000;
 export const SORT_SEPARATOR = ':';
@@ -32,16 +33,30 @@ export function requestedFacets(request: AlgoliaRequest): string[] | undefined {
 }
 
 /**
- * Per facet, a value limit other than `maxValuesPerFacet`: all values of a hierarchical menu's facet, none of a
- * `statsOnly` facet (a range widget reads only its stats).
+ * What the service is asked of each facet beyond `maxValuesPerFacet`: a hierarchical menu's facet only the levels
+ * the menu shows (`facetPaths`: the top and the children along its refined path, `maxValuesPerFacet` per level),
+ * or all its values when no one path describes its filters; a `statsOnly` facet no values (a range widget reads
+ * only its stats).
  */
-function facetLimitsOf(facetAttributes: string[] | undefined, statsOnly: ReadonlySet<string>): Record<string, number> | undefined {
+function facetOptionsOf(
+  facetAttributes: string[] | undefined,
+  facetFilters: FacetFilters | undefined,
+  statsOnly: ReadonlySet<string>,
+): Pick<SearchBody, 'facetLimits' | 'facetPaths'> {
   const limits: Record<string, number> = {};
+  const paths: Record<string, string> = {};
   for (const attribute of facetAttributes ?? statsOnly) {
-    if (levelOf(attribute) !== undefined) limits[facetIdOf(attribute)] = HIERARCHICAL_FACET_LIMIT;
-    else if (statsOnly.has(attribute)) limits[attribute] = 0;
+    const id = facetIdOf(attribute);
+    if (levelOf(attribute) === undefined) {
+      if (statsOnly.has(attribute)) limits[attribute] = 0;
+      continue;
+    }
+    const path = openedPath(facetFilters, id);
+    if (path === undefined) limits[id] = HIERARCHICAL_FACET_LIMIT;
+    else paths[id] = path;
   }
-  return Object.keys(limits).length ? limits : undefined;
+  const some = <T>(record: Record<string, T>) => (Object.keys(record).length ? record : undefined);
+  return { facetLimits: some(limits), facetPaths: some(paths) };
 }
 
 /**
@@ -64,7 +79,7 @@ export function toSearchBody(
     filters: translateFilters(params.facetFilters, params.numericFilters),
     facets: facetAttributes && [...new Set(facetAttributes.map(facetIdOf))],
     facetLimit: params.maxValuesPerFacet,
-    facetLimits: facetLimitsOf(facetAttributes, statsOnly),
+    ...facetOptionsOf(facetAttributes, params.facetFilters, statsOnly),
     attributesToHighlight: list(params.attributesToHighlight) ?? ['*'],
     attributesToSnippet: list(params.attributesToSnippet),
     highlightPreTag: params.highlightPreTag,

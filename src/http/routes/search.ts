@@ -1,5 +1,5 @@
 /** Search and suggest: public (no token), answered by the search app's Durable Object. */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { z } from 'zod';
 import type { AppEnv } from '../../env';
@@ -19,7 +19,7 @@ import {
 } from '../../search/public-reads';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
-import { FACET_LIMIT_PREFIX, FILTER_PREFIX, RANGE, rangeBound } from '../../contract/search-query-string';
+import { FACET_LIMIT_PREFIX, FACET_PATH_PREFIX, FILTER_PREFIX, RANGE, rangeBound } from '../../contract/search-query-string';
 import { clientIp } from '../middleware';
 
 /** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
@@ -33,12 +33,14 @@ function fromQueryString(c: Context<AppEnv>): SearchCall {
   const all = c.req.queries();
   const singles: Record<string, string> = Object.create(null);
   const filters = new Map<string, Filter>();
-  const facetLimits = new Map<string, string>();
+  // `facetLimit.{id}` and `facetPath.{id}`: one value per facet id.
+  const perFacet = new Map([FACET_LIMIT_PREFIX, FACET_PATH_PREFIX].map((prefix) => [prefix, new Map<string, string>()]));
   for (const [name, values] of Object.entries(all)) {
-    if (name.startsWith(FACET_LIMIT_PREFIX)) {
-      const id = name.slice(FACET_LIMIT_PREFIX.length);
+    const prefix = [...perFacet.keys()].find((p) => name.startsWith(p));
+    if (prefix) {
+      const id = name.slice(prefix.length);
       for (const key of id.split('.')) assertNotReserved(key, name);
-      facetLimits.set(id, values[0]);
+      perFacet.get(prefix)?.set(id, values[0]);
       continue;
     }
     if (!name.startsWith(FILTER_PREFIX)) {
@@ -58,11 +60,13 @@ function fromQueryString(c: Context<AppEnv>): SearchCall {
   // Plain objects for the Durable Object call (RPC cannot clone prototype-less objects); their keys are checked above.
   const { semanticRatio, ...query } = parseOrThrow(
     searchQuery,
-    { ...singles, facetLimits: facetLimits.size ? Object.fromEntries(facetLimits) : undefined },
+    { ...singles, facetLimits: byFacet(perFacet.get(FACET_LIMIT_PREFIX)), facetPaths: byFacet(perFacet.get(FACET_PATH_PREFIX)) },
     'query parameters',
   );
   return { ...query, filters: Object.fromEntries(filters), semantic: { ratio: semanticRatio, path: 'semanticRatio' } };
 }
+
+const byFacet = (values: Map<string, string> | undefined) => (values?.size ? Object.fromEntries(values) : undefined);
 
 function fromBody(body: z.output<typeof searchBody>): SearchCall {
   const sort = typeof body.sort === 'string' ? body.sort : body.sort?.sort;
@@ -74,6 +78,7 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
     filters: body.filters,
     facetLimit: body.facetLimit,
     facetLimits: body.facetLimits,
+    facetPaths: body.facetPaths,
     facets: body.facets,
     attributesToHighlight: body.attributesToHighlight,
     attributesToSnippet: body.attributesToSnippet,
@@ -93,7 +98,7 @@ function publicRequest(c: Context<AppEnv>): PublicRequest {
     url: c.req.url,
     cacheable: c.req.method === 'GET',
     fresh: /no-cache/i.test(c.req.header('Cache-Control') ?? ''),
-    continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent,
+    continent: () => (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   };
 }
@@ -144,14 +149,21 @@ async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestI
   return answer(c, started, input.requestId, 'suggestions', await publicSuggest(request, app, { q: input.q, rows: input.rows }));
 }
 
-const cacheGet = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+const preflight = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 });
+
+/**
+ * Open to browsers of any origin (CORS), and GET answers cacheable briefly. The headers go onto the answer as it
+ * is (Hono's `cors` and `c.header` would build the response again once or twice per request).
+ */
+const publicHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method === 'OPTIONS') return preflight(c, next);
   await next();
-  if (c.req.method === 'GET' && c.res.status === 200) c.header('Cache-Control', GET_CACHE_CONTROL);
+  c.res.headers.set('Access-Control-Allow-Origin', '*');
+  if (c.req.method === 'GET' && c.res.status === 200) c.res.headers.set('Cache-Control', GET_CACHE_CONTROL);
 };
 
 export const searchRoutes = new Hono<AppEnv>()
-  .use('*', cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 }))
-  .use('*', cacheGet)
+  .use('*', publicHeaders)
   .get('/suggest/:tenant/:code', (c) =>
     answerSuggest(
       c,

@@ -9,6 +9,7 @@ import { QueryError } from './query-error';
 import { selectTop } from './ranking';
 import { capacity, liveOrds, type IndexState } from './state';
 import type { Facet, FacetStats, SearchRequest } from './types';
+import { categoryPaths } from './values';
 
 /** Values per facet when a request names no limit. */
 const DEFAULT_FACET_LIMIT = 50;
@@ -34,6 +35,44 @@ export function checkedFacetLimits(state: IndexState, request: Pick<SearchReques
   );
   if (problems.length) throw new QueryError(problems);
   return facetLimitsOf(request);
+}
+
+/**
+ * Per categories facet, the categories whose children it answers (`facetPaths`): the top (`''`) and each level of
+ * the path a menu is opened at, in that order.
+ */
+export type OpenedCategories = (facetId: string) => string[] | undefined;
+
+/** A request's opened categories (no check of the ids: `checkedFacetPaths` does). */
+export function openedCategoriesOf(request: Pick<SearchRequest, 'facetPaths'>): OpenedCategories {
+  const paths = request.facetPaths ?? {};
+  return (facetId) => {
+    const path = paths[facetId];
+    if (path === undefined) return undefined;
+    const levels = categoryPaths(path)[0]?.split('/') ?? [];
+    return ['', ...levels.map((_, i) => levels.slice(0, i + 1).join('/'))];
+  };
+}
+
+/** The request's opened categories; throws `QueryError` for a `facetPaths` id that is no categories facet. */
+export function checkedFacetPaths(state: IndexState, request: Pick<SearchRequest, 'facetPaths'>): OpenedCategories {
+  const problems = Object.keys(request.facetPaths ?? {}).flatMap((id) => {
+    const field = facetField(state, id);
+    if (field?.dataType === 'categories') return [];
+    return [{ path: `facetPaths.${id}`, message: field ? `'${id}' is not a categories facet` : `unknown facet '${id}'` }];
+  });
+  if (problems.length) throw new QueryError(problems);
+  return openedCategoriesOf(request);
+}
+
+/** The parent category of a category value: `a/b` of `a/b/c`, `''` of a top-level value. */
+const parentOf = (value: string) => value.slice(0, Math.max(0, value.lastIndexOf('/')));
+
+/** `items` by the opened category they are children of, in the order of `opened`; children of other categories are left out. */
+export function childrenOfOpened<T>(items: Iterable<T>, valueOf: (item: T) => string, opened: string[]): T[][] {
+  const groups = new Map(opened.map((category) => [category, [] as T[]]));
+  for (const item of items) groups.get(parentOf(valueOf(item)))?.push(item);
+  return [...groups.values()];
 }
 
 /** What a search answers about facets. */
@@ -66,7 +105,13 @@ export function selectFacets(state: IndexState, ids: string[] | undefined): Face
  * Counts and stats over the filtered candidates, each facet leaving out its own disjunctive filter. A set of
  * more than half the live documents is counted through its complement (live counts minus the rest's).
  */
-export function filteredFacets(state: IndexState, limits: FacetLimits, filtered: Filtered, selected: FacetSelection): FacetAnswer {
+export function filteredFacets(
+  state: IndexState,
+  limits: FacetLimits,
+  filtered: Filtered,
+  selected: FacetSelection,
+  opened: OpenedCategories = () => undefined,
+): FacetAnswer {
   const sets = new Map<number, CountedSet>();
   const tally = tallyFor(state);
   const facets = facetList(state, selected, (facetId, column) => {
@@ -77,15 +122,16 @@ export function filteredFacets(state: IndexState, limits: FacetLimits, filtered:
     if (!set) sets.set(needed, (set = countedSet(state, filtered, needed)));
     prepare(tally, column.values.length);
     column.count(set.ords, set.ords.length, tally);
+    const categories = opened(facetId);
     if (!set.complement) {
-      const values = topValues(column, tally.counts, tally.touched.subarray(0, tally.size), limit);
+      const values = topValues(column, tally.counts, tally.touched.subarray(0, tally.size), limit, categories);
       for (let i = 0; i < tally.size; i++) tally.counts[tally.touched[i]] = 0;
       tally.size = 0;
       return values;
     }
     const { counts } = tally;
     for (let id = 0; id < column.values.length; id++) counts[id] = column.live[id] - counts[id];
-    const values = topValues(column, counts, undefined, limit);
+    const values = topValues(column, counts, undefined, limit, categories);
     counts.fill(0, 0, column.values.length);
     tally.size = 0;
     return values;
@@ -138,7 +184,12 @@ function liveOrdsOutside(state: IndexState, ords: ArrayLike<number>): Int32Array
 }
 
 /** Counts and stats over every live document (no query, no filter): the cached top values, cut to each facet's limit. */
-export function facetsOfEverything(state: IndexState, limits: FacetLimits, selected: FacetSelection): FacetAnswer {
+export function facetsOfEverything(
+  state: IndexState,
+  limits: FacetLimits,
+  selected: FacetSelection,
+  opened: OpenedCategories = () => undefined,
+): FacetAnswer {
   let cached = state.caches.browseFacets;
   if (!cached || cached.version !== state.version || cached.limit < limits.max) {
     const limit = limits.max;
@@ -158,7 +209,13 @@ export function facetsOfEverything(state: IndexState, limits: FacetLimits, selec
   return {
     facets: cached.facets
       .filter((facet) => selected(facet.id))
-      .map((facet) => ({ ...facet, values: facet.values.slice(0, limits.of(facet.id)) })),
+      .map((facet) => {
+        const categories = opened(facet.id);
+        const column = state.facets.get(facet.id);
+        // The cached top values need not hold a deep level's children: those are picked from the live counts.
+        if (categories && column) return { ...facet, values: topValues(column, column.live, undefined, limits.of(facet.id), categories) };
+        return { ...facet, values: facet.values.slice(0, limits.of(facet.id)) };
+      }),
     facetStats: Object.fromEntries(Object.entries(cached.facetStats).filter(([id]) => selected(id))),
     facetStatCounts: cached.facetStatCounts,
   };
@@ -214,14 +271,28 @@ function facetList(
   return facets.sort((a, b) => compareStrings(a.id, b.id));
 }
 
-/** The `limit` values of most documents (ties by value), among `ids` (every value id when absent) with a count above 0. */
-function topValues(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, limit: number) {
-  let counted: number[] = [];
+/**
+ * The `limit` values of most documents (ties by value), among `ids` (every value id when absent) with a count above 0;
+ * with `opened` categories, the `limit` children of each of them instead, level by level.
+ */
+function topValues(
+  column: ValueColumn,
+  counts: ArrayLike<number>,
+  ids: ArrayLike<number> | undefined,
+  limit: number,
+  opened?: string[],
+): Facet['values'] {
+  const counted: number[] = [];
   if (ids) {
     for (let i = 0; i < ids.length; i++) counted.push(ids[i]);
   } else {
     for (let id = 0; id < column.values.length; id++) if (counts[id] > 0) counted.push(id);
   }
+  if (!opened) return topOf(column, counts, counted, limit);
+  return childrenOfOpened(counted, (id) => column.values[id], opened).flatMap((children) => topOf(column, counts, children, limit));
+}
+
+function topOf(column: ValueColumn, counts: ArrayLike<number>, counted: number[], limit: number): Facet['values'] {
   if (counted.length > limit) {
     // At least `limit` values have the limit-th largest count or more: values counted less can be dropped unordered.
     const sorted = new Uint32Array(counted.length);

@@ -22,7 +22,7 @@ export { VectorIndex } from './vectors';
 export { blendScores, combineHybridNorms, type HybridNorms, type HybridNormsPart, type HybridQuery } from './hybrid';
 export type { ShardPartOptions } from './search';
 export type { RankedSuggestion } from './suggest';
-export { facetLimitsOf } from './facets';
+export { facetLimitsOf, openedCategoriesOf } from './facets';
 export { decodeShare, encodeShare, othersShare, sumShares, type StatisticsShare } from './corpus';
 export {
   compactFacets,

@@ -4,7 +4,7 @@
  * combined, suggestions summed by value. (BM25 statistics are summed at ingest instead: corpus.ts.)
  */
 import { compareStrings } from './columns';
-import type { FacetLimits } from './facets';
+import { childrenOfOpened, type FacetLimits, type OpenedCategories } from './facets';
 import { suggestionOrder, type RankedSuggestion } from './suggest';
 import type { Facet, FacetStats, MergeKeyPart, MergeKeys, Suggestion } from './types';
 
@@ -62,34 +62,44 @@ export function shardFacetLimit(limit: number): number {
 }
 
 /**
- * Facets summed by value, each cut to its limit in the engine's order (count, then value); facets by id.
- * `exhaustive`: every shard returned all its values (fewer than its `shardLimits`), so every count is exact;
- * otherwise a count may miss a shard's documents of a value outside that shard's top values.
+ * Facets summed by value, each cut to its limit in the engine's order (count, then value), a facet opened at a
+ * path (`opened`) level by level; facets by id. `exhaustive`: every shard returned all its values (fewer than its
+ * `shardLimits`, per level of an opened facet), so every count is exact; otherwise a count may miss a shard's
+ * documents of a value outside that shard's top values.
  */
 export function mergeFacets(
   parts: CompactFacet[][],
   limits: FacetLimits,
   shardLimits: FacetLimits,
+  opened: OpenedCategories = () => undefined,
 ): { facets: Facet[]; exhaustive: boolean } {
   const merged = new Map<string, { name: string; counts: Map<string, number> }>();
+  const levelsOf = (id: string, values: string[]) => {
+    const categories = opened(id);
+    return categories ? childrenOfOpened(values, (value) => value, categories) : [values];
+  };
   let exhaustive = true;
   for (const facets of parts) {
     for (const facet of facets) {
       let entry = merged.get(facet.id);
       if (!entry) merged.set(facet.id, (entry = { name: facet.name, counts: new Map() }));
-      if (facet.values.length >= shardLimits.of(facet.id)) exhaustive = false;
+      if (levelsOf(facet.id, facet.values).some((level) => level.length >= shardLimits.of(facet.id))) exhaustive = false;
       facet.values.forEach((value, i) => entry.counts.set(value, (entry.counts.get(value) ?? 0) + facet.counts[i]));
     }
   }
+  const byCount = ([va, ca]: [string, number], [vb, cb]: [string, number]) => cb - ca || compareStrings(va, vb);
   const facets = [...merged]
     .sort(([a], [b]) => compareStrings(a, b))
     .map(([id, { name, counts }]) => ({
       id,
       name,
-      values: [...counts]
-        .sort(([va, ca], [vb, cb]) => cb - ca || compareStrings(va, vb))
-        .slice(0, limits.of(id))
-        .map(([value, count]) => ({ value, count })),
+      values: levelsOf(id, [...counts.keys()]).flatMap((level) =>
+        level
+          .map((value): [string, number] => [value, counts.get(value) ?? 0])
+          .sort(byCount)
+          .slice(0, limits.of(id))
+          .map(([value, count]) => ({ value, count })),
+      ),
     }));
   return { facets, exhaustive };
 }

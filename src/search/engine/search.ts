@@ -5,7 +5,7 @@
  * counts from per-value document lists and per-document value ids.
  */
 import { familyPrior } from './families';
-import { checkedFacetLimits, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
+import { checkedFacetLimits, checkedFacetPaths, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
 import { matchPlan, release } from './matching';
@@ -100,6 +100,7 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
   const filters = compileFilters(state, request.filters ?? {});
   const selected = selectFacets(state, request.facets);
   const limits = checkedFacetLimits(state, request);
+  const opened = checkedFacetPaths(state, request);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
   const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.strict);
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
@@ -112,11 +113,11 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
     if (filters.length) {
       const { filtered, passing: accepted } = applyFilters(candidates.ords, filters);
       passing = accepted;
-      facets = filteredFacets(state, limits, filtered, selected);
+      facets = filteredFacets(state, limits, filtered, selected, opened);
     } else {
       facets = candidates.relevance
-        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected)
-        : facetsOfEverything(state, limits, selected);
+        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected, opened)
+        : facetsOfEverything(state, limits, selected, opened);
     }
 
     const start = (request.page - 1) * request.rows;

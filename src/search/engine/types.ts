@@ -74,6 +74,11 @@ export interface SearchRequest {
   facetLimits?: Record<string, number>;
   /** Facet ids to count (and give stats for); `[]` none; default every facet. */
   facets?: string[];
+  /**
+   * Per `categories` facet id, the path a hierarchical menu is opened at (`a/b`; `''` its top): that facet answers
+   * only the top-level values and the children of each level of the path, up to its limit per level.
+   */
+  facetPaths?: Record<string, string>;
 }
 
 export interface FacetValue {
