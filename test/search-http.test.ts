@@ -195,6 +195,12 @@ describe('search over HTTP', () => {
     expect(res.headers.get('Access-Control-Allow-Origin')).toBe('*');
     expect(res.headers.get('Cache-Control')).toBe('public, max-age=5');
     expect((await post({ q: 'shoe' })).headers.get('Cache-Control')).toBeNull();
+    // A page reads error answers too: the one error body, open to any origin, never cached.
+    const rejected = await call('GET', `${base}?q=shoe&rows=0`, { headers: { Origin: 'https://shop.example' } });
+    expect(rejected.status).toBe(400);
+    expect(rejected.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(rejected.headers.get('Cache-Control')).toBeNull();
+    expect(await json(rejected)).toMatchObject({ statusCode: 400, error: 'Bad Request' });
   });
 });
 

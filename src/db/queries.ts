@@ -1,4 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
+import { BoundedMemo } from '../bounded-memo';
 import { ApiError } from '../errors';
 import type { Db } from './client';
 import { searchApps, tenants } from './schema';
@@ -48,18 +49,22 @@ export async function requireSearchApp(db: Db, tenantCode: string, code: string)
   throw ApiError.notFound(`Search app '${tenantCode}/${code}' not found`);
 }
 
-const SEARCH_APP_TTL_MS = 10_000;
-const searchAppCache = new Map<string, { row: SearchAppRow; expires: number }>();
+/**
+ * A search app's row answers public reads for at most 10 s after it was read; from 5 s on it is read again in the
+ * background. A row read again unchanged stays the same object: the isolate's memory of URLs is keyed by it.
+ */
+const searchAppRows = new BoundedMemo<SearchAppRow>(10_000, 5_000, (known, found) => JSON.stringify(known) === JSON.stringify(found));
 
 /**
  * `requireSearchApp` for the public search path, remembered per isolate for a few seconds so a search
- * does not wait on D1. Only found apps are remembered: a new app is searchable at once.
+ * does not wait on D1. Only found apps are remembered: a new app is searchable at once. With `waitUntil`, steady
+ * traffic reads the row again in the background instead of waiting for it.
  */
-export async function cachedSearchApp(db: Db, tenantCode: string, code: string): Promise<SearchAppRow> {
-  const key = `${tenantCode}/${code}`;
-  const cached = searchAppCache.get(key);
-  if (cached && cached.expires > Date.now()) return cached.row;
-  const row = await requireSearchApp(db, tenantCode, code);
-  searchAppCache.set(key, { row, expires: Date.now() + SEARCH_APP_TTL_MS });
-  return row;
+export function cachedSearchApp(
+  db: Db,
+  tenantCode: string,
+  code: string,
+  waitUntil?: (promise: Promise<unknown>) => void,
+): Promise<SearchAppRow> {
+  return searchAppRows.get(`${tenantCode}/${code}`, () => requireSearchApp(db, tenantCode, code), { waitUntil });
 }

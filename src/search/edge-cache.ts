@@ -13,10 +13,13 @@
  * `workers.dev` hosts (custom domains only): there every lookup misses, so a repeat is answered from the memory of
  * the isolate it reaches, or else from the Durable Object's own memory of answers.
  */
+import { BoundedMemo } from '../bounded-memo';
 import { AnswerMemo, type VersionedAnswer } from './answers';
 
 /** How long an isolate answers from the index version it last learned before asking the object again. */
 export const VERSION_BOUND_MS = 1_000;
+/** From this age on, the first request to use a version asks the object again in the background (`BoundedMemo`). */
+const VERSION_REFRESH_MS = 750;
 /** Entries of one version never change; those of old versions are no longer asked for and age out. */
 const ENTRY_CACHE_CONTROL = 'public, max-age=86400';
 
@@ -42,16 +45,23 @@ export interface EdgeCacheRequest {
   waitUntil(promise: Promise<unknown>): void;
 }
 
+/** Keeps a background refresh of the index version alive past the request that started it. */
+export type WaitUntil = (promise: Promise<unknown>) => void;
+
 /** Where answers come from on a miss: the search app's Durable Object. */
 export interface AnswerSource {
   indexVersion(): Promise<number>;
   answer(fresh: boolean): Promise<VersionedAnswer>;
 }
 
-const knownVersions = new Map<string, { version: number; until: number }>();
-/** Apps whose answers an isolate remembers (the least recently created go first), and characters per app. */
-const ISOLATE_APPS = 32;
-const ISOLATE_CHARS_PER_APP = 500_000;
+const knownVersions = new BoundedMemo<number>(VERSION_BOUND_MS, VERSION_REFRESH_MS);
+/**
+ * Apps whose answers an isolate remembers (the least recently created go first), and characters per app: at most
+ * 16 M characters in all. Few apps at a time, each with room for a few hundred answers of typical size (10–30 KB):
+ * an app's recurring queries stay in memory instead of evicting one another.
+ */
+const ISOLATE_APPS = 8;
+const ISOLATE_CHARS_PER_APP = 2_000_000;
 const isolateAnswers = new Map<string, AnswerMemo>();
 
 function isolateMemo(app: string): AnswerMemo {
@@ -64,10 +74,6 @@ function isolateMemo(app: string): AnswerMemo {
     isolateAnswers.set(app, (memo = new AnswerMemo(ISOLATE_CHARS_PER_APP)));
   }
   return memo;
-}
-
-function learnVersion(app: string, version: number): void {
-  knownVersions.set(app, { version, until: Date.now() + VERSION_BOUND_MS });
 }
 
 /** Canonical keys of GET URLs answered before, with the app settings (`scope`) they were keyed under, oldest first. */
@@ -102,23 +108,26 @@ export async function rememberedAnswer(
   app: string,
   key: string,
   source: Pick<AnswerSource, 'indexVersion'>,
+  waitUntil?: WaitUntil,
 ): Promise<EdgeAnswer | undefined> {
   const memo = isolateAnswers.get(app);
   if (!memo) return undefined;
-  const json = memo.get(await currentVersion(app, source), key);
+  const json = memo.get(await currentVersion(app, source, false, waitUntil), key);
   return json === undefined ? undefined : { json, cache: 'HIT' };
 }
 
 /**
  * The app's index version as this isolate knows it: learned from `source` at most `VERSION_BOUND_MS` ago, or now
- * when `fresh`. Read replicas answer only at this version or newer.
+ * when `fresh`. Read replicas answer only at this version or newer. With `waitUntil`, a version older than
+ * `VERSION_REFRESH_MS` is asked for again in the background, so steady traffic never waits on the object for it.
  */
-export async function currentVersion(app: string, source: Pick<AnswerSource, 'indexVersion'>, fresh = false): Promise<number> {
-  const known = knownVersions.get(app);
-  if (!fresh && known && known.until > Date.now()) return known.version;
-  const version = await source.indexVersion();
-  learnVersion(app, version);
-  return version;
+export function currentVersion(
+  app: string,
+  source: Pick<AnswerSource, 'indexVersion'>,
+  fresh = false,
+  waitUntil?: WaitUntil,
+): Promise<number> {
+  return knownVersions.get(app, () => source.indexVersion(), { fresh, waitUntil });
 }
 
 /** Where the Cache API keeps the answer of a request at an index version. */
@@ -134,7 +143,7 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
   const { origin, app, key } = request;
   const memo = isolateMemo(app);
   if (!request.fresh) {
-    const version = await currentVersion(app, source);
+    const version = await currentVersion(app, source, false, request.waitUntil);
     const remembered = memo.get(version, key);
     if (remembered !== undefined) return { json: remembered, cache: 'HIT' };
     const cached = await caches.default.match(edgeCacheUrl(origin, app, version, key));
@@ -145,10 +154,14 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
     }
   }
   const answer = await source.answer(request.fresh);
-  learnVersion(app, answer.version);
+  knownVersions.set(app, answer.version);
   if (answer.transient) return { json: answer.json, cache: 'BYPASS' };
+  const status = request.fresh ? 'BYPASS' : 'MISS';
+  // An answer of this version that this isolate remembers was stored by it or read from the edge cache: it stays there,
+  // and a recomputed one differs in its `time` only, so a fresh request does not store it again.
+  if (memo.get(answer.version, key) !== undefined) return { json: answer.json, cache: status };
   memo.set(answer.version, key, answer.json);
   const entry = new Response(answer.json, { headers: { 'Content-Type': 'application/json', 'Cache-Control': ENTRY_CACHE_CONTROL } });
   request.waitUntil(caches.default.put(edgeCacheUrl(origin, app, answer.version, key), entry));
-  return { json: answer.json, cache: request.fresh ? 'BYPASS' : 'MISS' };
+  return { json: answer.json, cache: status };
 }

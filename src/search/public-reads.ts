@@ -26,8 +26,8 @@ export interface PublicRequest {
   cacheable: boolean;
   /** The caller sent `Cache-Control: no-cache`: a freshly computed answer (which is still stored). */
   fresh: boolean;
-  /** The request's continent (Cloudflare's `cf.continent`), which picks the nearest read replica. */
-  continent?: string;
+  /** The request's continent (Cloudflare's `cf.continent`), which picks the nearest read replica; read only for apps with replicas. */
+  continent(): string | undefined;
   waitUntil(promise: Promise<unknown>): void;
 }
 
@@ -46,7 +46,7 @@ export interface PublicAnswer extends EdgeAnswer {
 
 /** The search app `tenant/code` for a public read, after its rate limit; 404 when unknown, 429 when limited. */
 export async function openPublicApp(request: PublicRequest, tenant: string, code: string): Promise<PublicApp> {
-  const row = await cachedSearchApp(request.db, tenant, code);
+  const row = await cachedSearchApp(request.db, tenant, code, request.waitUntil);
   await enforceRateLimit(request.env, row.rateLimit, { kind: 'search', appId: row.id, clientIp: request.clientIp });
   return { row, searchApp: new SearchAppClient(request.env, tenant, code), cacheKey: `${tenant}/${code}/${row.id}` };
 }
@@ -64,7 +64,7 @@ export async function rememberedSearch(request: PublicRequest, app: PublicApp): 
   const known = urlKey(request.url);
   // `scope` is the app row the URL was answered under: new settings are a new row, and may key the question otherwise.
   if (!known || known.scope !== app.row) return undefined;
-  return rememberedAnswer(app.cacheKey, known.key, app.searchApp);
+  return rememberedAnswer(app.cacheKey, known.key, app.searchApp, request.waitUntil);
 }
 
 /** A search's serialized result, keyword or hybrid (with the semanticRatio asked for, or the app's default). */
@@ -110,7 +110,8 @@ function throughEdgeCache(
  * answered: a region per shard, or `primary`; nothing when the app has no replicas.
  */
 function nearestCopy(request: PublicRequest, app: PublicApp) {
-  const placement = { regions: app.row.replicas, continent: request.continent };
+  // Reading `cf` parses the request's whole cf object: only apps with replicas need its continent.
+  const placement = { regions: app.row.replicas, continent: app.row.replicas.length ? request.continent() : undefined };
   let servedBy: string | undefined;
   return {
     async read(read: IndexRead, fresh: boolean): Promise<VersionedAnswer> {

@@ -112,6 +112,52 @@ describe('edge cache of public search and suggest', () => {
   });
 });
 
+describe('the edge cache with fresh requests and many answers', () => {
+  it('stores the answer of a fresh request that this isolate had not stored yet', async () => {
+    const res = await get('q=blue&rows=2', { 'Cache-Control': 'no-cache' });
+    expect(res.headers.get('X-Edge-Cache')).toBe('BYPASS');
+    const result = (await json<{ result: unknown }>(res)).result;
+    const key = searchKey({ q: 'blue', page: 1, rows: 2, filters: {} });
+    const url = edgeCacheUrl(BASE, await edgeCacheApp(app), await app.searchApp.indexVersion(), key);
+    const stored = await waitFor(
+      () => caches.default.match(url),
+      (entry) => entry !== undefined,
+    );
+    expect(JSON.parse((await stored?.text()) ?? 'null')).toEqual(result);
+  });
+
+  it('keeps an app’s recurring answers in the isolate’s memory beyond half a million characters', async () => {
+    const big = await feedingApp({
+      fields: [
+        { code: 'title', dataType: 'string', searchMode: 'balanced', display: true },
+        { code: 'notes', dataType: 'string', searchMode: 'off', display: true },
+      ],
+    });
+    const res = await expectOk(bulk(big, [envelope('b1', { title: 'Boot', notes: 'n'.repeat(12_000) })]));
+    const [entry] = (await json<{ documents: Array<{ id: number }> }>(res)).documents;
+    expect((await settled(big, entry.id)).state).toBe('FINISHED');
+    const path = (rows: number) => `/api/v1/search/${big.tenant}/${big.code}?q=boot&rows=${rows}`;
+    const cacheUrl = async (rows: number) =>
+      edgeCacheUrl(BASE, await edgeCacheApp(big), await big.searchApp.indexVersion(), searchKey({ q: 'boot', page: 1, rows, filters: {} }));
+
+    // 45 questions of 12,000 characters each (540,000 in all), as a shop's recurring queries.
+    const questions = Array.from({ length: 45 }, (_, i) => i + 1);
+    for (const rows of questions) expect((await call('GET', path(rows))).headers.get('X-Edge-Cache')).toBe('MISS');
+    for (const rows of questions) {
+      const url = await cacheUrl(rows);
+      await waitFor(
+        () => caches.default.match(url),
+        (stored) => stored !== undefined,
+      );
+      await caches.default.delete(url);
+    }
+    // Gone from the Cache API, the first question is still answered from the isolate's memory.
+    const again = await call('GET', path(1));
+    expect(again.headers.get('X-Edge-Cache')).toBe('HIT');
+    expect((await json<{ result: { total: number } }>(again)).result.total).toBe(1);
+  });
+});
+
 describe("the search app's memory of repeated answers", () => {
   it('answers the same serialized result for a repeated request of one version, and recomputes after a change', async () => {
     const request = { q: 'shoe', page: 1, rows: 10 };

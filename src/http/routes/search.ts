@@ -1,5 +1,5 @@
 /** Search and suggest: public (no token), answered by the search app's Durable Object. */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { z } from 'zod';
 import type { AppEnv } from '../../env';
@@ -98,7 +98,7 @@ function publicRequest(c: Context<AppEnv>): PublicRequest {
     url: c.req.url,
     cacheable: c.req.method === 'GET',
     fresh: /no-cache/i.test(c.req.header('Cache-Control') ?? ''),
-    continent: (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent,
+    continent: () => (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   };
 }
@@ -149,14 +149,21 @@ async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestI
   return answer(c, started, input.requestId, 'suggestions', await publicSuggest(request, app, { q: input.q, rows: input.rows }));
 }
 
-const cacheGet = async (c: Context<AppEnv>, next: () => Promise<void>) => {
+const preflight = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 });
+
+/**
+ * Open to browsers of any origin (CORS), and GET answers cacheable briefly. The headers go onto the answer as it
+ * is (Hono's `cors` and `c.header` would build the response again once or twice per request).
+ */
+const publicHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method === 'OPTIONS') return preflight(c, next);
   await next();
-  if (c.req.method === 'GET' && c.res.status === 200) c.header('Cache-Control', GET_CACHE_CONTROL);
+  c.res.headers.set('Access-Control-Allow-Origin', '*');
+  if (c.req.method === 'GET' && c.res.status === 200) c.res.headers.set('Cache-Control', GET_CACHE_CONTROL);
 };
 
 export const searchRoutes = new Hono<AppEnv>()
-  .use('*', cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 }))
-  .use('*', cacheGet)
+  .use('*', publicHeaders)
   .get('/suggest/:tenant/:code', (c) =>
     answerSuggest(
       c,
