@@ -18,7 +18,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSearchApp, timedSearch } from './bench/api.mjs';
@@ -28,6 +28,7 @@ import { bundleEngine } from './bench/engine-bundle.mjs';
 import { fullFeed } from './bench/feed.mjs';
 import { hybridLoad } from './bench/hybrid.mjs';
 import { loadScenarios, runScenario, SCENARIOS } from './bench/load.mjs';
+import { groupCpu } from './bench/process-cpu.mjs';
 import { profileDuring } from './bench/profile.mjs';
 import { keywordRequest } from './bench/queries.mjs';
 import { replicaScenarios } from './bench/replicas.mjs';
@@ -125,7 +126,13 @@ async function profileScenarios(baseUrl, inspectorPort) {
 }
 
 const results = {
-  meta: { date: new Date().toISOString(), cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}` },
+  meta: {
+    date: new Date().toISOString(),
+    cores: cpus().length,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    loadAtStart: loadavg(),
+  },
   settings,
   errors: [],
 };
@@ -171,7 +178,7 @@ if (runs('server'))
     const options = await serverOptions();
     await withServer(
       async () => startWrangler(options),
-      async ({ baseUrl }) => {
+      async ({ baseUrl, pid }) => {
         if (runs('keyword')) {
           // The shards take effect at the full feed's swap.
           const tokens = await createSearchApp(baseUrl, rootToken, schema, { settings: { shards: settings.shards } });
@@ -183,11 +190,14 @@ if (runs('server'))
               chunkSize: settings.chunkSize,
               concurrency: settings.feedConcurrency,
               timeoutMs: Math.max(120_000, envelopes.length * 2),
+              cpu: groupCpu(pid),
             }),
           );
           results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
           results.profile = await step('HTTP CPU profile', () => profileScenarios(baseUrl, options.inspectorPort));
-          if (!scale) results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log }));
+          // At scale each replica copies its shard's share of the catalogue: about a millisecond per document here.
+          const copyTimeoutMs = Math.max(180_000, envelopes.length);
+          results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log, copyTimeoutMs }));
         } else {
           const scenarios = SCENARIOS.filter((scenario) => scenario.id === 'empty');
           results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log, scenarios }));
@@ -236,6 +246,7 @@ function handWrittenSections(path) {
 }
 
 results.meta.seconds = elapsedMs(started) / 1000;
+results.meta.loadAtEnd = loadavg();
 const report = renderReport(results) + (scale ? `\n\n${renderShardsInNode(results.shardsInNode)}` : '');
 // A partial run (BENCH_ONLY) only prints: docs/benchmarks.md always holds a whole run.
 if (scale) writeFileSync(join(root, 'docs', 'benchmarks-scale.md'), report + '\n');

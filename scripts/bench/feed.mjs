@@ -56,15 +56,17 @@ async function fullFeedStatus(baseUrl, token, app) {
 
 /**
  * Start, bulk chunks (`chunkSize` documents, `concurrency` requests in flight), end; then polls an empty-query
- * search until it counts every document. Answers the timings and the entries the bulk answers marked ERROR.
+ * search until it counts every document. Answers the timings, the server's CPU time when `cpu` (a function
+ * answering its CPU seconds so far, `process-cpu.mjs`) is given, and the entries the bulk answers marked ERROR.
  */
-export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, concurrency, timeoutMs, app = APP }) {
+export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, concurrency, timeoutMs, app = APP, cpu }) {
   const call = (path, body) => feedingCall(baseUrl, feedingToken, 'POST', path, body, app);
   const rejected = [];
   const bar = progressBar('feeding  ', envelopes.length);
   let sent = 0;
 
   const start = now();
+  const cpuAtStart = cpu?.();
   await call('/api/v1/data/fullfeed/start/{app}', {});
   await pool(
     chunksOf(envelopes, chunkSize).map((chunk) => async () => {
@@ -77,6 +79,7 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   );
   bar.done();
   const uploadMs = elapsedMs(start);
+  const cpuAtUpload = cpu?.();
   // From the moment end is sent: the end call itself may wait for the swap.
   const endCalledMs = elapsedMs(start);
   await call('/api/v1/data/fullfeed/end/{app}', {});
@@ -106,6 +109,7 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   }
   waiting.done(total);
   const searchableMs = elapsedMs(start);
+  const cpuAtSearchable = cpu?.();
 
   return {
     documents: envelopes.length,
@@ -116,6 +120,8 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
     totalSeconds: searchableMs / 1000,
     documentsPerSecond: envelopes.length / (searchableMs / 1000),
     searchableTotal: total,
+    // Until the last bulk answered, and from then until searchable (the queue drained, the swap, the status polls).
+    cpuSeconds: cpu && { upload: cpuAtUpload - cpuAtStart, toSearchable: cpuAtSearchable - cpuAtUpload },
     rejected: rejected.length,
     rejectedSample: rejected.slice(0, 3),
     finalStatus: status,

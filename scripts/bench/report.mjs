@@ -173,14 +173,20 @@ function ratio(inProcess, type, peer, stat) {
   return ours && other && !ours.unsupported && !other.unsupported ? ours[stat] / other[stat] : NaN;
 }
 
+/** The machine's load averages when the run started and ended (older runs recorded none). */
+function loadAverages({ loadAtStart, loadAtEnd }) {
+  const three = (load) => load.map((value) => fixed(value, 2)).join(' / ');
+  return loadAtStart && loadAtEnd ? `${three(loadAtStart)} → ${three(loadAtEnd)}` : '–';
+}
+
 export function renderReport(r) {
   const out = [];
   out.push('# Benchmarks', '');
   out.push('Written by `npm run bench` (scripts/bench.mjs); figures of one run on one machine. Rerun to refresh.', '');
   out.push(
     table(
-      ['date', 'machine cores', 'node', 'platform', 'run time'],
-      [[r.meta.date, r.meta.cores, r.meta.node, r.meta.platform, `${fixed(r.meta.seconds, 0)} s`]],
+      ['date', 'machine cores', 'node', 'platform', 'run time', 'load average 1 / 5 / 15 min, at start → end'],
+      [[r.meta.date, r.meta.cores, r.meta.node, r.meta.platform, `${fixed(r.meta.seconds, 0)} s`, loadAverages(r.meta)]],
     ),
     '',
   );
@@ -221,6 +227,8 @@ export function renderReport(r) {
           'end → searchable',
           'start → searchable',
           'documents/s end to end',
+          'workerd CPU: upload + to searchable',
+          'CPU ms per document',
           'rejected',
         ],
         feeds.map(([app, f]) => [
@@ -231,11 +239,18 @@ export function renderReport(r) {
           `${fixed(f.endToSearchableSeconds)} s`,
           `${fixed(f.totalSeconds)} s`,
           thousands(f.documentsPerSecond),
+          f.cpuSeconds ? `${fixed(f.cpuSeconds.upload)} + ${fixed(f.cpuSeconds.toSearchable)} s` : '–',
+          f.cpuSeconds ? fixed(((f.cpuSeconds.upload + f.cpuSeconds.toSearchable) * 1000) / f.documents, 2) : '–',
           thousands(f.rejected),
         ]),
       ),
       '',
     );
+    if (feeds.some(([, f]) => f.cpuSeconds))
+      out.push(
+        'workerd CPU: user + system time of the process that runs the worker, every Durable Object, D1 and the queues (from /proc), until the last bulk answered and from then until searchable (the queue drained, the swap); steadier than wall-clock time on a shared machine.',
+        '',
+      );
     for (const [app, f] of feeds)
       if (f.rejected)
         out.push(`Rejected by the bulk answers of ${app} (first ${f.rejectedSample.length}): \`${JSON.stringify(f.rejectedSample)}\``, '');
@@ -438,37 +453,43 @@ export function renderReport(r) {
   return out.join('\n');
 }
 
-/** Keyword search through read replicas (issue 16): the primary alone, 1 replica and 3, same requests. */
+/** Keyword search and suggest through read replicas (issue 16): the primary alone, 1 replica and 3, same requests. */
 function replicaSection(r) {
+  const shards = r.settings.shards > 1 ? `, every shard of the ${r.settings.shards} with its replicas` : '';
+  const row = (c, kind, f) => [
+    c.label,
+    kind,
+    kind === 'search' && c.copySeconds !== undefined ? `${fixed(c.copySeconds)} s` : '–',
+    thousands(f.requestsPerSecond),
+    f.p50,
+    f.p99,
+    f.serialP50 === undefined ? '–' : `${f.serialP50} / ${f.serialP99}`,
+    `${f.non2xx} / ${f.errors}`,
+    kind === 'search'
+      ? Object.entries(c.servedBy)
+          .map(([copy, n]) => `${copy} ${n}`)
+          .join(', ')
+      : '',
+  ];
   return [
-    `## Read replicas (issue 16; autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each; then ${r.settings.serialSeconds} s at 1 connection)`,
+    `## Read replicas (issue 16${shards}; autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each; then ${r.settings.serialSeconds} s at 1 connection)`,
     '',
     table(
       [
         'configuration',
+        'request',
         'copy made in',
         'req/s',
         'p50 ms',
         'p99 ms',
         '1 connection p50 / p99 ms',
         'non-2xx / errors',
-        'answered by (30 requests)',
+        r.settings.shards > 1 ? 'shard parts of 30 searches answered by' : 'searches answered by (30 requests)',
       ],
-      r.replicas.map((c) => [
-        c.label,
-        c.copySeconds === undefined ? '–' : `${fixed(c.copySeconds)} s`,
-        thousands(c.requestsPerSecond),
-        c.p50,
-        c.p99,
-        c.serialP50 === undefined ? '–' : `${c.serialP50} / ${c.serialP99}`,
-        `${c.non2xx} / ${c.errors}`,
-        Object.entries(c.servedBy)
-          .map(([copy, n]) => `${copy} ${n}`)
-          .join(', '),
-      ]),
+      r.replicas.flatMap((c) => [row(c, 'search', c.search), row(c, 'suggest', c.suggest)]),
     ),
     '',
-    'Keyword searches by POST (never edge-cached; a varying `facetLimit` keeps the objects’ memory of answers from answering them), without `no-cache`, so a replica answers when it has the version the worker learned from the primary within the last second. The continent comes from `wrangler dev`’s `MF-CF-Blob` header. Locally every Durable Object runs in the one workerd process of this machine: the figures show what the replica path costs and that it keeps up, not the latency a nearer region saves in production. “copy made in” is from setting the replicas to a read from each continent answered by its replica (snapshot streamed, documents copied, index loaded).',
+    'Keyword searches and suggestions by POST (never edge-cached; a varying `facetLimit`, and `rows` from 1 to 20 for suggest, keep the objects’ memory of answers from answering them), without `no-cache`, so a replica answers when it has the version the worker learned from the primary within the last second. The continent comes from `wrangler dev`’s `MF-CF-Blob` header. Locally every Durable Object runs in the one workerd process of this machine: the figures show what the replica path costs and that it keeps up, not the latency a nearer region saves in production. “copy made in” is from setting the replicas to a read from each continent answered by its replica (snapshot streamed, documents copied, index loaded).',
     '',
     '',
   ];

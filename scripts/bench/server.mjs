@@ -38,7 +38,8 @@ export function applyMigrations(root, persistDir) {
 /**
  * Starts `wrangler dev` in its own process group (so stopping it also stops workerd) and waits until /health answers.
  * `vars` are passed with `--var`, which takes precedence over any `.dev.vars` of the checkout.
- * Answers { baseUrl, stop(), kill(), log() }: `kill` is synchronous, for exit handlers.
+ * Answers { baseUrl, pid, stop(), kill(), log() }: `pid` is the process group's (workerd runs in it), `kill` is
+ * synchronous, for exit handlers.
  */
 export async function startWrangler({ root, persistDir, port, inspectorPort, vars, timeoutMs = 90_000 }) {
   const args = [
