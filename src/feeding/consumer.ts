@@ -233,7 +233,7 @@ async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<vo
   const result = await searchApp.reindex(config);
   try {
     // A new shard count takes effect here (or at the next full feed's swap, whichever comes first).
-    await searchApp.reshard(app.shards, config);
+    await searchApp.reshard(app.shards, config, message.jobId);
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 409)) throw error;
     await db.update(feedingJobs).set({ state: 'ERROR', error: error.message, finishedAt: now() }).where(eq(feedingJobs.id, message.jobId));

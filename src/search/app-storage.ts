@@ -38,6 +38,18 @@ export interface PreparedSwap {
 export interface Reshard {
   id: number;
   shards: number;
+  /** The re-index job moving them, and when it began (epoch ms): another job may take over only after RESHARD_LEASE_MS. */
+  job: string;
+  startedAt: number;
+}
+
+/** A re-shard not finished after this long was abandoned (a queue consumer runs 15 minutes at most). */
+export const RESHARD_LEASE_MS = 15 * 60_000;
+
+/** The re-shard in progress in this storage, if any: one begun less than RESHARD_LEASE_MS ago. */
+export function activeReshard(storage: AppStorage): Reshard | undefined {
+  const reshard = storage.get('reshard');
+  return reshard && Date.now() - reshard.startedAt < RESHARD_LEASE_MS ? reshard : undefined;
 }
 
 /** A full feed that could not end: its staged documents were discarded, the live index kept. */

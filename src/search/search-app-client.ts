@@ -611,14 +611,14 @@ export class SearchAppClient {
    * destroyed. Searches never mix layouts (generations, as for a full feed). A refusal or failure before the commit
    * discards what was staged, the old layout staying live, and throws; 409 while a full feed is in progress.
    */
-  async reshard(shards: number, config: AppIndexConfig): Promise<void> {
+  async reshard(shards: number, config: AppIndexConfig, job: string): Promise<void> {
     const { layout } = await this.layout();
     if (layout.shards === shards) return;
     const swap: PreparedSwap = { cycleId: -(layout.generation + 1), layout: { shards, generation: layout.generation + 1 }, config };
     // A retry after some shards committed: the swap was decided, commit the rest.
     const views = await Promise.all(shardNumbers(shards).map((shard) => this.shard(shard).shardView()));
     if (views.some((view) => view.layout.generation === swap.layout.generation)) return this.#commitSwap(swap, layout);
-    const reshard = { id: swap.cycleId, shards };
+    const reshard = { id: swap.cycleId, shards, job, startedAt: Date.now() };
     unwrap(await this.stub.beginReshard(reshard));
     const targets = shardNumbers(shards);
     const sources = shardNumbers(layout.shards);

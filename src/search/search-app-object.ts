@@ -10,6 +10,7 @@ import {
   type HashedVector,
   type PreparedSwap,
   type Reshard,
+  activeReshard,
 } from './app-storage';
 import { ChangeLog, type ChangePage } from './change-log';
 import { contentHash, embeddingText } from './embedding/text';
@@ -432,7 +433,7 @@ export class SearchAppObject extends DurableObject<Env> {
   async startFullFeed(shards = 1): Promise<Outcome<FullFeedCycle>> {
     const active = this.#storage.get('cycle');
     if (active) return { ok: false, status: 409, message: `A full feed is already in progress (cycle ${active.id})` };
-    if (this.#storage.get('reshard')) return { ok: false, status: 409, message: RESHARDING };
+    if (activeReshard(this.#storage)) return { ok: false, status: 409, message: RESHARDING };
     const cycle: FullFeedCycle = {
       id: (this.#storage.get('lastCycleId') ?? 0) + 1,
       state: 'ACTIVE',
@@ -588,6 +589,10 @@ export class SearchAppObject extends DurableObject<Env> {
   async beginReshard(reshard: Reshard): Promise<Outcome<null>> {
     const cycle = this.#storage.get('cycle');
     if (cycle) return { ok: false, status: 409, message: `A full feed is in progress (cycle ${cycle.id}); re-index when it has finished` };
+    const running = activeReshard(this.#storage);
+    if (running && running.job !== reshard.job) {
+      return { ok: false, status: 409, message: `Re-index job ${running.job} is moving the documents to ${running.shards} shards` };
+    }
     this.ctx.storage.transactionSync(() => {
       this.#storage.discardStaged(reshard.id);
       this.#storage.set('reshard', reshard);

@@ -7,6 +7,7 @@ import { shardName, shardOf } from '../../src/search/shards';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
 import { indexConfigOf } from '../../src/feeding/operations';
+import { RESHARD_LEASE_MS } from '../../src/search/app-storage';
 import type { FeedOperation } from '../../src/search/search-app-object';
 import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, type FeedingApp } from '../feeding/helpers';
 import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, uniqueCode, waitFor } from '../helpers';
@@ -362,8 +363,15 @@ describe('a re-index job changing the shard count', () => {
   /** Puts the app's `shards` setting, schedules a re-index job and waits for its end. */
   async function reshardTo(app: FeedingApp, shards: number): Promise<{ state: string; error?: string }> {
     await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards } }));
+    return jobEnd(app, await scheduleJob(app));
+  }
+
+  async function scheduleJob(app: FeedingApp): Promise<string> {
     const scheduled = await expectOk(call('PUT', `/api/v1/job/${app.tenant}/${app.code}/feeding/_schedule`, { token: app.feed, body: {} }));
-    const { jobId } = await json<{ jobId: string }>(scheduled);
+    return (await json<{ jobId: string }>(scheduled)).jobId;
+  }
+
+  async function jobEnd(app: FeedingApp, jobId: string): Promise<{ state: string; error?: string }> {
     return waitFor(
       async () =>
         json<{ state: string; error?: string }>(await call('GET', `/api/v1/job/${app.tenant}/${app.code}/${jobId}`, { token: app.feed })),
@@ -435,6 +443,28 @@ describe('a re-index job changing the shard count', () => {
     );
     expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(100);
     expect((await app.searchApp.search({ q: 'asdfghjk', page: 1, rows: 1 })).total).toBe(40);
+  });
+
+  it('one job moves the documents at a time; one abandoned is taken over after its lease', async () => {
+    const app = await shardedApp(1);
+    await feedFully(app, DOCUMENTS.slice(0, 60));
+    const config = indexConfigOf((await findSearchApp(createDb(env.DB), app.tenant, app.code))!);
+    // Job a is moving the documents (it began the move on shard 0).
+    const moving = { id: -1, shards: 3, job: 'job-a', startedAt: Date.now() };
+    expect((await app.searchApp.stub.beginReshard(moving)).ok).toBe(true);
+    await expect(app.searchApp.reshard(3, config, 'job-b')).rejects.toThrow('Re-index job job-a is moving the documents to 3 shards');
+    expect((await fullFeed(app, 'start')).status).toBe(409);
+    expect((await app.searchApp.layout()).layout.shards).toBe(1);
+    // Job a died: after its lease, job b takes over and moves every document.
+    await app.searchApp.stub.beginReshard({ ...moving, startedAt: Date.now() - RESHARD_LEASE_MS - 1 });
+    await app.searchApp.reshard(3, config, 'job-b');
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 3, generation: 1 });
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(60);
+    await expectPlaced(
+      app,
+      DOCUMENTS.slice(0, 60).map((d) => d.header.id),
+      3,
+    );
   });
 
   it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {
