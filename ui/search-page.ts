@@ -11,11 +11,9 @@ import {
   configure,
   currentRefinements,
   hierarchicalMenu,
-  hits,
   pagination,
   rangeInput,
   rangeSlider,
-  refinementList,
   sortBy,
   stats,
   toggleRefinement,
@@ -24,6 +22,8 @@ import type { UiState } from 'instantsearch.js';
 import { clientTransport, edgeSearchClient, suggestionsSource, SORT_SEPARATOR } from '@edge-search/instantsearch';
 import type { SearchPageConfig } from '../src/search/search-page';
 import { HIERARCHY_LEVELS } from '../src/search/search-page';
+import { hits } from './hits';
+import { formatCount, refinementList } from './refinement-list';
 import { timedSearchClient, timedWidget } from './timings';
 
 const SNIPPET_WORDS = 30;
@@ -168,6 +168,9 @@ const searchBoxWithSuggestions = connectSearchBox(({ query, refine }, isFirstRen
   if (input && document.activeElement !== input) input.value = query;
 });
 
+/** CSS class names of a template's `cssClasses` entries (each a name or a list), left out when false. */
+const classes = (...names: Array<string | string[] | false | undefined>) => names.flat().filter(Boolean).join(' ');
+
 const hitDetails = (hit: Record<string, unknown>) =>
   config.hitDetails
     .filter((code) => hit[code] !== undefined && hit[code] !== null && hit[code] !== '')
@@ -187,24 +190,27 @@ search.addWidgets(
     sortBy({ container: '#sort', items: config.sorts.map((sort) => ({ value: indexOf(sort.id), label: sort.label })) }),
     currentRefinements({ container: '#current' }),
     clearRefinements({ container: '#clear' }),
-    hits({
-      container: '#hits',
-      templates: {
-        item: (hit, { html, components }) =>
-          html`<article class="hit" data-id="${hit.objectID}">
-            <h3>${config.hitTitle ? components.Highlight({ hit, attribute: config.hitTitle }) : hit.objectID}</h3>
-            ${config.hitText ? html`<p>${components.Snippet({ hit, attribute: config.hitText })}</p>` : ''}
-            <div class="details">${hitDetails(hit)}</div>
-          </article>`,
-        empty: (results, { html }) => html`<p class="empty">No results for <q>${results.query}</q>.</p>`,
-      },
-    }),
+    hits({ container: element('hits'), title: config.hitTitle, text: config.hitText, details: hitDetails }),
     pagination({ container: '#pagination' }),
     ...config.toggles.map((attribute) =>
       toggleRefinement({ container: facetContainer(attribute), attribute, templates: { labelText: attribute } }),
     ),
     ...config.hierarchicalMenus.map((attribute) =>
-      hierarchicalMenu({ container: facetContainer(attribute), attributes: levels(attribute), separator: '/', limit: 10, showMore: true }),
+      hierarchicalMenu({
+        container: facetContainer(attribute),
+        attributes: levels(attribute),
+        separator: '/',
+        limit: 10,
+        showMore: true,
+        // The stock item, with counts formatted by one shared formatter instead of `toLocaleString` per count.
+        templates: {
+          item: ({ url, label, count, isRefined, cssClasses }, { html }) =>
+            html`<a class="${classes(cssClasses.link, isRefined && cssClasses.selectedItemLink)}" href="${url}"
+              ><span class="${classes(cssClasses.label)}">${label}</span
+              ><span class="${classes(cssClasses.count)}">${formatCount(count)}</span></a
+            >`,
+        },
+      }),
     ),
     ...config.refinementLists.map((attribute) =>
       refinementList({ container: facetContainer(attribute), attribute, limit: 8, showMore: true }),

@@ -173,6 +173,22 @@ describe('search page in Chromium', () => {
     expect(sizes.every((size) => size >= 1000 && size <= 20000)).toBe(true);
   });
 
+  it('shows more values of a facet on demand, and says when nothing matches', async () => {
+    const page = await openPage(browser, pageUrl());
+    await renderedFor(page, '');
+    const sections = page.locator('[data-facet="section"] .ais-RefinementList-item');
+    await expect.poll(() => sections.count()).toBe(8);
+    await page.locator('[data-facet="section"] .ais-RefinementList-showMore').click();
+    await expect.poll(() => sections.count()).toBe(20);
+    expect(await page.locator('[data-facet="section"] .ais-RefinementList-showMore').innerText()).toBe('Show less');
+    const box = page.getByRole('searchbox', { name: 'Search' });
+    await box.fill('zzqqxxv');
+    await renderedFor(page, 'zzqqxxv');
+    expect(await page.locator('#hits .empty').innerText()).toMatch(/^No results for .?zzqqxxv.?\.$/);
+    expect(await page.locator('#hits .empty q').innerText()).toBe('zzqqxxv');
+    expect(await page.locator('.hit').count()).toBe(0);
+  });
+
   it('restores the query, refinements, sort and page from the URL', async () => {
     const page = await openPage(browser, pageUrl('?q=library&section=libs&section=libdevel&sort=installedSize_desc&page=2'));
     await renderedFor(page, 'library');

@@ -4,6 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SearchRequest } from '../../src/search/engine/types';
 import { SearchAppClient } from '../../src/search/search-app-client';
 import { shardName, shardOf } from '../../src/search/shards';
+import { createDb } from '../../src/db/client';
+import { findSearchApp } from '../../src/db/queries';
+import { indexConfigOf } from '../../src/feeding/operations';
+import type { FeedOperation } from '../../src/search/search-app-object';
 import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, type FeedingApp } from '../feeding/helpers';
 import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, uniqueCode, waitFor } from '../helpers';
 import { standInBaseUrl } from './stand-in';
@@ -101,17 +105,31 @@ describe('a search app over several shards', () => {
   });
 
   // Queries whose top 10 differ when each shard scores with its own BM25 figures and name families (lib- and
-  // python3- families spread over the shards); short prefixes with more than 64 completions are left out (docs/decisions.md).
-  it.each(['python3', 'pyt', 'elpa', 'ada', 'apertium', 'gir1.2', 'libatk1.0', 'binutils', 'libboost', 'ceph'])(
-    'ranks %s as one shard does: the whole index statistics are handed to every shard at the swap',
-    async (q) => {
-      const request = { q, page: 1, rows: 10, attributesToHighlight: ['name'] };
-      const [single, sharded] = await Promise.all([one.searchApp.search(request), four.searchApp.search(request)]);
-      expect(single.total).toBeGreaterThan(1);
-      expect(sharded.total).toBe(single.total);
-      expect(sharded.documents).toEqual(single.documents);
-    },
-  );
+  // python3- families spread over the shards), or (`c`, `li`, `lib`, `p`) keeps its own 64 most frequent completions of a
+  // prefix that has more in the whole index.
+  it.each([
+    'python3',
+    'pyt',
+    'elpa',
+    'ada',
+    'apertium',
+    'gir1.2',
+    'libatk1.0',
+    'binutils',
+    'libboost',
+    'ceph',
+    'c',
+    'li',
+    'lib',
+    'p',
+    'gnome s',
+  ])('ranks %s as one shard does: the whole index statistics are handed to every shard at the swap', async (q) => {
+    const request = { q, page: 1, rows: 10, attributesToHighlight: ['name'] };
+    const [single, sharded] = await Promise.all([one.searchApp.search(request), four.searchApp.search(request)]);
+    expect(single.total).toBeGreaterThan(1);
+    expect(sharded.total).toBe(single.total);
+    expect(sharded.documents).toEqual(single.documents);
+  });
 
   it('keeps the whole index statistics through a cold start of a shard', async () => {
     const request = { q: 'python3', page: 1, rows: 10 };
@@ -217,6 +235,46 @@ describe('keyword relevance over several shards', () => {
   );
 });
 
+describe('statistics exchanged while feeding', () => {
+  const QUERIES = ['python3', 'lib', 'perl', 'gnome', 'data', 'ada', 'font', 'tool'];
+
+  /** Live updates of `envelopes`, with operation ids after any the full feed used. */
+  const operations = (envelopes: typeof debianEnvelopes, firstId: number): FeedOperation[] =>
+    envelopes.map(({ header, payload }, i) => ({ opId: firstId + i, documentId: header.id, operation: 'update', payload }));
+
+  /** The queries whose top 10 differ between the two apps. */
+  async function differing(one: FeedingApp, two: FeedingApp): Promise<string[]> {
+    const found = await Promise.all(
+      QUERIES.map(async (q) => {
+        const request = { q, page: 1, rows: 10 };
+        const [a, b] = await Promise.all([one.searchApp.search(request), two.searchApp.search(request)]);
+        return JSON.stringify(a.documents.map((d) => d.id)) === JSON.stringify(b.documents.map((d) => d.id)) ? [] : [q];
+      }),
+    );
+    return found.flat();
+  }
+
+  it('a batch leaving a shard changed by 256 documents or more hands every shard the whole index statistics again', async () => {
+    const [one, two] = await Promise.all([shardedApp(1), shardedApp(2)]);
+    await feedFully(one, DOCUMENTS.slice(0, 40));
+    await feedFully(two, DOCUMENTS.slice(0, 40));
+    const apply = async (ops: FeedOperation[]) =>
+      Promise.all(
+        [one, two].map(async (app) => {
+          const row = await findSearchApp(createDb(env.DB), app.tenant, app.code);
+          return app.searchApp.apply(ops, indexConfigOf(row!));
+        }),
+      );
+    // About 150 changes per shard: each counts its own at once, the other's not yet, so rankings differ.
+    await apply(operations(debianEnvelopes.slice(300, 600), 1_000_000));
+    expect(await differing(one, two)).not.toEqual([]);
+    // About 300 per shard since the last exchange: the batch ends with one, and the shards rank as one index.
+    await apply(operations(debianEnvelopes.slice(600, 900), 2_000_000));
+    expect(await differing(one, two)).toEqual([]);
+    expect((await two.searchApp.search({ page: 1, rows: 1 })).total).toBe(640);
+  });
+});
+
 describe('hybrid search over several shards', () => {
   // The Debian schema with the descriptions embedded (by the stand-in's concept vectors); 200 documents, so vector
   // search is exact in one index as in each shard and every difference would come from the merge.
@@ -297,5 +355,102 @@ describe('a full feed over several shards', () => {
     expect((await app.searchApp.layout()).layout).toEqual({ shards: 1, generation: 3 });
     expect((await app.searchApp.search({ page: 1, rows: 50 })).total).toBe(20);
     expect((await app.searchApp.shard(2).stats()).documents).toBe(0);
+  });
+});
+
+describe('a re-index job changing the shard count', () => {
+  /** Puts the app's `shards` setting, schedules a re-index job and waits for its end. */
+  async function reshardTo(app: FeedingApp, shards: number): Promise<{ state: string; error?: string }> {
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards } }));
+    const scheduled = await expectOk(call('PUT', `/api/v1/job/${app.tenant}/${app.code}/feeding/_schedule`, { token: app.feed, body: {} }));
+    const { jobId } = await json<{ jobId: string }>(scheduled);
+    return waitFor(
+      async () =>
+        json<{ state: string; error?: string }>(await call('GET', `/api/v1/job/${app.tenant}/${app.code}/${jobId}`, { token: app.feed })),
+      (job) => job.state === 'FINISHED' || job.state === 'ERROR',
+    );
+  }
+
+  /** Which shards of `count` hold each document: exactly the one the layout routes it to. */
+  async function expectPlaced(app: FeedingApp, ids: string[], count: number) {
+    for (const id of ids) {
+      const holders = await Promise.all(
+        Array.from({ length: count }, async (_, shard) => (await app.searchApp.shard(shard).document(id)) !== null),
+      );
+      expect(holders, id).toEqual(holders.map((_, shard) => shard === shardOf(id, count)));
+    }
+  }
+
+  it('moves every document to its shard of the new count, answers as before, and destroys the shards dropped', async () => {
+    const app = await shardedApp(2);
+    const documents = DOCUMENTS.slice(0, 60);
+    await feedFully(app, documents);
+    const ids = documents.map((d) => d.header.id);
+    const request = { q: 'lib', page: 1, rows: 10 };
+    const before = await app.searchApp.search(request);
+
+    expect((await reshardTo(app, 3)).state).toBe('FINISHED');
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 3, generation: 2 });
+    await expectPlaced(app, ids, 3);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(60);
+    expect((await app.searchApp.search(request)).documents).toEqual(before.documents);
+
+    // Live feeding after the move routes by the new layout.
+    const id = ids[7];
+    const changed = { header: { id, action: 'update' }, payload: { ...documents[7].payload, description: 'a qwertzuiop marker' } };
+    const accepted = await json<{ firstId: number }>(await expectOk(bulk(app, [changed])));
+    await allSettled(app, [accepted.firstId]);
+    expect((await app.searchApp.search({ q: 'qwertzuiop', page: 1, rows: 5 })).documents.map((d) => d.id)).toEqual([id]);
+    await expectPlaced(app, [id], 3);
+    const changedAnswer = await app.searchApp.search(request);
+
+    expect((await reshardTo(app, 1)).state).toBe('FINISHED');
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 1, generation: 3 });
+    expect((await app.searchApp.search(request)).documents).toEqual(changedAnswer.documents);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(60);
+    for (const shard of [1, 2]) expect((await app.searchApp.shard(shard).stats()).documents).toBe(0);
+  });
+
+  it('keeps every change fed while the documents move', async () => {
+    const app = await shardedApp(1);
+    await feedFully(app, DOCUMENTS.slice(0, 80));
+    const changes = DOCUMENTS.slice(0, 40).map(({ header, payload }) => ({ header, payload: { ...payload, description: 'asdfghjk' } }));
+    const additions = DOCUMENTS.slice(80, 100);
+    // Batches accepted before, during and after the move, whichever way they interleave with it.
+    const feeding = (async () => {
+      const ids: number[] = [];
+      for (const batch of [changes.slice(0, 20), additions, changes.slice(20)]) {
+        const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, batch)));
+        ids.push(accepted.firstId, accepted.lastId);
+      }
+      return allSettled(app, ids);
+    })();
+    const [job] = await Promise.all([reshardTo(app, 4), feeding]);
+    expect(job.state).toBe('FINISHED');
+    expect((await app.searchApp.layout()).layout.shards).toBe(4);
+    await expectPlaced(
+      app,
+      DOCUMENTS.slice(0, 100).map((d) => d.header.id),
+      4,
+    );
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(100);
+    expect((await app.searchApp.search({ q: 'asdfghjk', page: 1, rows: 1 })).total).toBe(40);
+  });
+
+  it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {
+    const app = await shardedApp(1, 'reshard-refusal');
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // Shard 2 of the new layout refuses to prepare (TEST_REFUSE_SWAP).
+    const job = await reshardTo(app, 4);
+    expect(job.state).toBe('ERROR');
+    expect(job.error).toContain(`${shardName(app.tenant, app.code, 2)} refuses swaps`);
+    expect((await app.searchApp.layout()).layout.shards).toBe(1);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(40);
+    // Nothing of the move is left: live feeding applies (no shard waits for it) and a full feed may start.
+    const accepted = await json<{ firstId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 41))));
+    await allSettled(app, [accepted.firstId]);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(41);
+    await expectOk(fullFeed(app, 'start'));
+    await expectOk(fullFeed(app, 'cancel'));
   });
 });
