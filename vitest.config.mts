@@ -19,7 +19,7 @@ const workers = defineProject({
           OPENAI_STAND_IN_PORT: inject('openAiStandInPort'),
           EMBEDDING_RETRY_BASE_MS: '1',
           // Shard 2 of this one app refuses to prepare swaps (test/search/shards.test.ts).
-          TEST_REFUSE_SWAP: 'swap-refusal/catalog#2',
+          TEST_REFUSE_SWAP: 'swap-refusal/catalog#2,reshard-refusal/catalog#2',
         },
         // The queues of wrangler.toml with no batch wait: tests await each message instead of a one-second timeout.
         queueConsumers: {

@@ -35,7 +35,7 @@ export interface Env {
   EMAIL_RETENTION_DAYS?: string;
   /** Days a chat session may stay idle before it is deleted with its turns (default 30). */
   CHAT_RETENTION_DAYS?: string;
-  /** Tests only: the shard (Durable Object name) that refuses to prepare cross-shard swaps. */
+  /** Tests only: the shards (Durable Object names, comma-separated) that refuse to prepare cross-shard swaps. */
   TEST_REFUSE_SWAP?: string;
 }
 

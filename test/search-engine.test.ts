@@ -268,6 +268,19 @@ describe('relevance on the Debian sample', () => {
     expect(debian.suggest({ q: 'firefx', rows: 3 }).map((s) => s.value)).toContain('firefox');
     expect(debian.suggest({ q: 'web serv', rows: 3 })[0].value).toBe('web server');
   });
+  it('counts each live document once, however many suggest fields hold the word, and only those holding the earlier words', () => {
+    const index = new SearchIndex({
+      fields: [field('title', 'string', { suggest: true }), field('tagline', 'string', { suggest: true })],
+      sorts: [],
+    });
+    index.add('a', { title: 'trail runner', tagline: 'a runner for trails' });
+    index.add('b', { title: 'road runner', tagline: 'fast' });
+    index.add('c', { title: 'runner up', tagline: 'runner' });
+    index.add('d', { title: 'trail runner', tagline: 'runner' });
+    index.remove('d');
+    expect(index.suggest({ q: 'runn', rows: 5 })).toEqual([{ value: 'runner', count: 3 }]);
+    expect(index.suggest({ q: 'trail runn', rows: 5 })).toEqual([{ value: 'trail runner', count: 1 }]);
+  });
 });
 
 describe('text analysis shared with highlighting', () => {

@@ -60,6 +60,19 @@ describe('facet stats', () => {
     const excluded = search({ filters: { price: { filterType: 'range', filterOperator: 'not', minValue: 60 } } });
     expect(excluded.facetStats.price).toEqual({ min: 50, max: 50, avg: 50, sum: 50 });
   });
+
+  it('counts each facet and stat over the documents passing every filter but its own, with two filters', () => {
+    const both = search({
+      filters: { brand: { filterType: 'term', values: ['Acme'] }, released: { filterType: 'range', minValue: '2024-02-01' } },
+    });
+    expect(both.hits.map((hit) => hit.id)).toEqual(['p2']);
+    // No filter of its own: over the documents passing both.
+    expect(both.facetStats.price).toEqual({ min: 80, max: 80, avg: 80, sum: 80 });
+    expect(both.facets.find((f) => f.id === 'specs.color')!.values).toEqual([{ value: 'blue', count: 1 }]);
+    // Each filtered facet over the documents passing the other filter.
+    expect(both.facets.find((f) => f.id === 'brand')!.values).toEqual([{ value: 'Acme', count: 1 }]);
+    expect(both.facetStats.released).toMatchObject({ min: Date.parse('2024-01-01'), max: Date.parse('2024-03-01') });
+  });
 });
 
 describe('facet selection', () => {

@@ -8,7 +8,7 @@ import { eq, sql } from 'drizzle-orm';
 import { createDb, type Db } from '../db/client';
 import { feedingJobs } from '../db/schema';
 import type { Env } from '../env';
-import { describeDetails, logError } from '../errors';
+import { ApiError, describeDetails, logError } from '../errors';
 import { messageBody } from '../validation';
 import { SearchAppClient } from '../search/search-app-client';
 import { findSearchAppById, type SearchAppRow } from '../db/queries';
@@ -231,6 +231,14 @@ async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<vo
     return;
   }
   const result = await searchApp.reindex(config);
+  try {
+    // A new shard count takes effect here (or at the next full feed's swap, whichever comes first).
+    await searchApp.reshard(app.shards, config);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 409)) throw error;
+    await db.update(feedingJobs).set({ state: 'ERROR', error: error.message, finishedAt: now() }).where(eq(feedingJobs.id, message.jobId));
+    return;
+  }
   await db
     .update(feedingJobs)
     .set({ state: 'FINISHED', processed: result.documents, total: result.documents, finishedAt: now() })

@@ -31,6 +31,15 @@ export interface PreparedSwap {
   config: AppIndexConfig;
 }
 
+/**
+ * Documents moving to a new shard count (a re-index job): staged in every shard of the new layout under `id` (negative,
+ * so never a full-feed cycle's), then swapped in as a full feed's are.
+ */
+export interface Reshard {
+  id: number;
+  shards: number;
+}
+
 /** A full feed that could not end: its staged documents were discarded, the live index kept. */
 export interface FailedCycle {
   id: number;
@@ -61,6 +70,10 @@ interface Meta {
   replicaLoading: boolean;
   /** A deleted replica follows no primary again until this time (epoch ms), when its alarm wipes this mark too. */
   retiredUntil: number;
+  /** A re-index job moving the documents to a new shard count: what this shard stages them under, and the count. */
+  reshard: Reshard;
+  /** Live feeding waits (its batches fail and are retried) until this time (epoch ms): a re-shard's last catch-up. */
+  sealedUntil: number;
   /** Ids of the last cycles that were swapped in (the others ended cancelled or failed), newest last. */
   swappedCycles: number[];
 }
@@ -252,6 +265,15 @@ export class AppStorage {
    * feed's work in the object); answers whether it was staged.
    */
   stage(cycle: number, id: string, payload: DocumentPayload | undefined, op: number, vector: string | null = null): boolean {
+    return this.upsertStaged(cycle, id, payload ? JSON.stringify(payload) : null, op, vector);
+  }
+
+  /** Stages rows moved from another shard under `cycle` (a re-shard), keeping a row staged by a newer operation. */
+  stageRows(cycle: number, rows: DocumentRow[]): void {
+    for (const row of rows) this.upsertStaged(cycle, row.id, row.payload, row.op, row.vector);
+  }
+
+  private upsertStaged(cycle: number, id: string, payload: string | null, op: number, vector: string | null): boolean {
     const staged = this.sql.exec(
       `INSERT INTO staged (cycle, id, payload, op, vector) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (cycle, id) DO UPDATE SET payload = excluded.payload, op = excluded.op, vector = excluded.vector
@@ -259,7 +281,7 @@ export class AppStorage {
        RETURNING op`,
       cycle,
       id,
-      payload ? JSON.stringify(payload) : null,
+      payload,
       op,
       vector,
     );
@@ -343,6 +365,18 @@ export class AppStorage {
   documentRowsAfter(after: string, limit: number): DocumentRow[] {
     return this.sql
       .exec<DocumentRow>('SELECT id, payload, seq, op, vector FROM documents WHERE id > ? ORDER BY id LIMIT ?', after, limit)
+      .toArray();
+  }
+
+  /** Rows (tombstones too) changed by batches after sequence `seq`, in id order after `after`: a re-shard moves them page by page. */
+  documentRowsSince(seq: number, after: string, limit: number): DocumentRow[] {
+    return this.sql
+      .exec<DocumentRow>(
+        'SELECT id, payload, seq, op, vector FROM documents WHERE seq > ? AND id > ? ORDER BY id LIMIT ?',
+        seq,
+        after,
+        limit,
+      )
       .toArray();
   }
 

@@ -10,8 +10,8 @@
  * The worker learns the version from the Durable Object (`indexVersion`, a call without engine work, or
  * beside every answer it computes) and trusts it for `VERSION_BOUND_MS` per isolate: a change is seen by
  * cached answers at most that long after the object applied it. `caches.default` stores nothing on
- * `workers.dev` hosts (custom domains only): there every lookup misses, so a repeat is answered from the memory of
- * the isolate it reaches, or else from the Durable Object's own memory of answers.
+ * `workers.dev` hosts (custom domains only), so there it is not asked: a repeat is answered from the memory of the
+ * isolate it reaches, or else from the Durable Object's own memory of answers.
  */
 import { BoundedMemo } from '../bounded-memo';
 import { AnswerMemo, type VersionedAnswer } from './answers';
@@ -137,16 +137,25 @@ export function edgeCacheUrl(origin: string, app: string, version: number, key: 
   return url.href;
 }
 
-/** The serialized answer of a request, from the edge cache when it holds the current version's, else from `source`. */
+/** Cloudflare keeps no Cache API entries for `*.workers.dev` hosts: there a lookup cannot hit and a put is dropped. */
+function keepsEntries(origin: string): boolean {
+  return !new URL(origin).hostname.endsWith('.workers.dev');
+}
+
+/**
+ * The serialized answer of a request, from the edge cache when it holds the current version's, else from `source`.
+ * On `workers.dev` the Cache API is skipped (it stores nothing there); the isolate's memory still answers repeats.
+ */
 export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: AnswerSource): Promise<EdgeAnswer> {
   if (!request.cacheable) return { json: (await source.answer(request.fresh)).json, cache: 'BYPASS' };
   const { origin, app, key } = request;
   const memo = isolateMemo(app);
+  const shared = keepsEntries(origin);
   if (!request.fresh) {
     const version = await currentVersion(app, source, false, request.waitUntil);
     const remembered = memo.get(version, key);
     if (remembered !== undefined) return { json: remembered, cache: 'HIT' };
-    const cached = await caches.default.match(edgeCacheUrl(origin, app, version, key));
+    const cached = shared ? await caches.default.match(edgeCacheUrl(origin, app, version, key)) : undefined;
     if (cached) {
       const json = await cached.text();
       memo.set(version, key, json);
@@ -161,6 +170,7 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
   // and a recomputed one differs in its `time` only, so a fresh request does not store it again.
   if (memo.get(answer.version, key) !== undefined) return { json: answer.json, cache: status };
   memo.set(answer.version, key, answer.json);
+  if (!shared) return { json: answer.json, cache: status };
   const entry = new Response(answer.json, { headers: { 'Content-Type': 'application/json', 'Cache-Control': ENTRY_CACHE_CONTROL } });
   request.waitUntil(caches.default.put(edgeCacheUrl(origin, app, answer.version, key), entry));
   return { json: answer.json, cache: status };

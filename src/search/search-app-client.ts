@@ -14,7 +14,7 @@ import { navigationFirst } from './answers';
 import { currentVersion, VERSION_BOUND_MS } from './edge-cache';
 import { readTarget, replicaTarget, type ReadPlacement } from './replica-reads';
 import { nearestReplicaRegion, type ReplicaRegion } from './replica-regions';
-import type { FullFeedCycle, HashedVector } from './app-storage';
+import type { DocumentRow, FullFeedCycle, HashedVector, PreparedSwap, Reshard } from './app-storage';
 import {
   combineHybridNorms,
   facetLimitsOf,
@@ -85,6 +85,14 @@ export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 
 /** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
 const SUGGEST_OVERSAMPLING = 4;
+
+/** Rows a re-shard moves per call. */
+const RESHARD_PAGE = 1_000;
+/** Catch-up rounds before live feeding waits for the last one, at most; fewer once a round moved at most RESHARD_SEAL_BELOW rows. */
+const RESHARD_ROUNDS = 5;
+const RESHARD_SEAL_BELOW = 1_000;
+/** How long live feeding waits at most for a re-shard's last catch-up and swap (a job that dies meanwhile holds it no longer). */
+const RESHARD_SEAL_MS = 30_000;
 
 /** The shard count each isolate last learnt per app (`<tenant>/<code>`): searches ask that many shards first. */
 const knownShards = new Map<string, number>();
@@ -414,6 +422,7 @@ export class SearchAppClient {
           ops,
           config,
           vectors.filter((vector) => referenced.has(vector.hash)),
+          layout.generation,
         );
       }),
     );
@@ -558,8 +567,19 @@ export class SearchAppClient {
     const shards = cycle.shards ?? 1;
     if (shards === 1 && layout.shards === 1) return (await this.stub.finishFullFeed(cycleId, config)) ? 'swapped' : 'not-ending';
     const swap = { cycleId, layout: { shards, generation: layout.generation + 1 }, config };
+    const refusal = await this.#prepareSwap(swap);
+    if (refusal) {
+      await this.failFullFeed(cycleId, `the swap was refused: ${refusal}`);
+      return 'refused';
+    }
+    await this.#commitSwap(swap, layout);
+    return 'swapped';
+  }
+
+  /** Phase 1 of a cross-shard swap: every shard of the new layout votes; the first refusal's reason, or undefined. */
+  async #prepareSwap(swap: PreparedSwap): Promise<string | undefined> {
     const votes = await Promise.all(
-      shardNumbers(shards).map(async (shard) => {
+      shardNumbers(swap.layout.shards).map(async (shard) => {
         try {
           return await this.shard(shard).prepareSwap(swap, shardName(this.#tenantCode, this.#code, shard));
         } catch (error) {
@@ -568,18 +588,88 @@ export class SearchAppClient {
       }),
     );
     const refusal = votes.find((vote) => !vote.ok);
-    if (refusal && !refusal.ok) {
-      await this.failFullFeed(cycleId, `the swap was refused: ${refusal.message}`);
-      return 'refused';
-    }
-    const others = shardNumbers(shards).slice(1);
+    return refusal && !refusal.ok ? refusal.message : undefined;
+  }
+
+  /** Phase 2: every shard commits the new generation, shard 0 last; shards the new layout drops are destroyed. */
+  async #commitSwap(swap: PreparedSwap, old: ShardLayout): Promise<void> {
+    const others = shardNumbers(swap.layout.shards).slice(1);
     await Promise.all(others.map((shard) => this.shard(shard).commitSwap(swap.layout.generation)));
     await this.stub.commitSwap(swap.layout.generation);
-    // Shards the new layout no longer has.
-    for (const shard of shardNumbers(layout.shards).slice(shards)) await this.shard(shard).destroy();
-    knownShards.set(this.#app, shards);
+    for (const shard of shardNumbers(old.shards).slice(swap.layout.shards)) await this.shard(shard).destroy();
+    knownShards.set(this.#app, swap.layout.shards);
     await this.shareStatistics();
-    return 'swapped';
+  }
+
+  // ---------------------------------------------------------------- re-shard
+
+  /**
+   * Moves the documents to `shards` shards (a re-index job, when the app's setting differs from the live layout),
+   * atomically like a full feed's swap: every shard of the new layout stages the rows routed to it (copied page by
+   * page from the live shards, then the rows changed meanwhile, round after round), live feeding waits (its batches
+   * are retried) for the last catch-up, then the two-phase commit makes the new layout live; shards it drops are
+   * destroyed. Searches never mix layouts (generations, as for a full feed). A refusal or failure before the commit
+   * discards what was staged, the old layout staying live, and throws; 409 while a full feed is in progress.
+   */
+  async reshard(shards: number, config: AppIndexConfig): Promise<void> {
+    const { layout } = await this.layout();
+    if (layout.shards === shards) return;
+    const swap: PreparedSwap = { cycleId: -(layout.generation + 1), layout: { shards, generation: layout.generation + 1 }, config };
+    // A retry after some shards committed: the swap was decided, commit the rest.
+    const views = await Promise.all(shardNumbers(shards).map((shard) => this.shard(shard).shardView()));
+    if (views.some((view) => view.layout.generation === swap.layout.generation)) return this.#commitSwap(swap, layout);
+    const reshard = { id: swap.cycleId, shards };
+    unwrap(await this.stub.beginReshard(reshard));
+    const targets = shardNumbers(shards);
+    const sources = shardNumbers(layout.shards);
+    try {
+      await Promise.all(targets.slice(1).map(async (shard) => unwrap(await this.shard(shard).beginReshard(reshard))));
+      let since = sources.map(() => -1);
+      let moved = Infinity;
+      for (let round = 0; round < RESHARD_ROUNDS && moved > RESHARD_SEAL_BELOW; round++) {
+        const rounds = await Promise.all(sources.map((shard, i) => this.#moveRows(shard, since[i], reshard)));
+        since = rounds.map((r) => r.seq);
+        moved = sum(rounds.map((r) => r.moved));
+      }
+      await Promise.all(sources.map((shard) => this.shard(shard).seal(RESHARD_SEAL_MS)));
+      await Promise.all(sources.map((shard, i) => this.#moveRows(shard, since[i], reshard)));
+      const refusal = await this.#prepareSwap(swap);
+      if (refusal) throw new ApiError(409, `the new shard layout was refused: ${refusal}`);
+    } catch (error) {
+      await Promise.all([...new Set([...targets, ...sources])].map((shard) => this.shard(shard).abortSwap(reshard.id)));
+      throw error;
+    }
+    await this.#commitSwap(swap, layout);
+  }
+
+  /** Moves one live shard's rows changed after `since` to the shards of the re-shard's layout; answers how many and the sequence read. */
+  async #moveRows(source: number, since: number, reshard: Reshard): Promise<{ moved: number; seq: number }> {
+    let after = '';
+    let moved = 0;
+    let seq: number | undefined;
+    for (;;) {
+      const page = await this.shard(source).movingRows(since, after, RESHARD_PAGE);
+      // The sequence before the first page: changes after it are the next round's.
+      seq ??= page.seq;
+      if (!page.rows.length) return { moved, seq };
+      const byShard = new Map<number, DocumentRow[]>();
+      for (const row of page.rows) {
+        const target = shardOf(row.id, reshard.shards);
+        byShard.set(target, [...(byShard.get(target) ?? []), row]);
+      }
+      await Promise.all(
+        [...byShard].map(([target, rows]) => {
+          const used = new Set(rows.map((row) => row.vector));
+          return this.shard(target).stageMoved(
+            reshard.id,
+            rows,
+            page.vectors.filter((vector) => used.has(vector.hash)),
+          );
+        }),
+      );
+      moved += page.rows.length;
+      after = page.rows[page.rows.length - 1].id;
+    }
   }
 
   /** Full-feed progress; staged and live documents summed over the shards. */

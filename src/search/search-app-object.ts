@@ -2,7 +2,15 @@ import { DurableObject } from 'cloudflare:workers';
 import type { FeedingState } from '../db/schema';
 import { numberVar, type Env } from '../env';
 import { AnswerMemo, navigationFirst, searchKey, suggestKey, type VersionedAnswer } from './answers';
-import { AppStorage, type DocumentRow, type FailedCycle, type FullFeedCycle, type HashedVector, type PreparedSwap } from './app-storage';
+import {
+  AppStorage,
+  type DocumentRow,
+  type FailedCycle,
+  type FullFeedCycle,
+  type HashedVector,
+  type PreparedSwap,
+  type Reshard,
+} from './app-storage';
 import { ChangeLog, type ChangePage } from './change-log';
 import { contentHash, embeddingText } from './embedding/text';
 import {
@@ -102,6 +110,16 @@ export type PartRead =
   | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; strict?: boolean }
   | { kind: 'hybridNorms'; request: SearchRequest; semantic: SemanticSearch; strict?: boolean }
   | { kind: 'suggest'; request: SuggestRequest };
+
+/** Why a full feed cannot start now. */
+const RESHARDING = 'A re-index job is moving the documents to a new shard count; start the full feed when it has finished';
+
+/** A page of a shard's document rows moving to a new shard count, the vectors they use, and the shard's sequence when read. */
+export interface MovingRows {
+  rows: DocumentRow[];
+  vectors: Array<HashedVector & { space: string }>;
+  seq: number;
+}
 
 /** Why a hybrid search answered keyword results only. */
 const NO_VECTORS = 'the index has no vectors of this embedder yet: feed documents, or schedule a feeding job after an embedder change';
@@ -249,6 +267,9 @@ export class SearchAppObject extends DurableObject<Env> {
    * the ones the consumer embedded for these operations (the others' hashes are stored already).
    */
   async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
+    if ((this.#storage.get('sealedUntil') ?? 0) > Date.now() && operations.some((op) => !op.cycleId)) {
+      throw new Error('documents are moving to a new shard count: retry');
+    }
     this.#lastAppliedAt = Date.now();
     for (const op of operations) this.#appliedUpTo = Math.max(this.#appliedUpTo, op.opId);
     const newest = new Map<string, number>();
@@ -304,12 +325,21 @@ export class SearchAppObject extends DurableObject<Env> {
     return results;
   }
 
-  /** `apply` on one shard of several; `statisticsDue`: enough changed here that the shards should share statistics anew. */
+  /**
+   * `apply` on one shard of several, routed by the layout of `generation`; `statisticsDue`: enough changed here that
+   * the shards should share statistics anew. Routed by another layout than this shard's (a swap is committing), the
+   * batch fails, to be retried and routed again.
+   */
   async applyToShard(
     operations: FeedOperation[],
     config: AppIndexConfig,
     vectors: HashedVector[] = [],
+    generation?: number,
   ): Promise<{ results: OperationResult[]; statisticsDue: boolean }> {
+    const live = operations.some((op) => !op.cycleId);
+    if (live && generation !== undefined && generation !== this.#layout().generation) {
+      throw new Error(`operations routed by the layout of generation ${generation}, this shard is at ${this.#layout().generation}: retry`);
+    }
     const results = await this.apply(operations, config, vectors);
     const due = Math.max(MIN_CHANGES_BEFORE_SHARE, (this.#index?.size ?? 0) * CHANGED_SHARE_BEFORE_SHARE);
     return { results, statisticsDue: this.#changesSinceShare >= due };
@@ -402,6 +432,7 @@ export class SearchAppObject extends DurableObject<Env> {
   async startFullFeed(shards = 1): Promise<Outcome<FullFeedCycle>> {
     const active = this.#storage.get('cycle');
     if (active) return { ok: false, status: 409, message: `A full feed is already in progress (cycle ${active.id})` };
+    if (this.#storage.get('reshard')) return { ok: false, status: 409, message: RESHARDING };
     const cycle: FullFeedCycle = {
       id: (this.#storage.get('lastCycleId') ?? 0) + 1,
       state: 'ACTIVE',
@@ -506,9 +537,9 @@ export class SearchAppObject extends DurableObject<Env> {
    */
   async prepareSwap(swap: PreparedSwap, shardName: string): Promise<Outcome<null>> {
     if (this.#layout().generation >= swap.layout.generation) return ok(null);
-    if (this.env.TEST_REFUSE_SWAP === shardName)
+    if (this.env.TEST_REFUSE_SWAP?.split(',').includes(shardName))
       return { ok: false, status: 409, message: `${shardName} refuses swaps (TEST_REFUSE_SWAP)` };
-    if (this.#storage.get('cycle')?.id !== swap.cycleId)
+    if (this.#storage.get('cycle')?.id !== swap.cycleId && this.#storage.get('reshard')?.id !== swap.cycleId)
       return { ok: false, status: 409, message: `cycle ${swap.cycleId} is not staged here` };
     this.#storage.set('ready', swap);
     return ok(null);
@@ -525,6 +556,8 @@ export class SearchAppObject extends DurableObject<Env> {
         this.#storage.set('cycle', undefined);
         this.#storage.set('swappedCycles', [...(this.#storage.get('swappedCycles') ?? []), ready.cycleId].slice(-SWAPPED_CYCLES_KEPT));
       }
+      if (this.#storage.get('reshard')?.id === ready.cycleId) this.#storage.set('reshard', undefined);
+      this.#storage.set('sealedUntil', undefined);
       this.#storage.set('layout', ready.layout);
       this.#storage.set('ready', undefined);
       // The other shards' statistics are of the old generation: the shard scores alone until the next exchange.
@@ -543,7 +576,50 @@ export class SearchAppObject extends DurableObject<Env> {
       this.#storage.discardStaged(cycleId);
       if (this.#storage.get('cycle')?.id === cycleId) this.#storage.set('cycle', undefined);
       if (this.#storage.get('ready')?.cycleId === cycleId) this.#storage.set('ready', undefined);
+      if (this.#storage.get('reshard')?.id === cycleId) this.#storage.set('reshard', undefined);
+      this.#storage.set('sealedUntil', undefined);
     });
+  }
+
+  /**
+   * Joins a re-shard (a re-index job moving the documents to a new shard count): its rows are staged here under
+   * `reshard.id`, anything staged under it before discarded. 409 while a full feed is in progress.
+   */
+  async beginReshard(reshard: Reshard): Promise<Outcome<null>> {
+    const cycle = this.#storage.get('cycle');
+    if (cycle) return { ok: false, status: 409, message: `A full feed is in progress (cycle ${cycle.id}); re-index when it has finished` };
+    this.ctx.storage.transactionSync(() => {
+      this.#storage.discardStaged(reshard.id);
+      this.#storage.set('reshard', reshard);
+    });
+    return ok(null);
+  }
+
+  /**
+   * A page of this shard's document rows (tombstones too) changed after sequence `since` (-1: all), in id order after
+   * `after`, with the vectors they use, and the sequence now: the next catch-up reads the changes after it.
+   */
+  async movingRows(since: number, after: string, limit: number): Promise<MovingRows> {
+    const rows = this.#storage.documentRowsSince(since, after, limit);
+    const hashes = new Set(rows.map((row) => row.vector).filter((hash): hash is string => !!hash));
+    const vectors = [...hashes].flatMap((hash) => {
+      const stored = this.#storage.vector(hash);
+      return stored ? [{ hash, ...stored }] : [];
+    });
+    return { rows, vectors, seq: this.#storage.get('seq') ?? 0 };
+  }
+
+  /** Stages rows moved from other shards under the re-shard's `id` (a row staged from a newer operation stays), with their vectors. */
+  async stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors']): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      for (const { space, hash, vector } of vectors) this.#storage.putVectors(space, [{ hash, vector }]);
+      this.#storage.stageRows(id, rows);
+    });
+  }
+
+  /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again): a re-shard's last catch-up and swap. */
+  async seal(ms: number): Promise<void> {
+    this.#storage.set('sealedUntil', ms > 0 ? Date.now() + ms : undefined);
   }
 
   /** Documents and index change when the layout did (a shard joining a new layout); the sequence tells versions apart. */

@@ -1,3 +1,4 @@
+import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AnswerMemo, searchKey } from '../../src/search/answers';
 import { edgeCacheUrl } from '../../src/search/edge-cache';
@@ -155,6 +156,24 @@ describe('the edge cache with fresh requests and many answers', () => {
     const again = await call('GET', path(1));
     expect(again.headers.get('X-Edge-Cache')).toBe('HIT');
     expect((await json<{ result: { total: number } }>(again)).result.total).toBe(1);
+  });
+});
+
+describe('the edge cache on workers.dev', () => {
+  it('never looks up the Cache API, which stores nothing there, and still answers repeats from memory', async () => {
+    const origin = 'https://edge-search.example.workers.dev';
+    const url = `${origin}/api/v1/search/${app.tenant}/${app.code}?q=shoe&rows=1`;
+    // An entry planted where the answer would be filed: a lookup would answer it.
+    const key = searchKey({ q: 'shoe', page: 1, rows: 1, filters: {} });
+    const planted = edgeCacheUrl(origin, await edgeCacheApp(app), await app.searchApp.indexVersion(), key);
+    await caches.default.put(planted, new Response('{"total":-1}', { headers: { 'Cache-Control': 'max-age=600' } }));
+
+    const first = await exports.default.fetch(new Request(url));
+    expect(first.headers.get('X-Edge-Cache')).toBe('MISS');
+    expect((await json<{ result: { total: number } }>(first)).result.total).toBeGreaterThan(0);
+    const again = await exports.default.fetch(new Request(url));
+    expect(again.headers.get('X-Edge-Cache')).toBe('HIT');
+    expect((await json<{ result: { total: number } }>(again)).result.total).toBeGreaterThan(0);
   });
 });
 

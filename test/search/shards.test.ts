@@ -299,3 +299,100 @@ describe('a full feed over several shards', () => {
     expect((await app.searchApp.shard(2).stats()).documents).toBe(0);
   });
 });
+
+describe('a re-index job changing the shard count', () => {
+  /** Puts the app's `shards` setting, schedules a re-index job and waits for its end. */
+  async function reshardTo(app: FeedingApp, shards: number): Promise<{ state: string; error?: string }> {
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards } }));
+    const scheduled = await expectOk(call('PUT', `/api/v1/job/${app.tenant}/${app.code}/feeding/_schedule`, { token: app.feed, body: {} }));
+    const { jobId } = await json<{ jobId: string }>(scheduled);
+    return waitFor(
+      async () =>
+        json<{ state: string; error?: string }>(await call('GET', `/api/v1/job/${app.tenant}/${app.code}/${jobId}`, { token: app.feed })),
+      (job) => job.state === 'FINISHED' || job.state === 'ERROR',
+    );
+  }
+
+  /** Which shards of `count` hold each document: exactly the one the layout routes it to. */
+  async function expectPlaced(app: FeedingApp, ids: string[], count: number) {
+    for (const id of ids) {
+      const holders = await Promise.all(
+        Array.from({ length: count }, async (_, shard) => (await app.searchApp.shard(shard).document(id)) !== null),
+      );
+      expect(holders, id).toEqual(holders.map((_, shard) => shard === shardOf(id, count)));
+    }
+  }
+
+  it('moves every document to its shard of the new count, answers as before, and destroys the shards dropped', async () => {
+    const app = await shardedApp(2);
+    const documents = DOCUMENTS.slice(0, 60);
+    await feedFully(app, documents);
+    const ids = documents.map((d) => d.header.id);
+    const request = { q: 'lib', page: 1, rows: 10 };
+    const before = await app.searchApp.search(request);
+
+    expect((await reshardTo(app, 3)).state).toBe('FINISHED');
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 3, generation: 2 });
+    await expectPlaced(app, ids, 3);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(60);
+    expect((await app.searchApp.search(request)).documents).toEqual(before.documents);
+
+    // Live feeding after the move routes by the new layout.
+    const id = ids[7];
+    const changed = { header: { id, action: 'update' }, payload: { ...documents[7].payload, description: 'a qwertzuiop marker' } };
+    const accepted = await json<{ firstId: number }>(await expectOk(bulk(app, [changed])));
+    await allSettled(app, [accepted.firstId]);
+    expect((await app.searchApp.search({ q: 'qwertzuiop', page: 1, rows: 5 })).documents.map((d) => d.id)).toEqual([id]);
+    await expectPlaced(app, [id], 3);
+    const changedAnswer = await app.searchApp.search(request);
+
+    expect((await reshardTo(app, 1)).state).toBe('FINISHED');
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 1, generation: 3 });
+    expect((await app.searchApp.search(request)).documents).toEqual(changedAnswer.documents);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(60);
+    for (const shard of [1, 2]) expect((await app.searchApp.shard(shard).stats()).documents).toBe(0);
+  });
+
+  it('keeps every change fed while the documents move', async () => {
+    const app = await shardedApp(1);
+    await feedFully(app, DOCUMENTS.slice(0, 80));
+    const changes = DOCUMENTS.slice(0, 40).map(({ header, payload }) => ({ header, payload: { ...payload, description: 'asdfghjk' } }));
+    const additions = DOCUMENTS.slice(80, 100);
+    // Batches accepted before, during and after the move, whichever way they interleave with it.
+    const feeding = (async () => {
+      const ids: number[] = [];
+      for (const batch of [changes.slice(0, 20), additions, changes.slice(20)]) {
+        const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, batch)));
+        ids.push(accepted.firstId, accepted.lastId);
+      }
+      return allSettled(app, ids);
+    })();
+    const [job] = await Promise.all([reshardTo(app, 4), feeding]);
+    expect(job.state).toBe('FINISHED');
+    expect((await app.searchApp.layout()).layout.shards).toBe(4);
+    await expectPlaced(
+      app,
+      DOCUMENTS.slice(0, 100).map((d) => d.header.id),
+      4,
+    );
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(100);
+    expect((await app.searchApp.search({ q: 'asdfghjk', page: 1, rows: 1 })).total).toBe(40);
+  });
+
+  it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {
+    const app = await shardedApp(1, 'reshard-refusal');
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // Shard 2 of the new layout refuses to prepare (TEST_REFUSE_SWAP).
+    const job = await reshardTo(app, 4);
+    expect(job.state).toBe('ERROR');
+    expect(job.error).toContain(`${shardName(app.tenant, app.code, 2)} refuses swaps`);
+    expect((await app.searchApp.layout()).layout.shards).toBe(1);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(40);
+    // Nothing of the move is left: live feeding applies (no shard waits for it) and a full feed may start.
+    const accepted = await json<{ firstId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 41))));
+    await allSettled(app, [accepted.firstId]);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(41);
+    await expectOk(fullFeed(app, 'start'));
+    await expectOk(fullFeed(app, 'cancel'));
+  });
+});

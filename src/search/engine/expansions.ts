@@ -110,5 +110,8 @@ function stemForms(state: IndexState, term: string): number[] {
 export function mostFrequent<T extends { termId: number }>(state: IndexState, expansions: T[], limit = MAX_EXPANSIONS): T[] {
   if (expansions.length <= limit) return expansions;
   const { frequency } = corpusStatistics(state);
-  return expansions.sort((a, b) => frequency(b.termId) - frequency(a.termId)).slice(0, limit);
+  // Each frequency once, not twice per comparison; a stable sort of the positions keeps ties in their order.
+  const frequencies = expansions.map((expansion) => frequency(expansion.termId));
+  const order = expansions.map((_, i) => i).sort((a, b) => frequencies[b] - frequencies[a]);
+  return order.slice(0, limit).map((i) => expansions[i]);
 }

@@ -159,12 +159,13 @@ interface CountedSet {
 }
 
 /** The candidates passing the disjunctive filters of `needed`, or their complement when that is smaller. */
-function countedSet(state: IndexState, { shared, passes }: Filtered, needed: number): CountedSet {
-  let ords: ArrayLike<number> = shared;
-  if (needed) {
-    const kept = new Int32Array(shared.length);
+function countedSet(state: IndexState, filtered: Filtered, needed: number): CountedSet {
+  const { from, test } = lookIn(filtered, needed);
+  let ords: ArrayLike<number> = from;
+  if (test) {
+    const kept = new Int32Array(from.length);
     let length = 0;
-    for (let i = 0; i < shared.length; i++) if ((passes[i] & needed) === needed) kept[length++] = shared[i];
+    for (let i = 0; i < from.length; i++) if ((filtered.passes[i] & test) === test) kept[length++] = from[i];
     ords = kept.subarray(0, length);
   }
   if (ords.length * 2 <= state.liveCount) return { ords, complement: false };
@@ -173,6 +174,8 @@ function countedSet(state: IndexState, { shared, passes }: Filtered, needed: num
 
 /** The live ordinals not in `ords` (live ordinals, each once), in ordinal order. */
 function liveOrdsOutside(state: IndexState, ords: ArrayLike<number>): Int32Array {
+  // Every live ordinal (a browse whose facet leaves out the only filter): nothing outside.
+  if (ords.length === state.liveCount) return new Int32Array(0);
   const size = capacity(state);
   const inside = new Uint8Array(size);
   for (let i = 0; i < ords.length; i++) inside[ords[i]] = 1;
@@ -222,28 +225,41 @@ export function facetsOfEverything(
 }
 
 /** The disjunctive filters a candidate must pass to count for `facetId`: all but the facet's own. */
-function neededBits({ disjunctive }: Filtered, facetId: string): number {
-  const all = (1 << disjunctive.length) - 1;
-  const own = disjunctive.findIndex((f) => f.facetId === facetId);
-  return own < 0 ? all : all & ~(1 << own);
+function neededBits(filtered: Filtered, facetId: string): number {
+  const own = filtered.disjunctive.findIndex((f) => f.facetId === facetId);
+  return own < 0 ? allBits(filtered) : allBits(filtered) & ~(1 << own);
+}
+
+/** The bits of every disjunctive filter. */
+function allBits({ disjunctive }: Filtered): number {
+  return (1 << disjunctive.length) - 1;
+}
+
+/**
+ * Where the candidates passing the filters of `needed` are: among `from`, those whose `passes` hold the bits of
+ * `test`; when that is every filter, the list of candidates passing them all, with nothing left to test.
+ */
+function lookIn(filtered: Filtered, needed: number): { from: readonly number[]; test: number } {
+  if (needed && needed === allBits(filtered) && filtered.passing) return { from: filtered.passing, test: 0 };
+  return { from: filtered.shared, test: needed };
 }
 
 /** Min, max, average and sum of each selected numeric facet over the candidates that count for it. */
 function numericStats(state: IndexState, filtered: Filtered, selected: FacetSelection): Omit<FacetAnswer, 'facets'> {
   const stats: Record<string, FacetStats> = {};
   const counts: Record<string, number> = {};
-  const { shared, passes } = filtered;
   for (const field of state.plan.facets) {
     const column = state.numbers.get(field.code);
     if (!column || !isNumeric(field) || !selected(field.code)) continue;
-    const needed = neededBits(filtered, field.code);
+    const { from, test } = lookIn(filtered, neededBits(filtered, field.code));
+    const { passes } = filtered;
     let min = Infinity;
     let max = -Infinity;
     let sum = 0;
     let count = 0;
-    for (let i = 0; i < shared.length; i++) {
-      if (needed && (passes[i] & needed) !== needed) continue;
-      const value = column.get(shared[i]);
+    for (let i = 0; i < from.length; i++) {
+      if (test && (passes[i] & test) !== test) continue;
+      const value = column.get(from[i]);
       if (Number.isNaN(value)) continue;
       if (value < min) min = value;
       if (value > max) max = value;

@@ -22,6 +22,8 @@ export interface Filtered {
   shared: readonly number[];
   passes: ArrayLike<number>;
   disjunctive: CompiledFilter[];
+  /** The shared candidates that pass every disjunctive filter too (what facets without a filter of their own count over). */
+  passing?: readonly number[];
 }
 
 /** The request's filters as predicates over ordinals; throws `QueryError` naming every invalid one. */
@@ -100,7 +102,8 @@ export function applyFilters(candidates: readonly number[], filters: CompiledFil
     if (bits === all) passing.push(ord);
   }
   // Without `and`/`not` filters every candidate is shared: the candidates themselves, not a copy.
-  return { filtered: { shared: conjunctive.length ? shared : candidates, passes: passes.subarray(0, count), disjunctive }, passing };
+  const filtered = { shared: conjunctive.length ? shared : candidates, passes: passes.subarray(0, count), disjunctive, passing };
+  return { filtered, passing };
 }
 
 /** The faceted field a facet id names: a field code, or `<code>.<key>` of an attributes field. */

@@ -45,6 +45,14 @@ export interface QueryCaches {
   /** Facet counting's per-value counts (facets.ts). */
   tally?: Tally;
   families?: FamilyCache;
+  /** Suggest's marks of the documents already counted for a term (suggest.ts). */
+  seen?: SeenStamps;
+}
+
+/** One number per ordinal: an ordinal is marked when its number equals `stamp`, and unmarked by the next stamp. */
+export interface SeenStamps {
+  stamps: Uint32Array;
+  stamp: number;
 }
 
 /** An empty index state for a configuration. */

@@ -6,7 +6,7 @@ import { fuzzyDistance, queryTokens } from './analysis';
 import { compareStrings } from './columns';
 import { fuzzyTerms } from './fuzzy';
 import { MAX_EXPANSIONS, mostFrequent } from './expansions';
-import { isAlive, type IndexState } from './state';
+import { capacity, isAlive, type IndexState, type SeenStamps } from './state';
 import type { Suggestion, SuggestRequest } from './types';
 
 /** A suggestion and whether it is a typo correction (corrections come after completions). */
@@ -27,10 +27,11 @@ export function rankedSuggestions(state: IndexState, request: SuggestRequest): R
   const leading = tokens.slice(0, -1);
   const dictionary = state.text.dictionary;
 
+  const mask = slotMask(slots);
   // Documents whose suggest fields hold every leading word exactly.
   let required: Set<number> | undefined;
   for (const word of leading) {
-    const docs = suggestDocs(state, dictionary.get(word), slots);
+    const docs = suggestDocs(state, dictionary.get(word), mask);
     required = required ? new Set([...required].filter((ord) => docs.has(ord))) : docs;
   }
 
@@ -47,11 +48,11 @@ export function rankedSuggestions(state: IndexState, request: SuggestRequest): R
   if (distance) for (const termId of fuzzyTerms(dictionary, last, distance).keys()) consider(termId, true);
 
   return mostFrequent(state, candidates, MAX_EXPANSIONS * 4)
-    .map(({ termId, fuzzy }) => {
-      let count = 0;
-      for (const ord of suggestDocs(state, termId, slots)) if (!required || required.has(ord)) count++;
-      return { value: [...leading, state.text.terms[termId]].join(' '), count, fuzzy };
-    })
+    .map(({ termId, fuzzy }) => ({
+      value: [...leading, state.text.terms[termId]].join(' '),
+      count: countDocs(state, termId, mask, required),
+      fuzzy,
+    }))
     .filter((s) => s.count > 0)
     .sort(suggestionOrder)
     .slice(0, request.rows);
@@ -62,15 +63,48 @@ export function suggestionOrder(a: RankedSuggestion, b: RankedSuggestion): numbe
   return Number(a.fuzzy) - Number(b.fuzzy) || b.count - a.count || compareStrings(a.value, b.value);
 }
 
-/** Live documents holding a term in one of the suggest slots. */
-function suggestDocs(state: IndexState, termId: number | undefined, slots: Set<number>): Set<number> {
+/** The suggest slots as bits (a posting's slot is below 32). */
+function slotMask(slots: Set<number>): number {
+  let mask = 0;
+  for (const slot of slots) mask |= 1 << slot;
+  return mask;
+}
+
+/** Live documents holding a term in one of the suggest slots of `mask`. */
+function suggestDocs(state: IndexState, termId: number | undefined, mask: number): Set<number> {
   const docs = new Set<number>();
   if (termId === undefined) return docs;
   for (const { data, from, to } of state.text.runs(termId)) {
     for (let p = from; p < to; p += 2) {
       const ord = data[p] >>> 5;
-      if (isAlive(state, ord) && slots.has(data[p] & 31)) docs.add(ord);
+      if (isAlive(state, ord) && (mask >>> (data[p] & 31)) & 1) docs.add(ord);
     }
   }
   return docs;
+}
+
+/**
+ * How many of the documents `suggestDocs` finds are in `required` (all of them without): a document holding the
+ * term in several slots counts once, marked in a per-index array of stamps instead of collected in a set.
+ */
+function countDocs(state: IndexState, termId: number, mask: number, required: Set<number> | undefined): number {
+  const seen = seenStamps(state);
+  const stamp = ++seen.stamp;
+  let count = 0;
+  for (const { data, from, to } of state.text.runs(termId)) {
+    for (let p = from; p < to; p += 2) {
+      const ord = data[p] >>> 5;
+      if (seen.stamps[ord] === stamp || !isAlive(state, ord) || !((mask >>> (data[p] & 31)) & 1)) continue;
+      seen.stamps[ord] = stamp;
+      if (!required || required.has(ord)) count++;
+    }
+  }
+  return count;
+}
+
+/** The index's stamps, one per ordinal, started afresh when the ordinals outgrew them or the stamp would overflow. */
+function seenStamps(state: IndexState): SeenStamps {
+  const seen = state.caches.seen;
+  if (seen && seen.stamps.length >= capacity(state) && seen.stamp < 0xffffffff) return seen;
+  return (state.caches.seen = { stamps: new Uint32Array(Math.max(capacity(state), 1024)), stamp: 0 });
 }
