@@ -7,6 +7,7 @@
  * prior), so its scores are those of one index holding every document: its own changes count at once, the other
  * shards' at the next exchange.
  */
+import { completionOrder, MAX_EXPANSIONS } from './expansions';
 import { titleShare, type TitleShare } from './families';
 import { fnv1a } from './hash';
 import { corpusStatistics } from './ranking';
@@ -22,14 +23,28 @@ export interface StatisticsShare {
   frequencies: Int32Array;
   titles: TitleShare;
   /**
+   * From `othersShare`: the prefixes with more than `MAX_EXPANSIONS` completions in the whole index, each with the
+   * last completion a query of it expands to (`completionCutoffs`), so every shard keeps the completions one index keeps.
+   */
+  completions?: CompletionCutoffs;
+  /**
    * From `othersShare`: the terms only the other shards hold, as sorted hashes (`fnv1a`) with their frequencies, so
    * that a query is planned as in one index (whether a word is indexed, how common it is).
    */
   foreign?: { hashes: Uint32Array; frequencies: Int32Array };
 }
 
+/** Prefixes, and for each the frequency and term of the last completion kept (in `completionOrder`). */
+export interface CompletionCutoffs {
+  prefixes: string[];
+  frequencies: Int32Array;
+  terms: string[];
+}
+
 /** The other shards' share as a shard reads it. */
 export interface OtherShards {
+  /** By prefix: the last completion one index of every document keeps (`CompletionCutoffs`). */
+  completions: Map<string, { frequency: number; term: string }>;
   documents: number;
   fieldLengths: Array<{ total: number; documents: number }>;
   frequencies: Map<string, number>;
@@ -44,6 +59,7 @@ export interface SummedShares {
   fieldLengths: Array<{ total: number; documents: number }>;
   frequencies: Map<string, number>;
   titles: Map<number, { beginnings: number; wholes: number }>;
+  completions: CompletionCutoffs;
 }
 
 /** This index's share. */
@@ -86,7 +102,46 @@ export function sumShares(shares: StatisticsShare[]): SummedShares {
     })),
     frequencies,
     titles,
+    completions: completionCutoffs(frequencies),
   };
+}
+
+/**
+ * For every prefix with more than `MAX_EXPANSIONS` completions (terms that start with it, itself left out) in the
+ * whole index: the last one a query of the prefix expands to, in `completionOrder`. A shard keeps its completions
+ * up to it, so it keeps exactly its part of what one index keeps.
+ */
+export function completionCutoffs(frequencies: Map<string, number>): CompletionCutoffs {
+  // Sorted by code unit, the terms starting with a prefix are contiguous: a prefix with more than MAX_EXPANSIONS
+  // completions begins a run where the term MAX_EXPANSIONS + 1 further on still starts with it.
+  const sorted = [...frequencies.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const cutoffs: CompletionCutoffs = { prefixes: [], frequencies: new Int32Array(0), terms: [] };
+  const cutoffFrequencies: number[] = [];
+  for (let first = 0; first + MAX_EXPANSIONS < sorted.length; first++) {
+    const term = sorted[first];
+    const shared = commonPrefixLength(term, sorted[first + MAX_EXPANSIONS]);
+    // Prefixes this term is the first of (shorter ones began earlier).
+    for (let length = first ? commonPrefixLength(sorted[first - 1], term) + 1 : 1; length <= shared; length++) {
+      const prefix = term.slice(0, length);
+      const completions: Array<{ term: string; frequency: number }> = [];
+      for (let at = first; at < sorted.length && sorted[at].startsWith(prefix); at++) {
+        if (sorted[at] !== prefix) completions.push({ term: sorted[at], frequency: frequencies.get(sorted[at]) ?? 0 });
+      }
+      if (completions.length <= MAX_EXPANSIONS) continue;
+      const last = completions.sort(completionOrder)[MAX_EXPANSIONS - 1];
+      cutoffs.prefixes.push(prefix);
+      cutoffFrequencies.push(last.frequency);
+      cutoffs.terms.push(last.term);
+    }
+  }
+  cutoffs.frequencies = Int32Array.from(cutoffFrequencies);
+  return cutoffs;
+}
+
+function commonPrefixLength(a: string, b: string): number {
+  let length = 0;
+  while (length < a.length && length < b.length && a.charCodeAt(length) === b.charCodeAt(length)) length++;
+  return length;
 }
 
 /** What the shards other than the one of share `own` hold of its terms and titles (entries of zero left out). */
@@ -125,6 +180,7 @@ export function othersShare(summed: SummedShares, own: StatisticsShare): Statist
     terms,
     frequencies: Int32Array.from(frequencies),
     titles: { keys: Int32Array.from(keys), beginnings: Int32Array.from(beginnings), wholes: Int32Array.from(wholes) },
+    completions: summed.completions,
     foreign: { hashes: Uint32Array.from(foreign, ([hash]) => hash), frequencies: Int32Array.from(foreign, ([, frequency]) => frequency) },
   };
 }
@@ -141,6 +197,12 @@ export function readOtherShards(share: StatisticsShare): OtherShards {
     fieldLengths: share.fieldLengths,
     frequencies: new Map(share.terms.map((term, i) => [term, share.frequencies[i]])),
     foreign: share.foreign ?? { hashes: new Uint32Array(0), frequencies: new Int32Array(0) },
+    completions: new Map(
+      (share.completions?.prefixes ?? []).map((prefix, i) => [
+        prefix,
+        { frequency: share.completions?.frequencies[i] ?? 0, term: share.completions?.terms[i] ?? '' },
+      ]),
+    ),
     beginnings: positive(share.titles.keys, share.titles.beginnings),
     wholes: positive(share.titles.keys, share.titles.wholes),
   };

@@ -4,6 +4,7 @@
  * version.
  */
 import { pluralForms, stems } from './analysis';
+import { compareStrings } from './columns';
 import { fuzzyTerms } from './fuzzy';
 import { corpusStatistics } from './ranking';
 import type { IndexState } from './state';
@@ -61,12 +62,11 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
     }
   }
   if (prefix && analyzed) {
-    const completions: Expansion[] = [];
-    for (const [completion, termId] of dictionary.atPrefix(term)) {
-      if (completion === term || formIds.has(termId)) continue;
-      completions.push({ termId, quality: PREFIX * (0.5 + (0.5 * term.length) / completion.length), kind: 'prefix', typos: 0 });
+    for (const termId of keptCompletions(state, term)) {
+      if (formIds.has(termId)) continue;
+      const quality = PREFIX * (0.5 + (0.5 * term.length) / state.text.terms[termId].length);
+      expansions.push({ termId, quality, kind: 'prefix', typos: 0 });
     }
-    expansions.push(...mostFrequent(state, completions));
   }
   if (typos && state.plan.text.some((f) => f.fuzzy)) {
     const near: Expansion[] = [];
@@ -104,6 +104,32 @@ function stemForms(state: IndexState, term: string): number[] {
     state,
     [...found].map((termId) => ({ termId })),
   ).map(({ termId }) => termId);
+}
+
+/**
+ * The completions of `prefix` (terms starting with it, itself left out) a query expands to: the `MAX_EXPANSIONS`
+ * first in `completionOrder` by whole-index frequency. In a shard of several, the ones up to the whole index's cutoff
+ * for the prefix (handed with the other shards' statistics), so each shard keeps its part of what one index keeps
+ * (the other forms of the word are left out after, as in one index).
+ */
+function keptCompletions(state: IndexState, prefix: string): number[] {
+  const { frequency } = corpusStatistics(state);
+  const completions: Array<{ termId: number; term: string; frequency: number }> = [];
+  for (const [term, termId] of state.text.dictionary.atPrefix(prefix)) {
+    if (term !== prefix) completions.push({ termId, term, frequency: frequency(termId) });
+  }
+  const cutoff = state.others?.completions.get(prefix);
+  const kept = cutoff
+    ? completions.filter((completion) => completionOrder(completion, cutoff) <= 0)
+    : completions.length > MAX_EXPANSIONS
+      ? completions.sort(completionOrder).slice(0, MAX_EXPANSIONS)
+      : completions;
+  return kept.map((completion) => completion.termId);
+}
+
+/** The order completions are kept in: the most frequent in the whole index first, then by term. */
+export function completionOrder(a: { term: string; frequency: number }, b: { term: string; frequency: number }): number {
+  return b.frequency - a.frequency || compareStrings(a.term, b.term);
 }
 
 /** Keeps the expansions with the longest postings (of the whole index, in a shard), so a one-letter prefix stays cheap. */
