@@ -6,9 +6,7 @@
  * changed, and formats counts with one shared `Intl.NumberFormat`.
  */
 import { connectRefinementList } from 'instantsearch.js/es/connectors';
-
-/** Formats counts as `toLocaleString()` does, without building a formatter per call. */
-export const formatCount = new Intl.NumberFormat().format;
+import { element, formatCount } from './dom';
 
 /** Per container, what it shows now (the key of the last drawing) and its elements. */
 interface Drawn {
@@ -21,13 +19,6 @@ interface Drawn {
   toggleShowMore: () => void;
 }
 const drawn = new WeakMap<HTMLElement, Drawn>();
-
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
-  const created = document.createElement(tag);
-  created.className = className;
-  if (text !== undefined) created.textContent = text;
-  return created;
-}
 
 /** `refinementList` with `container` (an element) and the connector's parameters (`attribute`, `limit`, `showMore`, …). */
 export const refinementList = connectRefinementList<{ container: HTMLElement }>((options, isFirstRender) => {

@@ -10,7 +10,6 @@ import {
   clearRefinements,
   configure,
   currentRefinements,
-  hierarchicalMenu,
   pagination,
   rangeInput,
   rangeSlider,
@@ -23,7 +22,8 @@ import { clientTransport, edgeSearchClient, suggestionsSource, SORT_SEPARATOR } 
 import type { SearchPageConfig } from '../src/search/search-page';
 import { HIERARCHY_LEVELS } from '../src/search/search-page';
 import { hits } from './hits';
-import { formatCount, refinementList } from './refinement-list';
+import { hierarchicalMenu } from './hierarchical-menu';
+import { refinementList } from './refinement-list';
 import { timedSearchClient, timedWidget } from './timings';
 
 const SNIPPET_WORDS = 30;
@@ -168,9 +168,6 @@ const searchBoxWithSuggestions = connectSearchBox(({ query, refine }, isFirstRen
   if (input && document.activeElement !== input) input.value = query;
 });
 
-/** CSS class names of a template's `cssClasses` entries (each a name or a list), left out when false. */
-const classes = (...names: Array<string | string[] | false | undefined>) => names.flat().filter(Boolean).join(' ');
-
 const hitDetails = (hit: Record<string, unknown>) =>
   config.hitDetails
     .filter((code) => hit[code] !== undefined && hit[code] !== null && hit[code] !== '')
@@ -196,21 +193,7 @@ search.addWidgets(
       toggleRefinement({ container: facetContainer(attribute), attribute, templates: { labelText: attribute } }),
     ),
     ...config.hierarchicalMenus.map((attribute) =>
-      hierarchicalMenu({
-        container: facetContainer(attribute),
-        attributes: levels(attribute),
-        separator: '/',
-        limit: 10,
-        showMore: true,
-        // The stock item, with counts formatted by one shared formatter instead of `toLocaleString` per count.
-        templates: {
-          item: ({ url, label, count, isRefined, cssClasses }, { html }) =>
-            html`<a class="${classes(cssClasses.link, isRefined && cssClasses.selectedItemLink)}" href="${url}"
-              ><span class="${classes(cssClasses.label)}">${label}</span
-              ><span class="${classes(cssClasses.count)}">${formatCount(count)}</span></a
-            >`,
-        },
-      }),
+      hierarchicalMenu({ container: facetContainer(attribute), attributes: levels(attribute), separator: '/', limit: 10, showMore: true }),
     ),
     ...config.refinementLists.map((attribute) =>
       refinementList({ container: facetContainer(attribute), attribute, limit: 8, showMore: true }),

@@ -88,6 +88,8 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
   const waiting = progressBar('indexing ', envelopes.length, { rate: false });
   const deadline = Date.now() + timeoutMs;
   const expected = envelopes.length - rejected.length;
+  // Each status call counts every shard's staged rows: a large feed is polled less often, not to slow its swap.
+  const pollMs = Math.min(1000, Math.max(100, envelopes.length / 1000));
   let total;
   let status;
   for (;;) {
@@ -105,7 +107,7 @@ export async function fullFeed({ baseUrl, feedingToken, envelopes, chunkSize, co
         `The catalogue was not searchable ${timeoutMs / 1000} s after the full feed ended: total ${total}, status ${JSON.stringify(status)}`,
       );
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
   waiting.done(total);
   const searchableMs = elapsedMs(start);

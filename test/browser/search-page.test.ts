@@ -126,6 +126,9 @@ describe('search page in Chromium', () => {
       page
         .locator('[data-facet="tags"] .ais-HierarchicalMenu-link')
         .filter({ has: page.locator('.ais-HierarchicalMenu-label', { hasText: new RegExp(`^${label}$`) }) });
+    // A category link gets its URL when the pointer reaches it (so it opens in a new tab); a click refines in place.
+    await menuItem('devel').hover();
+    expect(await menuItem('devel').getAttribute('href')).toBe(`/ui/${DEMO_TENANT}/${DEMO_APP}?tags=devel`);
     await menuItem('devel').click();
     const devel = await apiTotalOf({ filters: { tags: { filterType: 'tree', values: ['devel'] } } });
     await expect.poll(() => resultCount(page)).toBe(devel);

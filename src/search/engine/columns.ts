@@ -68,6 +68,11 @@ export class ValueColumn {
     return false;
   }
 
+  /** `passed[i]` = 1 where `ords[i]` carries a value marked in `wanted` (`hasAny`), else 0. */
+  hasAnyEach(ords: readonly number[], wanted: Uint8Array, passed: Uint8Array): void {
+    for (let i = 0; i < ords.length; i++) passed[i] = this.hasAny(ords[i], wanted) ? 1 : 0;
+  }
+
   forEachId(ord: number, fn: (id: number) => void): void {
     const first = this.firstId(ord);
     if (first < 0) return;
@@ -187,6 +192,17 @@ export class NumberColumn {
 
   clear(ord: number): void {
     if (ord < this.data.length) this.data[ord] = NaN;
+  }
+
+  /** Whether the document has a value within `min` to `max` (inclusive; an undefined bound is open). */
+  within(ord: number, min: number | undefined, max: number | undefined): boolean {
+    const v = this.get(ord);
+    return !Number.isNaN(v) && (min === undefined || v >= min) && (max === undefined || v <= max);
+  }
+
+  /** `passed[i]` = 1 where `ords[i]` is `within` the bounds, else 0. */
+  withinEach(ords: readonly number[], min: number | undefined, max: number | undefined, passed: Uint8Array): void {
+    for (let i = 0; i < ords.length; i++) passed[i] = this.within(ords[i], min, max) ? 1 : 0;
   }
 }
 

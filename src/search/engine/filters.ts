@@ -12,6 +12,30 @@ export interface CompiledFilter {
   /** An `or` term or tree filter, or a range, is left out of its own facet's counts and stats (disjunctive faceting). */
   disjunctive: boolean;
   accepts(ord: number): boolean;
+  /** Sets `passed[i]` to 1 for each of `ords` the filter accepts (0 otherwise): one loop with one kind of test. */
+  acceptEach(ords: readonly number[], passed: Uint8Array): void;
+}
+
+/**
+ * A filter from its test on one document and the same test over many (a loop in the column, which the JIT keeps
+ * fast); `negate`: the documents failing the test pass.
+ */
+function filterOf(
+  facetId: string,
+  disjunctive: boolean,
+  test: (ord: number) => boolean,
+  testEach: (ords: readonly number[], passed: Uint8Array) => void,
+  negate: boolean,
+): CompiledFilter {
+  return {
+    facetId,
+    disjunctive,
+    accepts: negate ? (ord) => !test(ord) : test,
+    acceptEach(ords, passed) {
+      testEach(ords, passed);
+      if (negate) for (let i = 0; i < ords.length; i++) passed[i] ^= 1;
+    },
+  };
 }
 
 /**
@@ -46,12 +70,10 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
       }
       const min = bound(field.dataType, filter.minValue, `${path}.minValue`, problems);
       const max = bound(field.dataType, filter.maxValue, `${path}.maxValue`, problems);
-      const inside = (ord: number) => {
-        const v = column.get(ord);
-        return !Number.isNaN(v) && (min === undefined || v >= min) && (max === undefined || v <= max);
-      };
+      const inside = (ord: number) => column.within(ord, min, max);
+      const insideEach = (ords: readonly number[], passed: Uint8Array) => column.withinEach(ords, min, max, passed);
       // A range slider shows the whole span around its own range, as Algolia's disjunctive numeric facets do.
-      compiled.push({ facetId, disjunctive: operator !== 'not', accepts: operator === 'not' ? (ord) => !inside(ord) : inside });
+      compiled.push(filterOf(facetId, operator !== 'not', inside, insideEach, operator === 'not'));
       continue;
     }
     if (filter.filterType === 'tree' && field.dataType !== 'categories') {
@@ -70,14 +92,18 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
     // Value ids marked in a typed array: one lookup per value a document carries, whatever the number of filter values.
     const wanted = new Uint8Array(column?.values.length ?? 0);
     for (const id of known) wanted[id] = 1;
+    if (operator === 'and') {
+      const hasAll = (ord: number) => known.length === ids.length && column !== undefined && known.every((id) => column.has(ord, id));
+      const hasAllEach = (ords: readonly number[], passed: Uint8Array) => {
+        for (let i = 0; i < ords.length; i++) passed[i] = hasAll(ords[i]) ? 1 : 0;
+      };
+      compiled.push(filterOf(facetId, false, hasAll, hasAllEach, false));
+      continue;
+    }
     const hasAny = (ord: number) => column !== undefined && column.hasAny(ord, wanted);
-    const accepts =
-      operator === 'and'
-        ? (ord: number) => known.length === ids.length && column !== undefined && known.every((id) => column.has(ord, id))
-        : operator === 'not'
-          ? (ord: number) => !hasAny(ord)
-          : hasAny;
-    compiled.push({ facetId, disjunctive: operator === 'or', accepts });
+    const hasAnyEach = (ords: readonly number[], passed: Uint8Array) =>
+      column ? column.hasAnyEach(ords, wanted, passed) : passed.fill(0, 0, ords.length);
+    compiled.push(filterOf(facetId, operator === 'or', hasAny, hasAnyEach, operator === 'not'));
   }
   if (problems.length) throw new QueryError(problems);
   return compiled;
@@ -88,18 +114,29 @@ export function applyFilters(candidates: readonly number[], filters: CompiledFil
   const disjunctive = filters.filter((f) => f.disjunctive).slice(0, 31);
   const conjunctive = filters.filter((f) => !disjunctive.includes(f));
   const all = (1 << disjunctive.length) - 1;
+  const n = candidates.length;
+  // Filter after filter over every candidate (not candidate after candidate through every filter): each loop runs one test.
+  const passed = new Uint8Array(n);
+  const kept = new Uint8Array(n).fill(1);
+  for (const filter of conjunctive) {
+    filter.acceptEach(candidates, passed);
+    for (let i = 0; i < n; i++) kept[i] &= passed[i];
+  }
+  const bitsOf = new Int32Array(n);
+  for (let j = 0; j < disjunctive.length; j++) {
+    disjunctive[j].acceptEach(candidates, passed);
+    for (let i = 0; i < n; i++) bitsOf[i] |= passed[i] << j;
+  }
   const shared: number[] = [];
-  const passes = new Int32Array(candidates.length);
+  const passes = new Int32Array(n);
   const passing: number[] = [];
   let count = 0;
-  candidates: for (let i = 0; i < candidates.length; i++) {
+  for (let i = 0; i < n; i++) {
+    if (kept[i] === 0) continue;
     const ord = candidates[i];
-    for (let j = 0; j < conjunctive.length; j++) if (!conjunctive[j].accepts(ord)) continue candidates;
-    let bits = 0;
-    for (let j = 0; j < disjunctive.length; j++) if (disjunctive[j].accepts(ord)) bits |= 1 << j;
     if (conjunctive.length) shared.push(ord);
-    passes[count++] = bits;
-    if (bits === all) passing.push(ord);
+    passes[count++] = bitsOf[i];
+    if (bitsOf[i] === all) passing.push(ord);
   }
   // Without `and`/`not` filters every candidate is shared: the candidates themselves, not a copy.
   const filtered = { shared: conjunctive.length ? shared : candidates, passes: passes.subarray(0, count), disjunctive, passing };
