@@ -29,7 +29,11 @@ export const searchApp = z.looseObject({
   sorts: z.array(z.object({ id: z.string(), field: z.string(), direction: z.enum(['asc', 'desc']) })),
   embedder: z.record(z.string(), z.unknown()).nullable().optional().describe('the embedder, its API key answered as ***'),
   defaultSemanticRatio: z.number().optional(),
-  shards: z.number().int().optional().describe('shard Durable Objects of the index; a change takes effect at the next full feed'),
+  shards: z
+    .number()
+    .int()
+    .optional()
+    .describe('shard Durable Objects of the index; a change takes effect at the next full feed or Schedule feeding job (re-index)'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

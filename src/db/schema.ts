@@ -51,7 +51,7 @@ export const searchApps = sqliteTable(
       .default(sql`'{}'`),
     /** Rate-limit tier of search and suggest (src/rate-limit.ts). */
     rateLimit: text('rate_limit').$type<RateLimitTier>().notNull().default('standard'),
-    /** Shard Durable Objects of the index (1 to 16); a change takes effect at the next full feed's swap. */
+    /** Shard Durable Objects of the index (1 to 16); a change takes effect at the next full feed's swap or re-index job. */
     shards: integer('shards').notNull().default(1),
     /** Regions (Durable Object location hints) with a read replica of the index; none: every read goes to the primary. */
     replicas: text('replicas', { mode: 'json' })
