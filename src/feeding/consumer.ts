@@ -14,7 +14,7 @@ import { SearchAppClient } from '../search/search-app-client';
 import { findSearchAppById, type SearchAppRow } from '../db/queries';
 import { recoverApp } from './recovery';
 import { EmbeddingError } from '../search/embedding/providers';
-import type { FeedOperation } from '../search/search-app-object';
+import type { FeedOperation } from '../search/app-object/feeding';
 import { embedMissingVectors, embedOperations, type EmbeddedOperations } from './embeddings';
 import { payloadSchema, schemaFingerprint, validateEntry } from './envelopes';
 import { finishCycleIfDrained } from './full-feed';

@@ -9,7 +9,7 @@
  */
 import type { DocumentPayload } from './engine/types';
 import type { ReplicaIdentity } from './replica-follower';
-import type { AppIndexConfig } from './search-app-object';
+import type { AppIndexConfig } from './app-object/live-index';
 import type { ShardLayout } from './shards';
 
 /** SQLite rows are limited to 2 MB; snapshot chunks stay well below. */

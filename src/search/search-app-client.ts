@@ -31,22 +31,12 @@ import {
 } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
-import type {
-  AppIndexConfig,
-  FeedOperation,
-  FullFeedStatus,
-  HybridNormsAnswer,
-  IndexRead,
-  IndexStats,
-  MissingVectors,
-  OperationResult,
-  PartRead,
-  SearchAppObject,
-  SearchPart,
-  SemanticSearch,
-  ShardView,
-  SuggestPart,
-} from './search-app-object';
+import type { HybridNormsAnswer, IndexRead, PartRead, SearchPart, SuggestPart } from './app-object/answering';
+import type { FeedOperation, OperationResult } from './app-object/feeding';
+import type { FullFeedStatus } from './app-object/full-feed';
+import type { AppIndexConfig, SemanticSearch, ShardView } from './app-object/live-index';
+import type { MissingVectors } from './app-object/reindex';
+import type { IndexStats, SearchAppObject } from './search-app-object';
 import { shardName, shardNumbers, shardOf, SINGLE_SHARD, type ShardLayout } from './shards';
 
 /**

@@ -8,7 +8,7 @@ import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
 import { indexConfigOf } from '../../src/feeding/operations';
 import { RESHARD_LEASE_MS } from '../../src/search/app-storage';
-import type { FeedOperation } from '../../src/search/search-app-object';
+import type { FeedOperation } from '../../src/search/app-object/feeding';
 import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, type FeedingApp } from '../feeding/helpers';
 import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, uniqueCode, waitFor } from '../helpers';
 import { standInBaseUrl } from './stand-in';
