@@ -125,7 +125,17 @@ function toBlob(vector: Float32Array): Uint8Array {
 
 type ChunkTable = 'snapshot_chunks' | 'vector_chunks' | 'others_chunks';
 
+/** Meta values every search reads (the version, the layout): kept in memory once read or written. */
+const REMEMBERED_META: ReadonlySet<keyof Meta> = new Set(['seq', 'layout']);
+/** Live payloads kept in memory, the most recently read (a few MB): the hits of recurring searches are not read from SQLite again. */
+const REMEMBERED_PAYLOADS = 1_000;
+
 export class AppStorage {
+  /** `REMEMBERED_META` values as stored (JSON text; null: absent). */
+  readonly #meta = new Map<keyof Meta, string | null>();
+  /** Parsed live payloads read lately, least recently used first; a write of a document forgets it. */
+  readonly #payloads = new Map<string, DocumentPayload>();
+
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`
       CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY, payload TEXT, seq INTEGER NOT NULL, op INTEGER NOT NULL DEFAULT 0);
@@ -145,13 +155,29 @@ export class AppStorage {
   }
 
   get<K extends keyof Meta>(key: K): Meta[K] | undefined {
-    const row = this.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).toArray()[0];
-    return row ? (JSON.parse(row.value) as Meta[K]) : undefined;
+    let text = this.#meta.get(key);
+    if (text === undefined) {
+      text = this.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).toArray()[0]?.value ?? null;
+      if (REMEMBERED_META.has(key)) this.#meta.set(key, text);
+    }
+    // Parsed on every read: a caller may change the value it gets.
+    return text === null ? undefined : (JSON.parse(text) as Meta[K]);
   }
 
   set<K extends keyof Meta>(key: K, value: Meta[K] | undefined): void {
-    if (value === undefined) this.sql.exec('DELETE FROM meta WHERE key = ?', key);
-    else this.sql.exec('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', key, JSON.stringify(value));
+    const text = value === undefined ? null : JSON.stringify(value);
+    if (text === null) this.sql.exec('DELETE FROM meta WHERE key = ?', key);
+    else this.sql.exec('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', key, text);
+    if (REMEMBERED_META.has(key)) this.#meta.set(key, text);
+  }
+
+  /**
+   * Forgets what this storage keeps in memory of its tables: after a transaction rolled back, its writes are gone
+   * from SQLite but not from memory.
+   */
+  forgetRemembered(): void {
+    this.#meta.clear();
+    this.#payloads.clear();
   }
 
   nextSeq(): number {
@@ -167,15 +193,37 @@ export class AppStorage {
     return row?.payload ? (JSON.parse(row.payload) as DocumentPayload) : undefined;
   }
 
-  /** Payloads of the live documents among `ids`, by id (in SQLite's row order, not the order asked). */
+  /**
+   * Payloads of the live documents among `ids`, by id (not in the order asked), from memory when read lately. They
+   * are shared with later reads: callers must not change them.
+   */
   documents(ids: string[]): Map<string, DocumentPayload> {
     const found = new Map<string, DocumentPayload>();
-    if (!ids.length) return found;
+    const missing: string[] = [];
+    for (const id of ids) {
+      const payload = this.#payloads.get(id);
+      if (payload === undefined) missing.push(id);
+      else {
+        found.set(id, payload);
+        // Map order is insertion order: re-inserting makes this the most recently used.
+        this.#payloads.delete(id);
+        this.#payloads.set(id, payload);
+      }
+    }
+    if (!missing.length) return found;
     const rows = this.sql.exec<{ id: string; payload: string }>(
       'SELECT id, payload FROM documents WHERE id IN (SELECT value FROM json_each(?)) AND payload IS NOT NULL',
-      JSON.stringify(ids),
+      JSON.stringify(missing),
     );
-    for (const row of rows) found.set(row.id, JSON.parse(row.payload) as DocumentPayload);
+    for (const row of rows) {
+      const payload = JSON.parse(row.payload) as DocumentPayload;
+      found.set(row.id, payload);
+      this.#payloads.set(row.id, payload);
+    }
+    for (const oldest of this.#payloads.keys()) {
+      if (this.#payloads.size <= REMEMBERED_PAYLOADS) break;
+      this.#payloads.delete(oldest);
+    }
     return found;
   }
 
@@ -186,6 +234,7 @@ export class AppStorage {
 
   /** Stores a document as changed at `seq` (one sequence number serves a whole applied batch), with its vector's hash. */
   put(id: string, payload: DocumentPayload, op: number, seq: number, vector: string | null = null): void {
+    this.#payloads.delete(id);
     this.sql.exec(
       'INSERT OR REPLACE INTO documents (id, payload, seq, op, vector) VALUES (?, ?, ?, ?, ?)',
       id,
@@ -197,6 +246,7 @@ export class AppStorage {
   }
 
   markDeleted(id: string, op: number, seq: number): void {
+    this.#payloads.delete(id);
     this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, NULL, ?, ?)', id, seq, op);
   }
 
@@ -315,6 +365,7 @@ export class AppStorage {
   /** Replaces the live documents with the staged dataset of a cycle. */
   promoteStaged(cycle: number): void {
     const seq = this.nextSeq();
+    this.#payloads.clear();
     this.sql.exec('DELETE FROM documents');
     this.sql.exec(
       // In feeding order, as a rebuild reads them: without a query or sort, documents come in feeding order.
@@ -405,6 +456,7 @@ export class AppStorage {
   /** Stores rows copied from the primary as they are. */
   putRows(rows: DocumentRow[]): void {
     for (const row of rows) {
+      this.#payloads.delete(row.id);
       this.sql.exec(
         'INSERT OR REPLACE INTO documents (id, payload, seq, op, vector) VALUES (?, ?, ?, ?, ?)',
         row.id,
@@ -418,6 +470,7 @@ export class AppStorage {
 
   /** Forgets the documents, vectors and snapshots (a replica about to copy its primary again). */
   clearIndexedState(): void {
+    this.#payloads.clear();
     this.sql.exec('DELETE FROM documents');
     this.sql.exec('DELETE FROM vectors');
     this.writeChunks('snapshot_chunks', undefined);

@@ -34,7 +34,7 @@ export interface EdgeAnswer {
 export interface EdgeCacheRequest {
   /** The request's origin: entries live under the deployment's own host. */
   origin: string;
-  /** `<tenant>/<code>`. */
+  /** `<tenant>/<code>/<app row id>`: where the app's answers are remembered and cached. */
   app: string;
   /** `searchKey` / `suggestKey` of the request. */
   key: string;
@@ -50,6 +50,11 @@ export type WaitUntil = (promise: Promise<unknown>) => void;
 
 /** Where answers come from on a miss: the search app's Durable Object. */
 export interface AnswerSource {
+  /**
+   * The app's primary object name (shard 0's): its index version is remembered under it, once per isolate for the edge
+   * cache and the read replicas' bound alike (apps deleted and created again share it; their answers do not).
+   */
+  name: string;
   indexVersion(): Promise<number>;
   answer(fresh: boolean): Promise<VersionedAnswer>;
 }
@@ -107,12 +112,12 @@ export function urlKey(url: string): { key: string; scope: object } | undefined 
 export async function rememberedAnswer(
   app: string,
   key: string,
-  source: Pick<AnswerSource, 'indexVersion'>,
+  source: Pick<AnswerSource, 'name' | 'indexVersion'>,
   waitUntil?: WaitUntil,
 ): Promise<EdgeAnswer | undefined> {
   const memo = isolateAnswers.get(app);
   if (!memo) return undefined;
-  const json = memo.get(await currentVersion(app, source, false, waitUntil), key);
+  const json = memo.get(await currentVersion(source, false, waitUntil), key);
   return json === undefined ? undefined : { json, cache: 'HIT' };
 }
 
@@ -121,13 +126,8 @@ export async function rememberedAnswer(
  * when `fresh`. Read replicas answer only at this version or newer. With `waitUntil`, a version older than
  * `VERSION_REFRESH_MS` is asked for again in the background, so steady traffic never waits on the object for it.
  */
-export function currentVersion(
-  app: string,
-  source: Pick<AnswerSource, 'indexVersion'>,
-  fresh = false,
-  waitUntil?: WaitUntil,
-): Promise<number> {
-  return knownVersions.get(app, () => source.indexVersion(), { fresh, waitUntil });
+export function currentVersion(source: Pick<AnswerSource, 'name' | 'indexVersion'>, fresh = false, waitUntil?: WaitUntil): Promise<number> {
+  return knownVersions.get(source.name, () => source.indexVersion(), { fresh, waitUntil });
 }
 
 /** Where the Cache API keeps the answer of a request at an index version. */
@@ -152,7 +152,7 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
   const memo = isolateMemo(app);
   const shared = keepsEntries(origin);
   if (!request.fresh) {
-    const version = await currentVersion(app, source, false, request.waitUntil);
+    const version = await currentVersion(source, false, request.waitUntil);
     const remembered = memo.get(version, key);
     if (remembered !== undefined) return { json: remembered, cache: 'HIT' };
     const cached = shared ? await caches.default.match(edgeCacheUrl(origin, app, version, key)) : undefined;
@@ -163,7 +163,7 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
     }
   }
   const answer = await source.answer(request.fresh);
-  knownVersions.set(app, answer.version);
+  knownVersions.set(source.name, answer.version);
   if (answer.transient) return { json: answer.json, cache: 'BYPASS' };
   const status = request.fresh ? 'BYPASS' : 'MISS';
   // An answer of this version that this isolate remembers was stored by it or read from the edge cache: it stays there,

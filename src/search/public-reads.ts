@@ -101,7 +101,7 @@ function throughEdgeCache(
   const { url, cacheable, fresh, waitUntil } = request;
   return answerThroughEdgeCache(
     { origin: new URL(url).origin, app: app.cacheKey, key, cacheable, fresh, waitUntil },
-    { indexVersion: () => app.searchApp.indexVersion(), answer },
+    { name: app.searchApp.name, indexVersion: () => app.searchApp.indexVersion(), answer },
   );
 }
 

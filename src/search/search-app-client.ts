@@ -119,7 +119,7 @@ export class SearchAppClient {
     if ((knownShards.get(this.#app) ?? 1) === 1) {
       const target = readTarget(this.#env, this.name, placement);
       if (target.region) {
-        const minVersion = await currentVersion(this.name, this, fresh);
+        const minVersion = await currentVersion(this, fresh);
         const outcome = await target.stub.replicaAnswer({ primary: this.name, name: target.name }, read, minVersion, fresh);
         const answer = outcome && unwrap(outcome);
         if (answer?.shards === 1) return { version: answer.version, json: answer.json, servedBy: target.region };

@@ -190,6 +190,24 @@ describe("the search app's memory of repeated answers", () => {
     expect(changed.version).toBeGreaterThan(first.version);
     expect(JSON.parse(changed.json).total).toBe(JSON.parse(first.json).total + 1);
   });
+
+  it('answers a document as changed and no more once deleted, though its payload was read for an earlier answer', async () => {
+    const fresh = async (q: string) => (await json(await get(`q=${q}`, { 'Cache-Control': 'no-cache' }))).result;
+    await feed('p9', 'Purple hiking boot', 'Acme');
+    expect((await fresh('hiking')).documents.map((hit: { document: { title: string } }) => hit.document.title)).toEqual([
+      'Purple hiking boot',
+    ]);
+
+    await feed('p9', 'Purple hiking sandal', 'Acme');
+    expect((await fresh('hiking')).documents.map((hit: { document: { title: string } }) => hit.document.title)).toEqual([
+      'Purple hiking sandal',
+    ]);
+
+    const res = await expectOk(bulk(app, [{ header: { id: 'p9', action: 'delete' } }]));
+    const [entry] = (await json<{ documents: Array<{ id: number }> }>(res)).documents;
+    expect((await settled(app, entry.id)).state).toBe('FINISHED');
+    expect((await fresh('hiking')).total).toBe(0);
+  });
 });
 
 describe('AnswerMemo', () => {

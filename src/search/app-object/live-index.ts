@@ -73,7 +73,13 @@ export class LiveIndex {
 
   /** Runs `run` as one SQLite transaction. */
   transaction<T>(run: () => T): T {
-    return this.ctx.storage.transactionSync(run);
+    try {
+      return this.ctx.storage.transactionSync(run);
+    } catch (error) {
+      // Rolled back: what the storage keeps in memory may hold writes SQLite no longer has.
+      this.storage.forgetRemembered();
+      throw error;
+    }
   }
 
   /** The version of the live index: the sequence number of its last change. */
