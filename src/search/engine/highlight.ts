@@ -29,8 +29,10 @@ export const ELLIPSIS = '…';
 export const DEFAULT_SNIPPET_WORDS = 10;
 const ALL_FIELDS = '*';
 
-/** What a search request may ask of highlighting (Algolia's names). */
+/** What a search request may ask of the returned documents: their fields and highlighting (Algolia's names). */
 export interface HighlightRequest {
+  /** Displayed field codes answered in `document`, `*` for all (the default); highlighting still reads every field. */
+  attributesToRetrieve?: string[];
   /** Field codes, `*` for every displayed string field. Default: the searched ones, when the query has words. */
   attributesToHighlight?: string[];
   /** Fields cut to a window of `words` words around the best match. Default: none. */
