@@ -173,6 +173,16 @@ describe('relevance rules', () => {
     engine.add('aplay', { name: 'aplay', description: 'media player' });
     expect(top('media player', engine)).toEqual(['vlc', 'aplay', 'mplay', 'vlc-data']);
   });
+  it('weighs a completion of an indexed word no more than the word as typed', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // `java` is common, `javacc` rare: uncapped, the rare completion's weight put `parser` first.
+    for (let i = 0; i < 20; i++) engine.add(`lib${i}`, { name: `lib${i}`, description: 'library for java' });
+    engine.add('jdk', { name: 'jdk', description: 'java java development kit' });
+    engine.add('parser', { name: 'parser', description: 'java javacc grammar' });
+    expect(top('java', engine)[0]).toBe('jdk');
+    // A word indexed nowhere as typed is being typed: its completions weigh as before.
+    expect(top('javac', engine)).toEqual(['parser']);
+  });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });
     expect(top('the gimp', own)[0]).toBe('gimp');

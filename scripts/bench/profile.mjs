@@ -16,7 +16,10 @@ const PARTS = [
   ['engine: facets', (s) => s.includes('src/search/engine/facets')],
   ['engine: other', (s) => s.includes('src/search/engine/')],
   ['DO storage (SQLite: documents, meta)', (s) => s.includes('src/search/app-storage')],
-  ['Durable Object (answers, JSON)', (s) => s.includes('src/search/search-app-object') || s.includes('src/search/answers')],
+  [
+    'Durable Object (answers, JSON)',
+    (s) => s.includes('src/search/search-app-object') || s.includes('src/search/app-object/') || s.includes('src/search/answers'),
+  ],
   ['edge cache', (s) => s.includes('src/search/edge-cache')],
   ['routes, middleware, validation', (s) => /src\/(http|validation|contract|rate-limit|errors)/.test(s)],
   ['search app client (RPC stubs)', (s) => s.includes('src/search/search-app-client')],

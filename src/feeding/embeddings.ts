@@ -11,7 +11,8 @@ import { activeEmbedder } from '../search/embedding/config';
 import { embedEach, embeddingProvider, EmbeddingError, embedTexts, feedingRetries } from '../search/embedding/providers';
 import { contentHash, embeddingText } from '../search/embedding/text';
 import type { SearchAppClient } from '../search/search-app-client';
-import type { AppIndexConfig, FeedOperation } from '../search/search-app-object';
+import type { FeedOperation } from '../search/app-object/feeding';
+import type { AppIndexConfig } from '../search/app-object/live-index';
 
 /** Semantic texts a re-index embeds per round (a few provider calls, under a megabyte of vectors per RPC). */
 const REINDEX_TEXTS_PER_ROUND = 1000;

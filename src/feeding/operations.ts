@@ -12,7 +12,8 @@ import type { Env } from '../env';
 import { ApiError, logError } from '../errors';
 import { activeEmbedder } from '../search/embedding/config';
 import { SearchAppClient } from '../search/search-app-client';
-import type { AppIndexConfig, FeedOperation, RecoveryRequest } from '../search/search-app-object';
+import type { FeedOperation, RecoveryRequest } from '../search/app-object/feeding';
+import type { AppIndexConfig } from '../search/app-object/live-index';
 import { schemaFingerprint, type DocumentOperation, type DocumentType } from './envelopes';
 import { FEEDING_STATES, type QueueListQuery, type QueueListResponse } from '../contract/feeding';
 

@@ -11,7 +11,7 @@ import type { Db } from '../db/client';
 import { findSearchAppById, type SearchAppRow } from '../db/queries';
 import type { Env } from '../env';
 import { SearchAppClient } from '../search/search-app-client';
-import type { FeedOperation, RecoveryRequest } from '../search/search-app-object';
+import type { FeedOperation, RecoveryRequest } from '../search/app-object/feeding';
 import { cancelCycle, finishCycleIfDrained } from './full-feed';
 import { sendOperations, setStates, settleCycle } from './operations';
 

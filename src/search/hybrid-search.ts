@@ -13,7 +13,7 @@ import { embedQuery } from './embedding/query';
 import type { SearchRequest } from './engine/types';
 import type { HighlightRequest } from './engine/highlight';
 import { SearchAppClient } from './search-app-client';
-import type { SemanticSearch } from './search-app-object';
+import type { SemanticSearch } from './app-object/live-index';
 
 /** The semanticRatio a request asked for and where in the request it stood (for the 400's detail path). */
 export interface RequestedRatio {

@@ -13,7 +13,7 @@ import type { HighlightRequest } from './engine/highlight';
 import type { SearchRequest, SuggestRequest } from './engine/types';
 import { searchAnswer, type RequestedRatio } from './hybrid-search';
 import { SearchAppClient } from './search-app-client';
-import type { IndexRead } from './search-app-object';
+import type { IndexRead } from './app-object/answering';
 
 /** What a public read needs of its HTTP request, without the framework. */
 export interface PublicRequest {

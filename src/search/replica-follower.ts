@@ -9,7 +9,8 @@
  */
 import type { AppStorage, DocumentRow } from './app-storage';
 import type { ChangePage } from './change-log';
-import type { AppIndexConfig, SearchAppObject } from './search-app-object';
+import type { AppIndexConfig } from './app-object/live-index';
+import type { SearchAppObject } from './search-app-object';
 import type { ShardLayout } from './shards';
 
 /** Documents per copied page and changed documents per catch-up page (both well below RPC's 32 MiB). */

@@ -10,7 +10,6 @@
 import { completionOrder, MAX_EXPANSIONS } from './expansions';
 import { titleShare, type TitleShare } from './families';
 import { fnv1a } from './hash';
-import { corpusStatistics } from './ranking';
 import type { IndexState } from './state';
 
 /** One index's statistics, or (from `othersShare`) what the other shards hold of one shard's terms and titles. */
@@ -224,24 +223,6 @@ export function decodeShare(bytes: Uint8Array): StatisticsShare {
     }
     return value;
   }) as StatisticsShare;
-}
-
-/** Documents of the whole index holding `term` (0: not indexed anywhere), for planning a query as one index would. */
-export function termFrequency(state: IndexState, term: string): number {
-  const termId = state.text.dictionary.get(term);
-  if (termId !== undefined) return corpusStatistics(state).frequency(termId);
-  const foreign = state.others?.foreign;
-  if (!foreign?.hashes.length) return 0;
-  const hash = fnv1a(term);
-  let low = 0;
-  let high = foreign.hashes.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >>> 1;
-    if (foreign.hashes[mid] === hash) return foreign.frequencies[mid];
-    if (foreign.hashes[mid] < hash) low = mid + 1;
-    else high = mid - 1;
-  }
-  return 0;
 }
 
 function sum(values: number[]): number {

@@ -6,7 +6,7 @@
 import { pluralForms, stems } from './analysis';
 import { compareStrings } from './columns';
 import { fuzzyTerms } from './fuzzy';
-import { corpusStatistics } from './ranking';
+import { corpusStatistics, idf, termFrequency } from './ranking';
 import type { IndexState } from './state';
 
 export const MAX_EXPANSIONS = 64;
@@ -62,9 +62,10 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
     }
   }
   if (prefix && analyzed) {
+    const typedWeight = typedWordWeight(state, term);
     for (const termId of keptCompletions(state, term)) {
       if (formIds.has(termId)) continue;
-      const quality = PREFIX * (0.5 + (0.5 * term.length) / state.text.terms[termId].length);
+      const quality = PREFIX * (0.5 + (0.5 * term.length) / state.text.terms[termId].length) * typedWeight(termId);
       expansions.push({ termId, quality, kind: 'prefix', typos: 0 });
     }
   }
@@ -79,6 +80,19 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
     expansions.push(...near.slice(0, MAX_EXPANSIONS));
   }
   return expansions;
+}
+
+/**
+ * When the word as typed is indexed (`java`), a completion of it (`javacc4`) weighs no more than the word would:
+ * its rarity is the completion's, not what the user asked for, and a rare completion would otherwise outrank the
+ * word itself. The multiplier per completion (1 for a word indexed nowhere: then only completions are meant).
+ */
+function typedWordWeight(state: IndexState, term: string): (termId: number) => number {
+  const typed = termFrequency(state, term);
+  if (!typed) return () => 1;
+  const statistics = corpusStatistics(state);
+  const cap = idf(statistics.documents, typed);
+  return (termId) => Math.min(1, cap / idf(statistics.documents, statistics.frequency(termId)));
 }
 
 /**

@@ -7,7 +7,7 @@
  * A word indexed nowhere as typed, among other words, takes one more typo (as every word does in the fallback).
  */
 import { analyzeWords, fuzzyDistance, pluralForms } from './analysis';
-import { termFrequency } from './corpus';
+import { termFrequency } from './ranking';
 import type { IndexState } from './state';
 
 const MAX_WORDS = 16;

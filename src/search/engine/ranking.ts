@@ -8,6 +8,7 @@
  * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
  *    not a typo (the score weighs the forms below the word as typed);
  * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal,
+ *    completions below the word (at most its IDF when it is indexed as typed: expansions.ts),
  *    times the document's prior from its title's length and name family (families.ts), and ×1.5 for each query
  *    word right after the previous one in a field (proximity);
  * 6. custom ranking: the app's numeric or boolean fields, in order;
@@ -15,6 +16,7 @@
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
 import { compareStrings, type ValueColumn } from './columns';
+import { fnv1a } from './hash';
 import type { Matches } from './matching';
 import type { SortSpec } from './plan';
 import { QueryError } from './query-error';
@@ -62,8 +64,30 @@ export function corpusStatistics(state: IndexState): CorpusStatistics {
 
 /** BM25's inverse document frequency of a term (the non-negative form). */
 export function inverseDocumentFrequency(statistics: CorpusStatistics, termId: number): number {
-  const frequency = statistics.frequency(termId);
-  return Math.log(1 + (statistics.documents - frequency + 0.5) / (frequency + 0.5));
+  return idf(statistics.documents, statistics.frequency(termId));
+}
+
+/** BM25's inverse document frequency of a term in `frequency` of `documents` documents. */
+export function idf(documents: number, frequency: number): number {
+  return Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+}
+
+/** Documents of the whole index holding `term` (0: not indexed anywhere), for planning a query as one index would. */
+export function termFrequency(state: IndexState, term: string): number {
+  const termId = state.text.dictionary.get(term);
+  if (termId !== undefined) return corpusStatistics(state).frequency(termId);
+  const foreign = state.others?.foreign;
+  if (!foreign?.hashes.length) return 0;
+  const hash = fnv1a(term);
+  let low = 0;
+  let high = foreign.hashes.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    if (foreign.hashes[mid] === hash) return foreign.frequencies[mid];
+    if (foreign.hashes[mid] < hash) low = mid + 1;
+    else high = mid - 1;
+  }
+  return 0;
 }
 
 /** BM25's term-frequency part, for a term `tf` times in a field of `length` words (k1 1.2, b 0.7). */

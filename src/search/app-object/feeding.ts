@@ -1,0 +1,214 @@
+/**
+ * Live feeding of a search app's Durable Object: applying the consumer's operations (live ones to the index,
+ * a full feed's to its staging), and the recovery checks that make sure no accepted feeding entry is left behind.
+ */
+import type { FeedingState } from '../../db/schema';
+import type { HashedVector } from '../app-storage';
+import type { DocumentPayload } from '../engine/types';
+import type { AppIndexConfig, LiveIndex } from './live-index';
+
+/** A document operation as the feeding consumer hands it to the search app. */
+export interface FeedOperation {
+  opId: number;
+  documentId: string;
+  operation: 'update' | 'delete';
+  payload?: DocumentPayload;
+  /** Set when the operation was sent during a full-feed cycle. */
+  cycleId?: number | null;
+  /** Content hash of the document's semantic text (its vector's key); absent or null: no vector. */
+  vector?: string | null;
+}
+
+/** What became of one applied operation. */
+export interface OperationResult {
+  opId: number;
+  state: Extract<FeedingState, 'PREPARED' | 'FINISHED' | 'IGNORED' | 'CANCELED'>;
+}
+
+/** A shard's results of a batch, and whether enough changed there that the shards should share statistics anew. */
+export interface ShardApplied {
+  results: OperationResult[];
+  statisticsDue: boolean;
+}
+
+/**
+ * What the object asks the feeding consumer to check, as a `recover` queue message: which open entries
+ * of the app may have lost their messages. Entries below `appliedUpTo` were overtaken by later ones.
+ */
+export interface RecoveryRequest {
+  appId: number;
+  /** Nothing was applied for a while (or since this instance started). */
+  stalled: boolean;
+  /** The highest operation id this instance applied. */
+  appliedUpTo: number;
+  requestedAt: number;
+}
+
+/** Interval of feeding recovery checks while the app has open feeding entries. */
+export const RECOVERY_CHECK_MS = 15_000;
+/** No operation applied for this long: the app's feeding is stalled (its messages may be lost). */
+const STALL_MS = 20_000;
+
+/**
+ * A shard asks for a new exchange of statistics with the other shards (`SearchAppClient.shareStatistics`) after
+ * this many changes since its last share, or this share of its documents if more (as the families' prior does).
+ */
+const MIN_CHANGES_BEFORE_SHARE = 256;
+const CHANGED_SHARE_BEFORE_SHARE = 0.01;
+
+/** The recovery checks of an app's feeding: armed while entries are open, sent to the feeding consumer by the alarm. */
+export class FeedingRecovery {
+  /** Feeding progress of this instance, for recovery: when it last applied operations, and up to which id. */
+  lastAppliedAt = 0;
+  appliedUpTo = 0;
+  /** When recovery was last armed: a check asked before then does not switch the checks off. */
+  #armedAt = 0;
+
+  constructor(private readonly live: LiveIndex) {}
+
+  /** Makes sure a recovery check is due within RECOVERY_CHECK_MS (an armed check keeps its time). */
+  async arm(): Promise<void> {
+    this.#armedAt = Date.now();
+    if (this.live.storage.get('recoveryAt') !== undefined) return;
+    const at = Date.now() + RECOVERY_CHECK_MS;
+    this.live.storage.set('recoveryAt', at);
+    await this.live.armAlarm(at);
+  }
+
+  /** The recovery check of `requestedAt` found nothing to do: checks stop unless recovery was armed since. */
+  idle(requestedAt: number): void {
+    if (this.#armedAt <= requestedAt) this.live.storage.set('recoveryAt', undefined);
+  }
+
+  /** The alarm's part: when a check is due, asks the feeding consumer for it and arms the next. */
+  async check(): Promise<void> {
+    const storage = this.live.storage;
+    const recoveryAt = storage.get('recoveryAt');
+    const appId = storage.get('appId');
+    if (recoveryAt === undefined || appId === undefined) return;
+    const now = Date.now();
+    if (recoveryAt > now) return this.live.armAlarm(recoveryAt);
+    const request: RecoveryRequest = {
+      appId,
+      stalled: now - this.lastAppliedAt > STALL_MS,
+      appliedUpTo: this.appliedUpTo,
+      requestedAt: now,
+    };
+    await this.live.env.FEEDING_QUEUE.send({ kind: 'recover', ...request });
+    storage.set('recoveryAt', now + RECOVERY_CHECK_MS);
+    await this.live.armAlarm(now + RECOVERY_CHECK_MS);
+  }
+
+  /** Forgets this instance's progress (the storage is deleted). */
+  reset(): void {
+    this.lastAppliedAt = this.appliedUpTo = this.#armedAt = 0;
+  }
+}
+
+/** Applies the feeding consumer's operations to the live index or to the active full feed's staging. */
+export class Feeding {
+  /** Changes applied since this shard last shared its statistics (in memory: an eviction only delays the next share). */
+  changesSinceShare = 0;
+
+  constructor(
+    private readonly live: LiveIndex,
+    private readonly recovery: FeedingRecovery,
+  ) {}
+
+  /**
+   * Applies operations in id order; a document's older operations are IGNORED behind newer ones. `vectors` are
+   * the ones the consumer embedded for these operations (the others' hashes are stored already).
+   */
+  async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
+    const live = this.live;
+    const storage = live.storage;
+    if ((storage.get('sealedUntil') ?? 0) > Date.now() && operations.some((op) => !op.cycleId)) {
+      throw new Error('documents are moving to a new shard count: retry');
+    }
+    this.recovery.lastAppliedAt = Date.now();
+    for (const op of operations) this.recovery.appliedUpTo = Math.max(this.recovery.appliedUpTo, op.opId);
+    const newest = new Map<string, number>();
+    for (const op of operations) newest.set(op.documentId, Math.max(op.opId, newest.get(op.documentId) ?? 0));
+    const cycle = storage.get('cycle');
+    const firstIndex = !storage.get('config');
+    const results = live.transaction(() => {
+      if (config.embedder) storage.putVectors(config.embedder, vectors);
+      const referenced = [...new Set(operations.map((op) => op.vector).filter((hash): hash is string => !!hash))];
+      // A vector dropped since the consumer asked (an unused-vector sweep) fails the batch, which the queue retries.
+      if (referenced.length && storage.knownVectors(referenced).size < referenced.length)
+        throw new Error('document vectors are not stored');
+      let seq: number | undefined;
+
+      const applied = [...operations]
+        .sort((a, b) => a.opId - b.opId)
+        .map((op): OperationResult => {
+          if (newest.get(op.documentId) !== op.opId) return { opId: op.opId, state: 'IGNORED' };
+          if (op.cycleId) {
+            if (cycle?.id !== op.cycleId) return { opId: op.opId, state: 'CANCELED' };
+            const update = op.operation === 'update';
+            const staged = storage.stage(
+              cycle.id,
+              op.documentId,
+              update ? op.payload : undefined,
+              op.opId,
+              update ? (op.vector ?? null) : null,
+            );
+            return { opId: op.opId, state: staged ? 'PREPARED' : 'IGNORED' };
+          }
+          if (storage.lastOp(op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
+          const index = live.indexFor(config);
+          seq ??= storage.nextSeq();
+          if (op.operation === 'update') {
+            storage.put(op.documentId, op.payload ?? {}, op.opId, seq, op.vector ?? null);
+            index.add(op.documentId, op.payload ?? {});
+            live.indexVector(op.documentId, op.vector);
+          } else {
+            storage.markDeleted(op.documentId, op.opId, seq);
+            index.remove(op.documentId);
+            live.removeVector(op.documentId);
+          }
+          return { opId: op.opId, state: 'FINISHED' };
+        });
+      if (seq !== undefined) this.#logChanges(seq, firstIndex, applied, operations);
+      return applied;
+    });
+    if (results.some((r) => r.state === 'FINISHED')) {
+      this.changesSinceShare += results.filter((r) => r.state === 'FINISHED').length;
+      live.notifyReplicas();
+      await live.scheduleSnapshot();
+    }
+    return results;
+  }
+
+  /**
+   * `apply` on one shard of several, routed by the layout of `generation`; `statisticsDue`: enough changed here that
+   * the shards should share statistics anew. Routed by another layout than this shard's (a swap is committing), the
+   * batch fails, to be retried and routed again.
+   */
+  async applyToShard(
+    operations: FeedOperation[],
+    config: AppIndexConfig,
+    vectors: HashedVector[] = [],
+    generation?: number,
+  ): Promise<ShardApplied> {
+    const live = operations.some((op) => !op.cycleId);
+    if (live && generation !== undefined && generation !== this.live.layout().generation) {
+      throw new Error(
+        `operations routed by the layout of generation ${generation}, this shard is at ${this.live.layout().generation}: retry`,
+      );
+    }
+    const results = await this.apply(operations, config, vectors);
+    const due = Math.max(MIN_CHANGES_BEFORE_SHARE, (this.live.loaded?.size ?? 0) * CHANGED_SHARE_BEFORE_SHARE);
+    return { results, statisticsDue: this.changesSinceShare >= due };
+  }
+
+  /** Logs the documents a batch changed, when the object has replicas; the first batch of a new index restarts the log. */
+  #logChanges(seq: number, firstIndex: boolean, results: OperationResult[], operations: FeedOperation[]): void {
+    const log = this.live.log;
+    if (!log.active) return;
+    if (firstIndex) return log.reset(seq);
+    const finished = new Set(results.filter((r) => r.state === 'FINISHED').map((r) => r.opId));
+    const ids = operations.filter((op) => finished.has(op.opId)).map((op) => op.documentId);
+    log.record(seq, ids, this.live.storage.get('snapshotSeq') ?? 0);
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Full-feed cycles of a search app's Durable Object: start, end, cancel and fail a cycle, its status, and the
+ * two-phase swap that makes a cycle's (or a re-shard's) staged documents live across shards as one step.
+ */
+import type { Env } from '../../env';
+import { activeReshard, type FailedCycle, type FullFeedCycle, type PreparedSwap } from '../app-storage';
+import type { Outcome } from '../search-app-client';
+import type { FeedingRecovery } from './feeding';
+import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
+
+/** A full feed's progress: the active cycle, the last failed one, and how many documents are staged and live. */
+export interface FullFeedStatus {
+  active: boolean;
+  cycle: FullFeedCycle | null;
+  /** The last cycle, when it failed. */
+  lastFailed: FailedCycle | null;
+  stagedDocuments: number;
+  liveDocuments: number;
+}
+
+/** Why a full feed cannot start now. */
+const RESHARDING = 'A re-index job is moving the documents to a new shard count; start the full feed when it has finished';
+/** Swapped cycles remembered for recovery; the entries of an ended cycle are settled within a few checks. */
+const SWAPPED_CYCLES_KEPT = 50;
+
+/** The full-feed cycle of one shard (shard 0 coordinates) and its part in cross-shard swaps. */
+export class FullFeeds {
+  constructor(
+    private readonly live: LiveIndex,
+    private readonly recovery: FeedingRecovery,
+    private readonly env: Env,
+  ) {}
+
+  /** Starts a cycle staging into `shards` shards (the others join it through `join`). */
+  start(shards: number): Outcome<FullFeedCycle> {
+    const storage = this.live.storage;
+    const active = storage.get('cycle');
+    if (active) return { ok: false, status: 409, message: `A full feed is already in progress (cycle ${active.id})` };
+    if (activeReshard(storage)) return { ok: false, status: 409, message: RESHARDING };
+    const cycle: FullFeedCycle = {
+      id: (storage.get('lastCycleId') ?? 0) + 1,
+      state: 'ACTIVE',
+      startedAt: new Date().toISOString(),
+      ...(shards > 1 ? { shards } : {}),
+    };
+    storage.set('cycle', cycle);
+    storage.set('lastCycleId', cycle.id);
+    return ok(cycle);
+  }
+
+  /** Marks the cycle as ending; the swap happens in `finish` once its operations are processed. */
+  requestEnd(): Outcome<FullFeedCycle> {
+    const cycle = this.live.storage.get('cycle');
+    if (!cycle) return { ok: false, status: 404, message: 'No active full feed' };
+    const ending: FullFeedCycle = { ...cycle, state: 'ENDING', endRequestedAt: cycle.endRequestedAt ?? new Date().toISOString() };
+    this.live.storage.set('cycle', ending);
+    return ok(ending);
+  }
+
+  /** Swaps the staged dataset in as the live one, atomically; a no-op when the cycle is already done. */
+  async finish(cycleId: number, config: AppIndexConfig): Promise<boolean> {
+    const { live } = this;
+    const cycle = live.storage.get('cycle');
+    if (cycle?.id !== cycleId || cycle.state !== 'ENDING') return false;
+    live.transaction(() => {
+      live.storage.promoteStaged(cycleId);
+      live.storage.set('cycle', undefined);
+      this.#rememberSwapped(cycleId);
+      if (live.log.active) live.log.reset(live.version());
+      live.rebuild(config);
+    });
+    live.notifyReplicas();
+    await this.recovery.arm();
+    return true;
+  }
+
+  /** Ends a cycle that cannot finish (its operations were lost): staged documents are discarded, the reason kept for the status. */
+  async fail(cycleId: number, reason: string): Promise<boolean> {
+    const storage = this.live.storage;
+    if (storage.get('cycle')?.id !== cycleId) return false;
+    this.live.transaction(() => {
+      storage.discardStaged(cycleId);
+      storage.set('cycle', undefined);
+      storage.set('failedCycle', { id: cycleId, reason, failedAt: new Date().toISOString() });
+    });
+    await this.recovery.arm();
+    return true;
+  }
+
+  /** Cancels the active cycle: its staged documents go, the live index stays. */
+  async cancel(): Promise<Outcome<FullFeedCycle>> {
+    const storage = this.live.storage;
+    const cycle = storage.get('cycle');
+    if (!cycle) return { ok: false, status: 404, message: 'No active full feed' };
+    this.live.transaction(() => {
+      storage.discardStaged(cycle.id);
+      storage.set('cycle', undefined);
+    });
+    await this.recovery.arm();
+    return ok(cycle);
+  }
+
+  /**
+   * How a cycle ended, for entries D1 still shows in it: `null` while it is the active one, `FINISHED` when it was
+   * swapped in, else `CANCELED` (cancelled or failed).
+   */
+  outcome(cycleId: number): 'FINISHED' | 'CANCELED' | null {
+    const storage = this.live.storage;
+    if (storage.get('cycle')?.id === cycleId) return null;
+    return storage.get('swappedCycles')?.includes(cycleId) ? 'FINISHED' : 'CANCELED';
+  }
+
+  /** The cycle's progress. */
+  status(): FullFeedStatus {
+    const storage = this.live.storage;
+    const cycle = storage.get('cycle') ?? null;
+    const failed = storage.get('failedCycle');
+    return {
+      active: cycle !== null,
+      cycle,
+      lastFailed: failed && failed.id === storage.get('lastCycleId') ? failed : null,
+      stagedDocuments: cycle ? storage.stagedCount(cycle.id) : 0,
+      liveDocuments: storage.liveCount(),
+    };
+  }
+
+  /**
+   * Phase 1 of a cross-shard swap: this shard holds the cycle's staged documents and promises to make them live
+   * as `swap.layout` when told (or when a search asks for that generation: the decision was then taken). Yes as
+   * well when that generation is live here already (a retried swap). `shardName` is for `TEST_REFUSE_SWAP`.
+   */
+  prepareSwap(swap: PreparedSwap, shardName: string): Outcome<null> {
+    const storage = this.live.storage;
+    if (this.live.layout().generation >= swap.layout.generation) return ok(null);
+    if (this.env.TEST_REFUSE_SWAP?.split(',').includes(shardName))
+      return { ok: false, status: 409, message: `${shardName} refuses swaps (TEST_REFUSE_SWAP)` };
+    if (storage.get('cycle')?.id !== swap.cycleId && storage.get('reshard')?.id !== swap.cycleId)
+      return { ok: false, status: 409, message: `cycle ${swap.cycleId} is not staged here` };
+    storage.set('ready', swap);
+    return ok(null);
+  }
+
+  /** Phase 2: the prepared cycle's documents go live as the new generation; true when that generation is live. */
+  async commitSwap(generation: number): Promise<boolean> {
+    const { live } = this;
+    if (live.layout().generation >= generation) return true;
+    const ready = live.storage.get('ready');
+    if (ready?.layout.generation !== generation) return false;
+    live.transaction(() => {
+      const storage = live.storage;
+      storage.promoteStaged(ready.cycleId);
+      if (storage.get('cycle')?.id === ready.cycleId) {
+        storage.set('cycle', undefined);
+        this.#rememberSwapped(ready.cycleId);
+      }
+      if (storage.get('reshard')?.id === ready.cycleId) storage.set('reshard', undefined);
+      storage.set('sealedUntil', undefined);
+      storage.set('layout', ready.layout);
+      storage.set('ready', undefined);
+      // The other shards' statistics are of the old generation: the shard scores alone until the next exchange.
+      storage.writeOtherShards(undefined);
+      if (live.log.active) live.log.reset(live.version());
+      live.rebuild(ready.config);
+    });
+    live.notifyReplicas();
+    await this.recovery.arm();
+    return true;
+  }
+
+  /** A swap that did not happen (a shard refused, or the cycle was cancelled or failed): the staged documents go. */
+  abortSwap(cycleId: number): void {
+    const storage = this.live.storage;
+    this.live.transaction(() => {
+      storage.discardStaged(cycleId);
+      if (storage.get('cycle')?.id === cycleId) storage.set('cycle', undefined);
+      if (storage.get('ready')?.cycleId === cycleId) storage.set('ready', undefined);
+      if (storage.get('reshard')?.id === cycleId) storage.set('reshard', undefined);
+      storage.set('sealedUntil', undefined);
+    });
+  }
+
+  #rememberSwapped(cycleId: number): void {
+    const storage = this.live.storage;
+    storage.set('swappedCycles', [...(storage.get('swappedCycles') ?? []), cycleId].slice(-SWAPPED_CYCLES_KEPT));
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * A re-index job's part in a search app's Durable Object: rebuilding the index with a new configuration (with the
+ * vectors it needs first), and moving the documents to a new shard count (a re-shard: staged under a negative id in
+ * the new layout's shards, caught up, then swapped in as a full feed is).
+ */
+import { activeReshard, type DocumentRow, type HashedVector, type Reshard } from '../app-storage';
+import { contentHash, embeddingText } from '../embedding/text';
+import type { DocumentPayload } from '../engine/types';
+import type { Outcome } from '../search-app-client';
+import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
+
+/** Texts a re-index still has to embed, and where the next page of documents starts (null: all seen). */
+export interface MissingVectors {
+  texts: Array<{ hash: string; text: string }>;
+  next: string | null;
+}
+
+/** A page of a shard's document rows moving to a new shard count, the vectors they use, and the shard's sequence when read. */
+export interface MovingRows {
+  rows: DocumentRow[];
+  vectors: Array<HashedVector & { space: string }>;
+  seq: number;
+}
+
+/** The content hash of a document's semantic text under the config's embedder; null when it has no semantic text. */
+function vectorHash(config: AppIndexConfig, payload: DocumentPayload): string | null {
+  const text = config.embedder ? embeddingText(config.fields, payload) : '';
+  return config.embedder && text ? contentHash(config.embedder, text) : null;
+}
+
+/** Re-index and re-shard work on one shard. */
+export class Reindexing {
+  constructor(private readonly live: LiveIndex) {}
+
+  /**
+   * Rebuilds the index from the stored documents with a new configuration. With an embedder, each document first
+   * points at the vector of its current semantic text, which `missingVectors` and `storeVectors` made sure is stored.
+   */
+  reindex(config: AppIndexConfig): Outcome<{ documents: number }> {
+    const { live } = this;
+    const storage = live.storage;
+    if (config.embedder) {
+      const changes: Array<[string, string | null]> = [];
+      for (const doc of storage.liveDocuments()) {
+        const hash = vectorHash(config, doc.payload);
+        if (hash !== (doc.vector ?? null)) changes.push([doc.id, hash]);
+      }
+      const hashes = [...new Set(changes.map(([, hash]) => hash).filter((hash): hash is string => hash !== null))];
+      const known = storage.knownVectors(hashes);
+      const missing = hashes.filter((hash) => !known.has(hash)).length;
+      if (missing) return { ok: false, status: 409, message: `${missing} semantic texts have no vector yet` };
+      live.transaction(() => {
+        for (const [id, hash] of changes) storage.setVector(id, hash);
+      });
+    }
+    const rebuilt = live.transaction(() => {
+      const seq = storage.nextSeq(); // a new index version: answers cached for the old configuration are not reused
+      if (live.log.active) live.log.reset(seq);
+      return { documents: live.rebuild(config).size };
+    });
+    live.notifyReplicas();
+    return ok(rebuilt);
+  }
+
+  /** Up to `limit` semantic texts of live documents (in id order after `after`) whose vector is not stored. */
+  missingVectors(config: AppIndexConfig, after: string, limit: number): MissingVectors {
+    const storage = this.live.storage;
+    const texts = new Map<string, string>();
+    let last: string | null = null;
+    if (!config.embedder) return { texts: [], next: null };
+    for (const doc of storage.liveDocumentsAfter(after)) {
+      if (texts.size >= limit) return { texts: [...texts].map(([hash, text]) => ({ hash, text })), next: last };
+      last = doc.id;
+      const hash = vectorHash(config, doc.payload);
+      if (hash && hash !== doc.vector && !texts.has(hash) && !storage.knownVectors([hash]).size) {
+        texts.set(hash, embeddingText(config.fields, doc.payload));
+      }
+    }
+    return { texts: [...texts].map(([hash, text]) => ({ hash, text })), next: null };
+  }
+
+  /**
+   * Joins a re-shard: its rows are staged here under `reshard.id`, anything staged under it before discarded.
+   * 409 while a full feed is in progress or another job is moving the documents.
+   */
+  beginReshard(reshard: Reshard): Outcome<null> {
+    const storage = this.live.storage;
+    const cycle = storage.get('cycle');
+    if (cycle) return { ok: false, status: 409, message: `A full feed is in progress (cycle ${cycle.id}); re-index when it has finished` };
+    const running = activeReshard(storage);
+    if (running && running.job !== reshard.job) {
+      return { ok: false, status: 409, message: `Re-index job ${running.job} is moving the documents to ${running.shards} shards` };
+    }
+    this.live.transaction(() => {
+      storage.discardStaged(reshard.id);
+      storage.set('reshard', reshard);
+    });
+    return ok(null);
+  }
+
+  /**
+   * A page of this shard's document rows (tombstones too) changed after sequence `since` (-1: all), in id order after
+   * `after`, with the vectors they use, and the sequence now: the next catch-up reads the changes after it.
+   */
+  movingRows(since: number, after: string, limit: number): MovingRows {
+    const storage = this.live.storage;
+    const rows = storage.documentRowsSince(since, after, limit);
+    return { rows, vectors: this.live.storedVectors(rows.map((row) => row.vector)), seq: storage.get('seq') ?? 0 };
+  }
+
+  /**
+   * Stages rows moved from other shards under the re-shard's `id` (a row staged from a newer operation stays), with their
+   * vectors. 409 when this shard is not in that re-shard (the app was deleted meanwhile, or the move was aborted), so
+   * the job stops and aborts instead of writing into storage that was wiped.
+   */
+  stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors']): Outcome<null> {
+    const storage = this.live.storage;
+    if (storage.get('reshard')?.id !== id) return { ok: false, status: 409, message: 'the documents are no longer moving to this shard' };
+    this.live.transaction(() => {
+      for (const { space, hash, vector } of vectors) storage.putVectors(space, [{ hash, vector }]);
+      storage.stageRows(id, rows);
+    });
+    return ok(null);
+  }
+
+  /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again): a re-shard's last catch-up and swap. */
+  seal(ms: number): void {
+    this.live.storage.set('sealedUntil', ms > 0 ? Date.now() + ms : undefined);
+  }
+}
