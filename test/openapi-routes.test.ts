@@ -18,6 +18,19 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes.feedingToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Service-Token' });
   });
 
+  it('describes the GET search parameters named after a facet as the patterns they are', async () => {
+    const doc = await json(await call('GET', '/openapi.json'));
+    const parameters: Array<{ name: string; in: string; schema: Record<string, unknown> }> =
+      doc.paths['/api/v1/search/{tenant}/{code}'].get.parameters;
+    const byName = new Map(parameters.map((p) => [p.name, p]));
+    expect(byName.has('facetLimits')).toBe(false);
+    expect(byName.has('facetPaths')).toBe(false);
+    expect(byName.get('facetLimit.{facetId}')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 0, maximum: 1000 } });
+    expect(byName.get('facetPath.{facetId}')).toMatchObject({ in: 'query', schema: { type: 'string' } });
+    expect(byName.get('f.{facetId}')).toMatchObject({ in: 'query', schema: { type: 'string' } });
+    expect(byName.get('attributesToRetrieve')).toMatchObject({ in: 'query', schema: { type: 'string' } });
+  });
+
   it('answers what it declares: real answers parse with the schemas the document is generated from', async () => {
     const app = await feedingApp();
     expect((await bulk(app, debianEnvelopes.slice(0, 3))).status).toBe(200);

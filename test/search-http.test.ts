@@ -276,6 +276,40 @@ describe('highlighting over HTTP', () => {
   });
 });
 
+describe('fields to retrieve over HTTP', () => {
+  const doc = (body: SearchBody, id: string) => body.result.documents.find((d: { id: string }) => d.id === id);
+
+  it('answers only the listed displayed fields, highlights and snippets still of any displayed string field', async () => {
+    const body = await same('q=running&attributesToRetrieve=price&attributesToSnippet=title:1', {
+      q: 'running',
+      attributesToRetrieve: ['price'],
+      attributesToSnippet: ['title:1'],
+    });
+    expect(doc(body, 'p1')).toMatchObject({
+      document: { price: 50 },
+      highlight: { title: 'Red <mark>running</mark> shoe', brand: 'Acme Sports' },
+      snippet: { title: '…<mark>running</mark>…' },
+    });
+    expect(Object.keys(doc(body, 'p1').document)).toEqual(['price']);
+    const none = await same('q=running&attributesToRetrieve=', { q: 'running', attributesToRetrieve: [] });
+    expect(doc(none, 'p1').document).toEqual({});
+    const all = await same('q=running&attributesToRetrieve=*', { q: 'running', attributesToRetrieve: ['*'] });
+    expect(doc(all, 'p1').document).toEqual({ title: 'Red running shoe', brand: 'Acme Sports', price: 50 });
+  });
+
+  it('answers 400 for a field that is unknown or not displayed', async () => {
+    for (const [query, path] of [
+      ['attributesToRetrieve=secret', 'attributesToRetrieve.0'],
+      ['attributesToRetrieve=title,nope', 'attributesToRetrieve.1'],
+    ]) {
+      const res = await get(`q=red&${query}`);
+      expect(res.status, query).toBe(400);
+      expect((await json(res)).details.map((d: { path: string }) => d.path)).toEqual([path]);
+    }
+    expect((await post({ attributesToRetrieve: 'title' })).status).toBe(400);
+  });
+});
+
 describe('suggest over HTTP', () => {
   it('completes typo- and prefix-tolerantly, ranked by document count; GET and POST agree', async () => {
     const suggestBase = base.replace('/api/v1/search/', '/api/v1/search/suggest/');

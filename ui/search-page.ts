@@ -178,7 +178,9 @@ search.addWidgets(
   [
     configure({
       hitsPerPage: HITS_PER_PAGE,
-      // Only what the hit template draws: the title highlighted, the text as a snippet.
+      // Only what the hit template draws: the title highlighted, the text as a snippet, the details line's fields
+      // as they are (the title and text come in their highlight and snippet, so the documents leave them out).
+      attributesToRetrieve: config.hitDetails,
       attributesToHighlight: config.hitTitle ? [config.hitTitle] : [],
       ...(config.hitText ? { attributesToSnippet: [`${config.hitText}:${SNIPPET_WORDS}`] } : {}),
     }),

@@ -12,6 +12,8 @@ const tracking = { userId: text.optional(), sessionId: text.optional(), requestI
 const MAX_LISTED_FIELDS = 50;
 const MAX_SNIPPET_WORDS = 100;
 const MAX_LISTED_FACETS = 200;
+/** As many as a schema has fields. */
+const MAX_RETRIEVED_FIELDS = 200;
 const fieldCode = z.string().max(64);
 /** A field code, or `<code>.<key>` of an attributes facet. */
 const facetId = z.string().max(200);
@@ -83,6 +85,7 @@ export const searchBody = z.object({
   facetLimits: facetLimitsSchema.optional(),
   facetPaths: facetPathsSchema.optional(),
   facets: z.array(facetId).max(MAX_LISTED_FACETS).optional(),
+  attributesToRetrieve: z.array(fieldCode).max(MAX_RETRIEVED_FIELDS).optional(),
   attributesToHighlight: z.array(fieldCode).max(MAX_LISTED_FIELDS).optional(),
   attributesToSnippet: z.array(snippetSpec).max(MAX_LISTED_FIELDS).optional(),
   ...highlightTags,
@@ -101,6 +104,7 @@ export const searchQuery = z.object({
   facetPaths: facetPathsSchema.optional(),
   semanticRatio: z.coerce.number().pipe(semanticRatio).optional(),
   facets: commaList(facetId, MAX_LISTED_FACETS).optional(),
+  attributesToRetrieve: commaList(fieldCode, MAX_RETRIEVED_FIELDS).optional(),
   attributesToHighlight: commaList(fieldCode).optional(),
   attributesToSnippet: commaList(snippetSpec).optional(),
   ...highlightTags,
@@ -118,7 +122,7 @@ export const searchResult = z.object({
     z.object({
       id: z.string(),
       position: z.number().int().describe('1-based across pages'),
-      document: z.record(z.string(), z.unknown()).describe('the fields with display: true'),
+      document: z.record(z.string(), z.unknown()).describe('the fields with display: true (those of attributesToRetrieve when given)'),
       highlight: z
         .record(z.string(), z.union([z.string(), z.array(z.string())]))
         .optional()

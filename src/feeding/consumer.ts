@@ -217,6 +217,15 @@ async function runReindex(env: Env, db: Db, message: ReindexMessage): Promise<vo
   const app = await findSearchAppById(db, message.appId);
   if (!app) return;
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
+  try {
+    await reindexApp(env, db, app, searchApp, message);
+  } finally {
+    // Deleted while the job ran: what it wrote after the objects were wiped (a rebuilt index, a re-shard's staging) goes too.
+    if (!(await findSearchAppById(db, message.appId))) await searchApp.destroy();
+  }
+}
+
+async function reindexApp(env: Env, db: Db, app: SearchAppRow, searchApp: SearchAppClient, message: ReindexMessage): Promise<void> {
   const { documents } = await searchApp.stats();
   await db.update(feedingJobs).set({ state: 'STARTED', total: documents }).where(eq(feedingJobs.id, message.jobId));
   const config = indexConfigOf(app);

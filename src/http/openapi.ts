@@ -4,6 +4,7 @@
  */
 import { z, type ZodType } from 'zod';
 import * as contract from '../contract';
+import { FACET_LIMIT_PREFIX, FACET_PATH_PREFIX, FILTER_PREFIX } from '../contract/search-query-string';
 import { TOKEN_HEADER } from '../auth/tokens';
 
 type Token = 'root' | 'admin' | 'feeding' | 'agent' | 'emailKey' | 'none';
@@ -14,7 +15,37 @@ interface Operation {
   body?: ZodType;
   answer?: ZodType;
   query?: ZodType;
+  /** Query parameters named `{prefix}{facetId}`, one per facet: the `query` property they fill (or none) → how they are written. */
+  perFacet?: PerFacetParameter[];
 }
+
+interface PerFacetParameter {
+  prefix: string;
+  /** The record property of `query` the parameters are gathered into; its value schema is theirs. */
+  gathers?: string;
+  schema?: Record<string, unknown>;
+  description: string;
+}
+
+/** The GET search's parameters named after a facet (src/contract/search-query-string.ts). */
+const SEARCH_PER_FACET: PerFacetParameter[] = [
+  {
+    prefix: FILTER_PREFIX,
+    schema: { type: 'string' },
+    description:
+      'A filter on the facet {facetId}: a value (repeat the parameter for any of several), or a range `min..max` with either side empty',
+  },
+  {
+    prefix: FACET_LIMIT_PREFIX,
+    gathers: 'facetLimits',
+    description: 'The value limit of the facet {facetId} instead of facetLimit (0: its facetStats only); POST facetLimits',
+  },
+  {
+    prefix: FACET_PATH_PREFIX,
+    gathers: 'facetPaths',
+    description: 'The path `a/b` the menu of the categories facet {facetId} is opened at (empty: its top level); POST facetPaths',
+  },
+];
 
 const any = z.record(z.string(), z.unknown());
 const error = z.object({
@@ -134,6 +165,7 @@ const ROUTES: Record<string, Operation> = {
     summary: 'Search (f.{facetId} filters)',
     token: 'none',
     query: contract.searchQuery,
+    perFacet: SEARCH_PER_FACET,
     answer: contract.searchResponse,
   },
   'POST /api/v1/search/:tenant/:code': { summary: 'Search', token: 'none', body: contract.searchBody, answer: contract.searchResponse },
@@ -151,12 +183,32 @@ const SECURITY: Record<Token, string | undefined> = {
 const schemaOf = (schema: ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io, unrepresentable: 'any' });
 const header = (description: string) => ({ type: 'apiKey', in: 'header', name: TOKEN_HEADER, description });
 
+type JsonSchema = Record<string, unknown> & { additionalProperties?: JsonSchema };
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  schema: JsonSchema;
+  description?: string;
+}
+
 function operation(path: string, op: Operation) {
-  const parameters = [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const parameters: Parameter[] = [...path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   if (op.query) {
-    const query = schemaOf(op.query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+    const query = schemaOf(op.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    const gathered = new Set(op.perFacet?.map((p) => p.gathers));
     for (const [name, schema] of Object.entries(query.properties ?? {})) {
-      parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema: schema as { type: string } });
+      if (!gathered.has(name)) parameters.push({ name, in: 'query', required: query.required?.includes(name) ?? false, schema });
+    }
+    for (const { prefix, gathers, schema, description } of op.perFacet ?? []) {
+      const valueSchema = schema ?? (gathers ? query.properties?.[gathers]?.additionalProperties : undefined) ?? {};
+      parameters.push({ name: `${prefix}{facetId}`, in: 'query', required: false, schema: valueSchema, description });
     }
   }
   const security = SECURITY[op.token];

@@ -129,6 +129,29 @@ type ChunkTable = 'snapshot_chunks' | 'vector_chunks' | 'others_chunks';
 const REMEMBERED_META: ReadonlySet<keyof Meta> = new Set(['seq', 'layout']);
 /** Live payloads kept in memory, the most recently read (a few MB): the hits of recurring searches are not read from SQLite again. */
 const REMEMBERED_PAYLOADS = 1_000;
+/**
+ * Live and staged document counts kept by triggers, so that a full feed's status reads a row instead of scanning
+ * every document. Writes to `documents` replace rows (`INSERT OR REPLACE`, whose implicit delete fires no trigger),
+ * so the count first takes out the row being replaced; deleting live documents wholesale resets the count in code.
+ * Staging upserts (insert or update); a cycle's count goes with its staged rows (`discardStaged`).
+ */
+const DOCUMENT_COUNTS = `
+  CREATE TABLE IF NOT EXISTS live_count (n INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS staged_counts (cycle INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+  CREATE TRIGGER IF NOT EXISTS documents_count_replaced BEFORE INSERT ON documents BEGIN
+    UPDATE live_count SET n = n - (SELECT count(*) FROM documents WHERE id = NEW.id AND payload IS NOT NULL);
+  END;
+  CREATE TRIGGER IF NOT EXISTS documents_count_inserted AFTER INSERT ON documents WHEN NEW.payload IS NOT NULL BEGIN
+    UPDATE live_count SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS staged_count_inserted AFTER INSERT ON staged WHEN NEW.payload IS NOT NULL BEGIN
+    INSERT INTO staged_counts (cycle, n) VALUES (NEW.cycle, 1) ON CONFLICT (cycle) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER IF NOT EXISTS staged_count_updated AFTER UPDATE OF payload ON staged
+    WHEN (OLD.payload IS NULL) != (NEW.payload IS NULL) BEGIN
+    INSERT INTO staged_counts (cycle, n) VALUES (NEW.cycle, CASE WHEN NEW.payload IS NULL THEN -1 ELSE 1 END)
+      ON CONFLICT (cycle) DO UPDATE SET n = n + excluded.n;
+  END;`;
 
 export class AppStorage {
   /** `REMEMBERED_META` values as stored (JSON text; null: absent). */
@@ -151,6 +174,13 @@ export class AppStorage {
     for (const table of ['documents', 'staged']) {
       const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray();
       if (!columns.some((c) => c.name === 'vector')) sql.exec(`ALTER TABLE ${table} ADD COLUMN vector TEXT`);
+    }
+    const counted = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'live_count'").toArray().length > 0;
+    if (!counted) {
+      // A new object, or one stored before the counts: count once what it holds.
+      sql.exec(DOCUMENT_COUNTS);
+      sql.exec('INSERT INTO live_count (n) SELECT count(*) FROM documents WHERE payload IS NOT NULL');
+      sql.exec('INSERT INTO staged_counts (cycle, n) SELECT cycle, count(*) FROM staged WHERE payload IS NOT NULL GROUP BY cycle');
     }
   }
 
@@ -250,8 +280,16 @@ export class AppStorage {
     this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, NULL, ?, ?)', id, seq, op);
   }
 
+  /** Live documents (tombstones not counted), kept by triggers: no scan. */
   liveCount(): number {
-    return this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM documents WHERE payload IS NOT NULL').one().n;
+    return this.sql.exec<{ n: number }>('SELECT n FROM live_count').one().n;
+  }
+
+  /** Deletes every document row, tombstones too. */
+  private deleteDocuments(): void {
+    this.#payloads.clear();
+    this.sql.exec('DELETE FROM documents');
+    this.sql.exec('UPDATE live_count SET n = 0');
   }
 
   /** Live documents in feeding order, one row at a time (a cursor: never all payloads in memory). */
@@ -350,8 +388,9 @@ export class AppStorage {
     return staged.toArray().length > 0;
   }
 
+  /** Documents staged by a cycle (deletions not counted), kept by triggers: no scan. */
   stagedCount(cycle: number): number {
-    return this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM staged WHERE cycle = ? AND payload IS NOT NULL', cycle).one().n;
+    return this.sql.exec<{ n: number }>('SELECT n FROM staged_counts WHERE cycle = ?', cycle).toArray()[0]?.n ?? 0;
   }
 
   hasStaged(cycle: number, id: string): boolean {
@@ -360,13 +399,13 @@ export class AppStorage {
 
   discardStaged(cycle: number): void {
     this.sql.exec('DELETE FROM staged WHERE cycle = ?', cycle);
+    this.sql.exec('DELETE FROM staged_counts WHERE cycle = ?', cycle);
   }
 
   /** Replaces the live documents with the staged dataset of a cycle. */
   promoteStaged(cycle: number): void {
     const seq = this.nextSeq();
-    this.#payloads.clear();
-    this.sql.exec('DELETE FROM documents');
+    this.deleteDocuments();
     this.sql.exec(
       // In feeding order, as a rebuild reads them: without a query or sort, documents come in feeding order.
       'INSERT INTO documents (id, payload, seq, op, vector) SELECT id, payload, ?, op, vector FROM staged WHERE cycle = ? AND payload IS NOT NULL ORDER BY op',
@@ -470,8 +509,7 @@ export class AppStorage {
 
   /** Forgets the documents, vectors and snapshots (a replica about to copy its primary again). */
   clearIndexedState(): void {
-    this.#payloads.clear();
-    this.sql.exec('DELETE FROM documents');
+    this.deleteDocuments();
     this.sql.exec('DELETE FROM vectors');
     this.writeChunks('snapshot_chunks', undefined);
     this.writeChunks('vector_chunks', undefined);

@@ -186,7 +186,7 @@ export class SearchAppClient {
   }
 
   /** The live layout and active cycle, from the coordinator. */
-  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null }> {
+  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null; reshardTo?: number }> {
     const answer = await this.stub.layout();
     knownShards.set(this.#app, answer.layout.shards);
     return answer;
@@ -469,10 +469,10 @@ export class SearchAppClient {
     await Promise.all(shards.map((shard) => this.shard(shard).storeVectors(space, vectors)));
   }
 
-  /** Deletes the app's documents, index and snapshots, in every shard it has or is staging into. */
+  /** Deletes the app's documents, index and snapshots, in every shard it has or is staging into (a full feed's or a re-shard's). */
   async destroy(): Promise<void> {
-    const { layout, cycle } = await this.layout();
-    const shards = shardNumbers(Math.max(layout.shards, cycle?.shards ?? 1)).reverse();
+    const { layout, cycle, reshardTo } = await this.layout();
+    const shards = shardNumbers(Math.max(layout.shards, cycle?.shards ?? 1, reshardTo ?? 1)).reverse();
     // Shard 0 last: it holds the layout a retry needs to find the others.
     for (const shard of shards) await this.shard(shard).destroy();
     knownShards.delete(this.#app);
@@ -648,13 +648,10 @@ export class SearchAppClient {
         byShard.set(target, [...(byShard.get(target) ?? []), row]);
       }
       await Promise.all(
-        [...byShard].map(([target, rows]) => {
+        [...byShard].map(async ([target, rows]) => {
           const used = new Set(rows.map((row) => row.vector));
-          return this.shard(target).stageMoved(
-            reshard.id,
-            rows,
-            page.vectors.filter((vector) => used.has(vector.hash)),
-          );
+          const vectors = page.vectors.filter((vector) => used.has(vector.hash));
+          unwrap(await this.shard(target).stageMoved(reshard.id, rows, vectors));
         }),
       );
       moved += page.rows.length;

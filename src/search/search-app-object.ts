@@ -135,9 +135,9 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#reindexing.movingRows(since, after, limit);
   }
 
-  /** Stages rows moved from other shards under the re-shard's `id`, with their vectors. */
-  async stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors']): Promise<void> {
-    this.#reindexing.stageMoved(id, rows, vectors);
+  /** Stages rows moved from other shards under the re-shard's `id`, with their vectors; 409 when this shard is not in it. */
+  async stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors']): Promise<Outcome<null>> {
+    return this.#reindexing.stageMoved(id, rows, vectors);
   }
 
   /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again). */
@@ -193,9 +193,13 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- shards
 
-  /** The live layout of the app's shards and the active cycle (coordinator: shard 0). */
-  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null }> {
-    return { layout: this.#live.layout(), cycle: this.#live.storage.get('cycle') ?? null };
+  /**
+   * The live layout of the app's shards, the active cycle and the shard count a re-shard is staging into, if any
+   * (coordinator: shard 0).
+   */
+  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null; reshardTo?: number }> {
+    const reshard = this.#live.storage.get('reshard');
+    return { layout: this.#live.layout(), cycle: this.#live.storage.get('cycle') ?? null, ...(reshard && { reshardTo: reshard.shards }) };
   }
 
   /** A shard other than 0 joins the coordinator's cycle: the cycle's operations routed here are staged. */

@@ -192,6 +192,67 @@ describe('search page in Chromium', () => {
     expect(await page.locator('.hit').count()).toBe(0);
   });
 
+  it('draws each hit from the fields it asks: title, snippet and details as the service answers them', async () => {
+    const page = await openPage(browser, pageUrl());
+    await renderedFor(page, '');
+    const answers: Array<{ url: URL; documents: Array<{ id: string; document: Record<string, unknown> }> }> = [];
+    page.on('response', async (response) => {
+      const url = new URL(response.url());
+      if (/^\/api\/v1\/search\/(?!suggest\/)/.test(url.pathname))
+        answers.push({ url, documents: (await response.json()).result.documents });
+    });
+    await page.getByRole('searchbox', { name: 'Search' }).fill('vim');
+    await renderedFor(page, 'vim');
+    await expect.poll(() => answers.length).toBe(1);
+    const [{ url, documents }] = answers;
+    // The details line's fields only: the title and the text come as their highlight and snippet.
+    expect(url.searchParams.get('attributesToRetrieve')?.split(',')).toEqual([
+      'section',
+      'maintainer',
+      'version',
+      'installedSize',
+      'essential',
+      'homepage',
+    ]);
+    expect(documents.every(({ document }) => !('name' in document) && !('description' in document) && !('tags' in document))).toBe(true);
+    const full = await fetch(`${base}/api/v1/search/${DEMO_TENANT}/${DEMO_APP}?q=vim&rows=10&facets=`).then(
+      (r) => r.json() as Promise<{ result: { documents: Array<{ id: string; document: Record<string, string> }> } }>,
+    );
+    const shown = full.result.documents.slice(0, 3);
+    expect(await page.locator('.hit').evaluateAll((hits) => hits.slice(0, 3).map((hit) => hit.getAttribute('data-id')))).toEqual(
+      shown.map((d) => d.id),
+    );
+    expect((await page.locator('.hit h3').allInnerTexts()).slice(0, 3)).toEqual(shown.map((d) => d.document.name));
+    expect((await page.locator('.hit p').allInnerTexts()).slice(0, 3)).toEqual(shown.map((d) => d.document.description));
+    expect((await hitDetail(page, 'section')).slice(0, 3)).toEqual(shown.map((d) => d.document.section));
+  });
+
+  it('states the hit count in the stats line and pages through the results with the pagination', async () => {
+    const page = await openPage(browser, pageUrl('?q=python'));
+    await renderedFor(page, 'python');
+    const total = await apiTotal('q=python');
+    expect(await resultCount(page)).toBe(total);
+    expect(await page.locator('.ais-Stats-text').innerText()).toMatch(/results? found in \d+\s?ms/);
+    const pages = Math.ceil(total / 10);
+    const lastShown = Math.min(pages, 7);
+    expect(await page.locator('.ais-Pagination-item--page').allInnerTexts()).toEqual(
+      Array.from({ length: lastShown }, (_, i) => String(i + 1)),
+    );
+    expect(await page.locator('.ais-Pagination-item--previousPage').getAttribute('class')).toContain('ais-Pagination-item--disabled');
+    const firstIds = await page.locator('.hit').evaluateAll((hits) => hits.map((hit) => hit.getAttribute('data-id')));
+    await page.locator('.ais-Pagination-item--nextPage a').click();
+    await expect.poll(() => page.locator('.ais-Pagination-item--selected').innerText()).toBe('2');
+    await expect.poll(() => new URL(page.url()).searchParams.get('page')).toBe('2');
+    await expect
+      .poll(() => page.locator('.hit').evaluateAll((hits) => hits.map((hit) => hit.getAttribute('data-id'))))
+      .not.toEqual(firstIds);
+    await page.locator('.ais-Pagination-item--lastPage a').click();
+    await expect.poll(() => page.locator('.ais-Pagination-item--selected').innerText()).toBe(String(pages));
+    await expect.poll(() => page.locator('.hit').count()).toBe(total - (pages - 1) * 10);
+    expect(await page.locator('.ais-Pagination-item--nextPage').getAttribute('class')).toContain('ais-Pagination-item--disabled');
+    expect(await resultCount(page)).toBe(total);
+  });
+
   it('restores the query, refinements, sort and page from the URL', async () => {
     const page = await openPage(browser, pageUrl('?q=library&section=libs&section=libdevel&sort=installedSize_desc&page=2'));
     await renderedFor(page, 'library');

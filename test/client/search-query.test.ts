@@ -30,6 +30,8 @@ const GET_BODIES: SearchBody[] = [
   },
   { q: 'red', attributesToHighlight: ['title'], highlightPreTag: '', highlightPostTag: '' },
   { q: 'red', attributesToHighlight: [] },
+  { q: 'red', attributesToRetrieve: ['brand', 'price'], attributesToSnippet: ['title'] },
+  { q: 'red', attributesToRetrieve: [] },
   { filters: { brand: { filterType: 'term', values: ['Acme', 'Trail Co'] } } },
   {
     filters: {

@@ -1,4 +1,4 @@
-import { evictDurableObject, runDurableObjectAlarm } from 'cloudflare:test';
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, json, waitFor } from '../helpers';
 import { allSettled, bulk, debianEnvelopes, envelope, feedingApp, fullFeed, getDocument, searchIds, type FeedingApp } from './helpers';
@@ -105,5 +105,43 @@ describe('full feed state table', () => {
     expect(ids.has(debianEnvelopes[0].header.id)).toBe(false);
     await evictDurableObject(app.searchApp.stub);
     expect(new Set(await searchIds(app, '', 1000))).toEqual(ids);
+  });
+});
+
+describe('full feed status counts', () => {
+  /** Deletes what keeps the counts, as in an object stored before them. */
+  async function forgetCounts(app: FeedingApp) {
+    await runInDurableObject(app.searchApp.stub, async (_instance, state) => {
+      for (const trigger of ['documents_count_replaced', 'documents_count_inserted', 'staged_count_inserted', 'staged_count_updated'])
+        state.storage.sql.exec(`DROP TRIGGER ${trigger}`);
+      state.storage.sql.exec('DROP TABLE live_count');
+      state.storage.sql.exec('DROP TABLE staged_counts');
+    });
+    await evictDurableObject(app.searchApp.stub);
+  }
+
+  const remove = (id: string) => ({ header: { id, action: 'delete' } });
+
+  it('counts live and staged documents exactly through updates, deletes and restaging, and in objects stored before the counts', async () => {
+    const app = await feedingApp();
+    const docs = debianEnvelopes.slice(0, 5);
+    await feedAndSettle(app, docs);
+    await feedAndSettle(app, [docs[0], remove(docs[1].header.id), remove('never-fed')]);
+    expect(await status(app)).toMatchObject({ active: false, liveDocuments: 4 });
+
+    expect((await fullFeed(app, 'start')).status).toBe(200);
+    await feedAndSettle(app, docs.slice(0, 3));
+    await feedAndSettle(app, [docs[0], remove(docs[2].header.id), remove(docs[3].header.id)]);
+    expect(await status(app)).toMatchObject({ active: true, stagedDocuments: 2, liveDocuments: 4 });
+    await forgetCounts(app);
+    expect(await status(app)).toMatchObject({ active: true, stagedDocuments: 2, liveDocuments: 4 });
+    await feedAndSettle(app, [docs[2]]);
+    expect(await status(app)).toMatchObject({ stagedDocuments: 3, liveDocuments: 4 });
+
+    expect((await fullFeed(app, 'end')).status).toBe(200);
+    await swapped(app);
+    expect(await status(app)).toMatchObject({ active: false, stagedDocuments: 0, liveDocuments: 3 });
+    await feedAndSettle(app, [docs[4], remove(docs[0].header.id)]);
+    expect(await status(app)).toMatchObject({ liveDocuments: 3 });
   });
 });

@@ -47,6 +47,14 @@ describe('requests', () => {
     expect(parseIndexName('catalog')).toEqual({ app: 'catalog' });
   });
 
+  it('passes attributesToRetrieve on as a list (a single attribute too), none asked = every field', () => {
+    const body = (params: AlgoliaSearchParams) => toSearchBody({ indexName: 'catalog', params }, undefined).body;
+    expect(body({ attributesToRetrieve: ['section', 'version'] }).attributesToRetrieve).toEqual(['section', 'version']);
+    expect(body({ attributesToRetrieve: 'section' }).attributesToRetrieve).toEqual(['section']);
+    expect(body({ attributesToRetrieve: [] }).attributesToRetrieve).toEqual([]);
+    expect(body({})).not.toHaveProperty('attributesToRetrieve');
+  });
+
   it('asks every facet for `*`, one service facet for all levels of a hierarchical menu, opened at its refined path', () => {
     expect(toSearchBody({ indexName: 'c', params: { facets: ['*'] } }, undefined).body).not.toHaveProperty('facets');
     const { body } = toSearchBody(

@@ -1,4 +1,4 @@
-import { evictDurableObject } from 'cloudflare:test';
+import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SearchRequest } from '../../src/search/engine/types';
@@ -465,6 +465,33 @@ describe('a re-index job changing the shard count', () => {
       DOCUMENTS.slice(0, 60).map((d) => d.header.id),
       3,
     );
+  });
+
+  /** Rows a shard object stores: documents (tombstones too), staged documents and metadata. */
+  async function storedRows(app: FeedingApp, shard: number): Promise<number> {
+    return runInDurableObject(app.searchApp.shard(shard), async (_instance, state) =>
+      ['documents', 'staged', 'meta']
+        .map((table) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n)
+        .reduce((a, b) => a + b, 0),
+    );
+  }
+
+  it('deleting the app while its documents move leaves nothing in any shard, and the move stops', async () => {
+    const app = await shardedApp(1);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // A job began moving the documents to 4 shards and staged a first page (what `reshard` does first).
+    const reshard = { id: -1, shards: 4, job: 'job-a', startedAt: Date.now() };
+    for (const shard of [0, 1, 2, 3]) expect((await app.searchApp.shard(shard).beginReshard(reshard)).ok).toBe(true);
+    const rows = (await app.searchApp.shard(0).movingRows(-1, '', 1_000)).rows.filter((row) => shardOf(row.id, 4) === 3);
+    expect((await app.searchApp.shard(3).stageMoved(reshard.id, rows, [])).ok).toBe(true);
+    expect(await storedRows(app, 3)).toBeGreaterThan(rows.length);
+
+    expect((await call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN })).status).toBe(204);
+    for (const shard of [0, 1, 2, 3]) expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+    // The job goes on: its next page is refused (it aborts), so nothing is written into the wiped shards.
+    const refused = await app.searchApp.shard(3).stageMoved(reshard.id, rows, []);
+    expect(refused).toMatchObject({ ok: false, status: 409 });
+    expect(await storedRows(app, 3)).toBe(0);
   });
 
   it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {

@@ -12,7 +12,7 @@ const MAX_QUERY_CHARS = 4000;
 /** Body fields GET has a parameter for, in the order the query string lists them. */
 const TEXT_FIELDS = ['q', 'highlightPreTag', 'highlightPostTag', 'userId', 'sessionId', 'requestOrigin', 'requestId'] as const;
 const NUMBER_FIELDS = ['page', 'rows', 'facetLimit'] as const;
-const LIST_FIELDS = ['facets', 'attributesToHighlight', 'attributesToSnippet'] as const;
+const LIST_FIELDS = ['facets', 'attributesToRetrieve', 'attributesToHighlight', 'attributesToSnippet'] as const;
 const KNOWN_FIELDS = new Set<string>([
   ...TEXT_FIELDS,
   ...NUMBER_FIELDS,

@@ -20,6 +20,7 @@ export interface AlgoliaSearchParams {
   facetFilters?: FacetFilters;
   numericFilters?: NumericFilters;
   maxValuesPerFacet?: number;
+  attributesToRetrieve?: string | string[];
   attributesToHighlight?: string | string[];
   attributesToSnippet?: string | string[];
   highlightPreTag?: string;

@@ -80,6 +80,7 @@ export function toSearchBody(
     facets: facetAttributes && [...new Set(facetAttributes.map(facetIdOf))],
     facetLimit: params.maxValuesPerFacet,
     ...facetOptionsOf(facetAttributes, params.facetFilters, statsOnly),
+    attributesToRetrieve: list(params.attributesToRetrieve),
     attributesToHighlight: list(params.attributesToHighlight) ?? ['*'],
     attributesToSnippet: list(params.attributesToSnippet),
     highlightPreTag: params.highlightPreTag,

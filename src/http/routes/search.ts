@@ -80,6 +80,7 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
     facetLimits: body.facetLimits,
     facetPaths: body.facetPaths,
     facets: body.facets,
+    attributesToRetrieve: body.attributesToRetrieve,
     attributesToHighlight: body.attributesToHighlight,
     attributesToSnippet: body.attributesToSnippet,
     highlightPreTag: body.highlightPreTag,

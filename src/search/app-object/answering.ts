@@ -9,6 +9,7 @@ import {
   displayFields,
   encodeShare,
   QueryError,
+  retrievedFields,
   type CompactFacet,
   type HybridNormsPart,
   type RankedSuggestion,
@@ -147,14 +148,15 @@ export class Answering {
     const index = live.loadIndex();
     try {
       const highlighter = index?.highlighter(request);
+      const retrieved = retrievedFields(index?.config.fields ?? [], request.attributesToRetrieve);
       const hybrid = live.hybridQuery(semantic);
       const feeding = part && { feedingKey: (id: string) => live.storage.lastOp(id), strict: part.strict };
       const found = index?.search(request, hybrid, feeding) ?? { total: 0, hits: [], facets: [], facetStats: {}, facetStatCounts: {} };
       const payloads = live.storage.documents(found.hits.map((hit) => hit.id));
-      const fields = index?.config.fields ?? [];
       const documents = found.hits.map((hit) => {
-        const document = displayFields(fields, payloads.get(hit.id) ?? {});
-        return { id: hit.id, position: hit.position, document, ...highlighter?.apply(document) };
+        const payload = payloads.get(hit.id) ?? {};
+        // Highlights read the payload: the highlighter asks displayed string fields only, retrieved or not.
+        return { id: hit.id, position: hit.position, document: displayFields(retrieved, payload), ...highlighter?.apply(payload) };
       });
       return ok(
         shape(found, documents, semantic ? { semantic: hybrid ? { ratio: hybrid.ratio } : { ratio: 0, fallback: NO_VECTORS } } : {}),

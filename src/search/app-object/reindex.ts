@@ -108,13 +108,19 @@ export class Reindexing {
     return { rows, vectors: this.live.storedVectors(rows.map((row) => row.vector)), seq: storage.get('seq') ?? 0 };
   }
 
-  /** Stages rows moved from other shards under the re-shard's `id` (a row staged from a newer operation stays), with their vectors. */
-  stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors']): void {
+  /**
+   * Stages rows moved from other shards under the re-shard's `id` (a row staged from a newer operation stays), with their
+   * vectors. 409 when this shard is not in that re-shard (the app was deleted meanwhile, or the move was aborted), so
+   * the job stops and aborts instead of writing into storage that was wiped.
+   */
+  stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors']): Outcome<null> {
     const storage = this.live.storage;
+    if (storage.get('reshard')?.id !== id) return { ok: false, status: 409, message: 'the documents are no longer moving to this shard' };
     this.live.transaction(() => {
       for (const { space, hash, vector } of vectors) storage.putVectors(space, [{ hash, vector }]);
       storage.stageRows(id, rows);
     });
+    return ok(null);
   }
 
   /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again): a re-shard's last catch-up and swap. */

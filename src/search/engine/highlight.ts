@@ -29,8 +29,10 @@ export const ELLIPSIS = '…';
 export const DEFAULT_SNIPPET_WORDS = 10;
 const ALL_FIELDS = '*';
 
-/** What a search request may ask of highlighting (Algolia's names). */
+/** What a search request may ask of the returned documents: their fields and highlighting (Algolia's names). */
 export interface HighlightRequest {
+  /** Displayed field codes answered in `document`, `*` for all (the default); highlighting still reads every field. */
+  attributesToRetrieve?: string[];
   /** Field codes, `*` for every displayed string field. Default: the searched ones, when the query has words. */
   attributesToHighlight?: string[];
   /** Fields cut to a window of `words` words around the best match. Default: none. */
@@ -128,9 +130,11 @@ const RAW_WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const PLAIN_WORD = /^[a-z0-9]+$/;
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const UNSAFE = /[&<>"']/g;
+const HAS_UNSAFE = /[&<>"']/;
 
 export function escapeHtml(text: string): string {
-  return text.replace(UNSAFE, (c) => ESCAPES[c]);
+  // Most text has nothing to escape: a test is cheaper than a replace that calls back for nothing.
+  return HAS_UNSAFE.test(text) ? text.replace(UNSAFE, (c) => ESCAPES[c]) : text;
 }
 
 interface Word {
@@ -141,6 +145,14 @@ interface Word {
   /** Characters to mark from `start` (a prefix match marks only the typed part when it can). */
   marked: number;
 }
+
+/** The query word a text word matches and how many of its characters match. */
+interface Match {
+  term: number;
+  length: number;
+}
+
+const rulesKey = (rules: MatchRules) => (rules.prefix ? 2 : 0) + (rules.typos ? 1 : 0);
 
 /** The words of a query, compiled once per request and matched against every highlighted text. */
 export class QueryWords {
@@ -154,6 +166,11 @@ export class QueryWords {
    * glued to the next one or two (`wire shark` -> `wireshark`), for the first of them.
    */
   readonly #synonyms = new Map<string, number>();
+  /**
+   * Per match rules (`rulesKey`), what each normalized word matched (`null`: nothing): the ten hits of a page share
+   * many words, and a word's stems and typo distances are the costly part of matching it.
+   */
+  readonly #matched: Array<Map<string, Match | null>> = [new Map(), new Map(), new Map(), new Map()];
 
   constructor(q: string, synonyms: RankingPlan['synonyms'] = []) {
     const tokens = queryTokens(q);
@@ -182,7 +199,17 @@ export class QueryWords {
    * The query word a normalized text word matches (exact first, then prefix, then another form of the word, then
    * typo), and how many characters match.
    */
-  match(word: string, rules: MatchRules): { term: number; length: number } | undefined {
+  match(word: string, rules: MatchRules): Match | undefined {
+    const memo = this.#matched[rulesKey(rules)];
+    let found = memo.get(word);
+    if (found === undefined) {
+      found = this.#match(word, rules) ?? null;
+      memo.set(word, found);
+    }
+    return found ?? undefined;
+  }
+
+  #match(word: string, rules: MatchRules): Match | undefined {
     const terms = this.terms;
     for (let i = 0; i < terms.length; i++) if (word === terms[i]) return { term: i, length: word.length };
     const synonym = this.#synonyms.get(word);
@@ -215,7 +242,9 @@ export class QueryWords {
   words(text: string, rules: MatchRules): Word[] {
     const words: Word[] = [];
     let before = '';
-    for (const found of text.matchAll(RAW_WORD)) {
+    // exec over the shared /g expression rather than matchAll, which copies it for every text.
+    RAW_WORD.lastIndex = 0;
+    for (let found = RAW_WORD.exec(text); found !== null; found = RAW_WORD.exec(text)) {
       const raw = found[0];
       const start = found.index;
       const lower = raw.toLowerCase();
@@ -223,15 +252,25 @@ export class QueryWords {
       const plain = PLAIN_WORD.test(lower);
       let term = -1;
       let marked = 0;
-      for (const token of plain ? [lower] : tokenize(raw)) {
-        const hit = this.match(token, rules);
+      let normalized = lower;
+      if (plain) {
+        const hit = this.match(lower, rules);
         if (hit) {
           term = hit.term;
-          marked = plain ? hit.length : raw.length;
-          break;
+          marked = hit.length;
+        }
+      } else {
+        const tokens = tokenize(raw);
+        normalized = tokens.join('');
+        for (const token of tokens) {
+          const hit = this.match(token, rules);
+          if (hit) {
+            term = hit.term;
+            marked = raw.length;
+            break;
+          }
         }
       }
-      const normalized = plain ? lower : tokenize(raw).join('');
       const previous = words[words.length - 1];
       const glued = term < 0 && previous?.term === -1 && before ? this.terms.indexOf(before + normalized) : -1;
       if (glued >= 0) {

@@ -34,7 +34,7 @@ export {
   shardFacetLimit,
   type CompactFacet,
 } from './merge';
-export { displayFields } from './values';
+export { displayFields, retrievedFields } from './values';
 
 /** Compaction runs once dead ordinals are this share of all ordinals (and at least MIN_DEAD). */
 const DEAD_SHARE = 0.3;

@@ -1,5 +1,6 @@
 /** Reading typed values out of a document payload, the one way indexing and display both use. */
-import type { DocumentPayload, SearchAppField } from './types';
+import { QueryError } from './query-error';
+import type { DocumentPayload, QueryProblem, SearchAppField } from './types';
 
 function asList(value: unknown): unknown[] {
   if (value === undefined || value === null) return [];
@@ -58,7 +59,29 @@ export function fieldText(field: SearchAppField, value: unknown): string {
   return stringValues(field, value).join(' ');
 }
 
-/** The payload projected onto the fields with `display: true`. */
+/** `attributesToRetrieve` entry standing for every displayed field. */
+const ALL_FIELDS = '*';
+
+/**
+ * The displayed fields a search answers of each document (Algolia's `attributesToRetrieve`): all of them when
+ * `codes` is absent or holds `*`, else those named, in schema order. Throws `QueryError` for a code that is not a
+ * displayed field.
+ */
+export function retrievedFields(fields: SearchAppField[], codes: string[] | undefined): SearchAppField[] {
+  const displayed = fields.filter((field) => field.display);
+  if (codes === undefined || codes.includes(ALL_FIELDS)) return displayed;
+  const problems: QueryProblem[] = [];
+  codes.forEach((code, i) => {
+    if (displayed.some((field) => field.code === code)) return;
+    const known = fields.some((field) => field.code === code);
+    problems.push({ path: `attributesToRetrieve.${i}`, message: known ? `'${code}' is not a displayed field` : `unknown field '${code}'` });
+  });
+  if (problems.length) throw new QueryError(problems);
+  const wanted = new Set(codes);
+  return displayed.filter((field) => wanted.has(field.code));
+}
+
+/** The payload projected onto the fields with `display: true` (of `fields`). */
 export function displayFields(fields: SearchAppField[], payload: DocumentPayload): Record<string, unknown> {
   // Built from entries, so even a field code like `__proto__` would be an own key; RPC clones only plain objects.
   return Object.fromEntries(
