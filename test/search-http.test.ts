@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { seedShopApp } from './fixtures/shop-app';
-import { call, json } from './helpers';
+import { seedShopApp, shopSchema } from './fixtures/shop-app';
+import { call, createTenantWithApp, createToken, expectOk, json } from './helpers';
 
 let base = '';
 beforeAll(async () => {
@@ -307,6 +307,15 @@ describe('fields to retrieve over HTTP', () => {
       expect((await json(res)).details.map((d: { path: string }) => d.path)).toEqual([path]);
     }
     expect((await post({ attributesToRetrieve: 'title' })).status).toBe(400);
+  });
+
+  it('answers an app never fed with no documents, not a 400, as for highlight options', async () => {
+    const { tenant, code } = await createTenantWithApp('unfed', 'shop');
+    const admin = await createToken(tenant, 'admin');
+    await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin.token, body: shopSchema }));
+    const res = await call('GET', `/api/v1/search/${tenant}/${code}?q=red&attributesToRetrieve=title&attributesToHighlight=title`);
+    expect(res.status).toBe(200);
+    expect((await json(res)).result).toMatchObject({ total: 0, documents: [] });
   });
 });
 

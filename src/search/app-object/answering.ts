@@ -148,7 +148,8 @@ export class Answering {
     const index = live.loadIndex();
     try {
       const highlighter = index?.highlighter(request);
-      const retrieved = retrievedFields(index?.config.fields ?? [], request.attributesToRetrieve);
+      // No index yet (never fed): nothing to retrieve, and no schema to check the fields against, as for highlights.
+      const retrieved = index ? retrievedFields(index.config.fields, request.attributesToRetrieve) : [];
       const hybrid = live.hybridQuery(semantic);
       const feeding = part && { feedingKey: (id: string) => live.storage.lastOp(id), strict: part.strict };
       const found = index?.search(request, hybrid, feeding) ?? { total: 0, hits: [], facets: [], facetStats: {}, facetStatCounts: {} };
