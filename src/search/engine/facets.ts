@@ -309,13 +309,41 @@ function topValues(
 }
 
 function topOf(column: ValueColumn, counts: ArrayLike<number>, counted: number[], limit: number): Facet['values'] {
-  if (counted.length > limit) {
-    // At least `limit` values have the limit-th largest count or more: values counted less can be dropped unordered.
-    const sorted = new Uint32Array(counted.length);
-    for (let i = 0; i < counted.length; i++) sorted[i] = counts[counted[i]];
-    const threshold = sorted.sort()[counted.length - limit];
-    if (threshold > sorted[0]) counted = counted.filter((id) => counts[id] >= threshold);
+  const { values } = column;
+  // Values counted more than the limit-th largest count are in, ordered; of those counted exactly that much, the
+  // first by value fill the rest. No sort of every counted value (a broad query counts thousands of `source` values).
+  const threshold = counted.length > limit ? largestAt(counts, counted, limit) : 0;
+  const above: number[] = [];
+  const tied: number[] = [];
+  for (const id of counted) {
+    const count = counts[id];
+    if (count > threshold) above.push(id);
+    else if (count === threshold) tied.push(id);
   }
-  const order = (a: number, b: number) => counts[b] - counts[a] || compareStrings(column.values[a], column.values[b]);
-  return selectTop(counted, limit, order).map((id) => ({ value: column.values[id], count: counts[id] }));
+  above.sort((a, b) => counts[b] - counts[a] || compareStrings(values[a], values[b]));
+  const top = above.concat(selectTop(tied, limit - above.length, (a, b) => compareStrings(values[a], values[b])));
+  return top.map((id) => ({ value: values[id], count: counts[id] }));
+}
+
+/** The `k`-th largest of the counts of `ids` (`k` ≤ their number), through a min-heap of the `k` largest seen. */
+function largestAt(counts: ArrayLike<number>, ids: number[], k: number): number {
+  const heap = new Uint32Array(k);
+  for (let i = 0; i < k; i++) heap[i] = counts[ids[i]];
+  heap.sort();
+  // A sorted array is a min-heap; each larger count replaces the smallest and sinks to its place.
+  for (let i = k; i < ids.length; i++) {
+    const count = counts[ids[i]];
+    if (count <= heap[0]) continue;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= k) break;
+      const child = left + 1 < k && heap[left + 1] < heap[left] ? left + 1 : left;
+      if (heap[child] >= count) break;
+      heap[at] = heap[child];
+      at = child;
+    }
+    heap[at] = count;
+  }
+  return heap[0];
 }
