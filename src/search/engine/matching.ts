@@ -222,27 +222,49 @@ function record(m: Matches, ord: number, mask: number, score: number, typos: num
   if (exact && typos === 0) m.exact[ord] |= mask;
 }
 
-/** Clears the scratch arrays a query used, for the next query. */
+/** Clears the scratch arrays a query used, for the next query (`rank` needs none: `relevanceOrder` sets it first). */
 export function release(matches: Matches): void {
-  const slots = matches.slotClean.length / matches.score.length;
-  for (const ord of matches.ords) {
-    matches.score[ord] = 0;
-    matches.words[ord] = 0;
-    matches.typo0[ord] = 0;
-    matches.typo1[ord] = 0;
-    matches.exact[ord] = 0;
-    matches.rank[ord] = 0;
-    matches.adjacent[ord] = 0;
+  const { ords } = matches;
+  let low = Infinity;
+  let high = -1;
+  for (const ord of ords) {
+    if (ord < low) low = ord;
+    if (ord > high) high = ord;
+  }
+  // A broad query touched most ordinals of its range: clearing the whole range is a memset, not scattered writes.
+  if (high - low < DENSE_SPREAD * ords.length) clearRange(matches, low, high + 1);
+  else clearEach(matches);
+  matches.ords = [];
+}
+
+/** Touched ordinals spread over at most this many times their number are cleared as one range. */
+const DENSE_SPREAD = 4;
+
+function clearRange(m: Matches, from: number, to: number): void {
+  const slots = m.slotClean.length / m.score.length;
+  for (const array of [m.score, m.words, m.typo0, m.typo1, m.exact, m.adjacent]) array.fill(0, from, to);
+  for (const array of [m.slotClean, m.slotEnd, m.slotExact, m.slotAligned, m.slotWord, m.slotPosition])
+    array.fill(0, from * slots, to * slots);
+}
+
+function clearEach(m: Matches): void {
+  const slots = m.slotClean.length / m.score.length;
+  for (const ord of m.ords) {
+    m.score[ord] = 0;
+    m.words[ord] = 0;
+    m.typo0[ord] = 0;
+    m.typo1[ord] = 0;
+    m.exact[ord] = 0;
+    m.adjacent[ord] = 0;
     for (let at = ord * slots; at < (ord + 1) * slots; at++) {
-      matches.slotClean[at] = 0;
-      matches.slotEnd[at] = 0;
-      matches.slotExact[at] = 0;
-      matches.slotAligned[at] = 0;
-      matches.slotWord[at] = 0;
-      matches.slotPosition[at] = 0;
+      m.slotClean[at] = 0;
+      m.slotEnd[at] = 0;
+      m.slotExact[at] = 0;
+      m.slotAligned[at] = 0;
+      m.slotWord[at] = 0;
+      m.slotPosition[at] = 0;
     }
   }
-  matches.ords = [];
 }
 
 function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
