@@ -222,7 +222,7 @@ function record(m: Matches, ord: number, mask: number, score: number, typos: num
   if (exact && typos === 0) m.exact[ord] |= mask;
 }
 
-/** Clears the scratch arrays a query used, for the next query (`rank` needs none: `relevanceOrder` sets it first). */
+/** Clears the scratch arrays a query used, for the next query. */
 export function release(matches: Matches): void {
   const { ords } = matches;
   let low = Infinity;
@@ -242,7 +242,7 @@ const DENSE_SPREAD = 4;
 
 function clearRange(m: Matches, from: number, to: number): void {
   const slots = m.slotClean.length / m.score.length;
-  for (const array of [m.score, m.words, m.typo0, m.typo1, m.exact, m.adjacent]) array.fill(0, from, to);
+  for (const array of [m.score, m.words, m.typo0, m.typo1, m.exact, m.adjacent, m.rank]) array.fill(0, from, to);
   for (const array of [m.slotClean, m.slotEnd, m.slotExact, m.slotAligned, m.slotWord, m.slotPosition])
     array.fill(0, from * slots, to * slots);
 }
@@ -256,6 +256,7 @@ function clearEach(m: Matches): void {
     m.typo1[ord] = 0;
     m.exact[ord] = 0;
     m.adjacent[ord] = 0;
+    m.rank[ord] = 0;
     for (let at = ord * slots; at < (ord + 1) * slots; at++) {
       m.slotClean[at] = 0;
       m.slotEnd[at] = 0;
