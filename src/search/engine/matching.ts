@@ -63,8 +63,11 @@ export interface Scratch extends Matches {
   altExact: Uint8Array;
   /** 1 once the document matched the alternative. */
   altHits: Uint8Array;
-  /** The documents the alternative matched, in the order first matched (a typed list: broad queries grow no array). */
+  /** The documents the alternative matched, in the order first matched (typed lists: broad queries grow no array). */
   touched: Int32Array;
+  /** The documents the query matched so far, the first `matchedCount`, listed in `ords` once matching is done. */
+  matched: Int32Array;
+  matchedCount: number;
   /** Per document and slot, while matching a phrase: terms matched in a row, and the position the next must have. */
   phraseStep: Uint8Array;
   phraseNext: Uint32Array;
@@ -82,6 +85,10 @@ export function matchPlan(state: IndexState, plan: QueryPlan): Matches {
       record(m, ord, all, EXACT_FIELD_SCORE * Math.max(field.weight, 1), 0, true);
     }
   }
+  // An array of its final length filled in place: pushing 48,000 ordinals grows and copies it again and again.
+  const ords: number[] = new Array<number>(m.matchedCount);
+  for (let i = 0; i < m.matchedCount; i++) ords[i] = m.matched[i];
+  m.ords = ords;
   return m;
 }
 
@@ -213,8 +220,8 @@ function growHits(hits: HitBuffer, size: number): void {
   hits.scores = new Float64Array(length);
 }
 
-function record(m: Matches, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
-  if (m.words[ord] === 0) m.ords.push(ord);
+function record(m: Scratch, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
+  if (m.words[ord] === 0) m.matched[m.matchedCount++] = ord;
   m.words[ord] |= mask;
   m.score[ord] += score;
   if (typos === 0) m.typo0[ord] |= mask;
@@ -294,6 +301,8 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       altExact: new Uint8Array(size),
       altHits: new Uint8Array(size),
       touched: new Int32Array(size),
+      matched: new Int32Array(size),
+      matchedCount: 0,
       phraseStep: new Uint8Array(size * slots),
       phraseNext: new Uint32Array(size * slots),
       hits: { ords: new Int32Array(0), slots: new Uint8Array(0), occurrences: new Int32Array(0), scores: new Float64Array(0) },
@@ -302,6 +311,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   }
   scratch.plan = plan;
   scratch.ords = [];
+  scratch.matchedCount = 0;
   return scratch;
 }
 
