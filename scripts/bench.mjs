@@ -13,6 +13,8 @@
 //   each shard's index is also built alone in Node for its memory and its part's latency, scripts/bench/shards-in-node.mjs),
 //   BENCH_SCALE_HTTP (a number of documents, default BENCH_SCALE: the catalogue fed over HTTP in scale mode, when the
 //   machine cannot feed the whole scale catalogue in time; the per-shard Node step still takes BENCH_SCALE),
+//   BENCH_LOCAL_OBSERVABILITY (`true` keeps wrangler dev's local trace collector on for the HTTP steps; off by default,
+//   as production has no such collector: see the note above the report's HTTP table),
 //   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine, and so do
 //   the profiled HTTP runs, one `http-<scenario>.cpuprofile` each, for DevTools).
 import { spawnSync } from 'node:child_process';
@@ -50,6 +52,7 @@ const settings = {
   feedConcurrency: setting('BENCH_FEED_CONCURRENCY', 4),
   secondsPerQueryType: setting('BENCH_SECONDS_PER_QUERY_TYPE', 10),
   shards: setting('BENCH_SHARDS', 1),
+  localObservability: process.env.BENCH_LOCAL_OBSERVABILITY === 'true',
 };
 const scale = process.env.BENCH_SCALE ? Number(process.env.BENCH_SCALE) : undefined;
 if (scale !== undefined && !(Number.isInteger(scale) && scale > 0)) throw new Error(`BENCH_SCALE must be a number of documents`);
@@ -158,6 +161,7 @@ const serverOptions = async () => ({
   persistDir,
   port: await freePort(),
   inspectorPort: await freePort(),
+  localObservability: settings.localObservability,
   vars: { ADMIN_TOKEN: rootToken, AUTH_TOKEN: randomBytes(24).toString('base64url') },
 });
 

@@ -99,8 +99,19 @@ export function reservedKeyDetails(value: unknown, prefix = ''): ErrorDetail[] {
   );
 }
 
+/** The schemas `withoutReservedKeys` built, per schema: building one costs more than a search body's parse (~13 µs). */
+const checkedSchemas = new WeakMap<ZodType, ZodType>();
+
 /** `schema` preceded by the reserved-key check: input with such a key fails with one issue per key. */
 export function withoutReservedKeys<T extends ZodType>(schema: T) {
+  const known = checkedSchemas.get(schema) as ReturnType<typeof checkedBy<T>> | undefined;
+  if (known) return known;
+  const checked = checkedBy(schema);
+  checkedSchemas.set(schema, checked);
+  return checked;
+}
+
+function checkedBy<T extends ZodType>(schema: T) {
   return z
     .unknown()
     .superRefine((value, ctx) => {

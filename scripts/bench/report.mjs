@@ -176,6 +176,18 @@ function ratio(inProcess, type, peer, stat) {
   return ours && other && !ours.unsupported && !other.unsupported ? ours[stat] / other[stat] : NaN;
 }
 
+/**
+ * What the HTTP rows pay for wrangler dev's local trace collector (`X_LOCAL_OBSERVABILITY`): a cost of local
+ * development only, measured once as CPU of the runtime process per request (docs/decisions.md).
+ */
+function localObservabilityNote(on) {
+  const measured =
+    'measured as CPU of the runtime process per request at 32 connections: empty route 1.16 ms with it, 0.78 without; keyword search + facets 3.56 against 2.50; a search answered from the search app’s memory of answers 2.18 against 1.47';
+  return on
+    ? `wrangler dev ran with its local trace collector on (\`BENCH_LOCAL_OBSERVABILITY=true\`): every invocation of the worker and of a Durable Object writes a trace into a SQLite Durable Object in the same runtime thread, a cost production does not pay (${measured}).`
+    : `wrangler dev ran with its local trace collector off (\`X_LOCAL_OBSERVABILITY=false\`; \`BENCH_LOCAL_OBSERVABILITY=true\` keeps it): by default every invocation of the worker and of a Durable Object writes a trace into a SQLite Durable Object in the same runtime thread, a cost of local development only that a deployed worker does not pay in its isolate (${measured}). Earlier runs, with it on, measured keyword search + facets at 38.9 % of the empty route.`;
+}
+
 /** The machine's load averages when the run started and ended (older runs recorded none). */
 function loadAverages({ loadAtStart, loadAtEnd }) {
   const three = (load) => load.map((value) => fixed(value, 2)).join(' / ');
@@ -263,6 +275,7 @@ export function renderReport(r) {
     `## HTTP load (autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each after ${r.settings.warmupSeconds} s of warm-up; then ${r.settings.serialSeconds} s at 1 connection)`,
     '',
   );
+  out.push(localObservabilityNote(r.settings.localObservability), '');
   if (r.load?.length && !r.feed && r.load.some((s) => s.id !== 'empty' && !s.skipped)) {
     out.push(
       '**The full feed failed: the search scenarios below ran against an index without the catalogue; their figures say nothing about the targets.**',

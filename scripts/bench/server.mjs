@@ -46,11 +46,12 @@ export function applyMigrations(root, persistDir) {
 
 /**
  * Starts `wrangler dev` in its own process group (so stopping it also stops workerd) and waits until /health answers.
- * `vars` are passed with `--var`, which takes precedence over any `.dev.vars` of the checkout.
+ * `vars` are passed with `--var`, which takes precedence over any `.dev.vars` of the checkout. `localObservability`
+ * false turns off wrangler's local trace collector (`X_LOCAL_OBSERVABILITY`, on by default), which production has not.
  * Answers { baseUrl, pid, stop(), kill(), log() }: `pid` is the process group's (workerd runs in it), `kill` is
  * synchronous, for exit handlers.
  */
-export async function startWrangler({ root, persistDir, port, inspectorPort, vars, timeoutMs = 90_000 }) {
+export async function startWrangler({ root, persistDir, port, inspectorPort, vars, localObservability = true, timeoutMs = 90_000 }) {
   const args = [
     'dev',
     '--ip',
@@ -66,7 +67,12 @@ export async function startWrangler({ root, persistDir, port, inspectorPort, var
     'warn',
     ...Object.entries(vars).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
   ];
-  const child = spawn(wranglerBin(root), args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(wranglerBin(root), args, {
+    cwd: root,
+    env: { ...env, X_LOCAL_OBSERVABILITY: String(localObservability) },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk) => {
     output = (output + chunk).slice(-20_000);

@@ -150,6 +150,9 @@ async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestI
   return answer(c, started, input.requestId, 'suggestions', await publicSuggest(request, app, { q: input.q, rows: input.rows }));
 }
 
+/** A POST suggest body is a whole SearchQuery (the contract): its other fields pass, unused. */
+const suggestBody = suggestInput.passthrough();
+
 const preflight = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 });
 
 /**
@@ -175,6 +178,6 @@ export const searchRoutes = new Hono<AppEnv>()
       ),
     ),
   )
-  .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, await parseJsonBody(() => c.req.json(), suggestInput.passthrough())))
+  .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, await parseJsonBody(() => c.req.json(), suggestBody)))
   .get('/:tenant/:code', (c) => answerSearchGet(c))
   .post('/:tenant/:code', async (c) => answerSearch(c, fromBody(await parseJsonBody(() => c.req.json(), searchBody))));

@@ -68,9 +68,9 @@ export class ValueColumn {
     return false;
   }
 
-  /** `passed[i]` = 1 where `ords[i]` carries a value marked in `wanted` (`hasAny`), else 0. */
-  hasAnyEach(ords: readonly number[], wanted: Uint8Array, passed: Uint8Array): void {
-    for (let i = 0; i < ords.length; i++) passed[i] = this.hasAny(ords[i], wanted) ? 1 : 0;
+  /** Sets `bit` in `marks[i]` where `ords[i]` carries a value marked in `wanted` (`hasAny`). */
+  markHasAny(ords: readonly number[], wanted: Uint8Array, marks: Int32Array, bit: number): void {
+    for (let i = 0; i < ords.length; i++) if (this.hasAny(ords[i], wanted)) marks[i] |= bit;
   }
 
   forEachId(ord: number, fn: (id: number) => void): void {
@@ -200,9 +200,9 @@ export class NumberColumn {
     return !Number.isNaN(v) && (min === undefined || v >= min) && (max === undefined || v <= max);
   }
 
-  /** `passed[i]` = 1 where `ords[i]` is `within` the bounds, else 0. */
-  withinEach(ords: readonly number[], min: number | undefined, max: number | undefined, passed: Uint8Array): void {
-    for (let i = 0; i < ords.length; i++) passed[i] = this.within(ords[i], min, max) ? 1 : 0;
+  /** Sets `bit` in `marks[i]` where `ords[i]` is `within` the bounds. */
+  markWithin(ords: readonly number[], min: number | undefined, max: number | undefined, marks: Int32Array, bit: number): void {
+    for (let i = 0; i < ords.length; i++) if (this.within(ords[i], min, max)) marks[i] |= bit;
   }
 }
 

@@ -298,24 +298,56 @@ function topValues(
   limit: number,
   opened?: string[],
 ): Facet['values'] {
+  if (!opened) return topOf(column, counts, ids, limit);
   const counted: number[] = [];
-  if (ids) {
-    for (let i = 0; i < ids.length; i++) counted.push(ids[i]);
-  } else {
-    for (let id = 0; id < column.values.length; id++) if (counts[id] > 0) counted.push(id);
+  const size = ids ? ids.length : column.values.length;
+  for (let i = 0; i < size; i++) {
+    const id = ids ? ids[i] : i;
+    if (counts[id] > 0) counted.push(id);
   }
-  if (!opened) return topOf(column, counts, counted, limit);
   return childrenOfOpened(counted, (id) => column.values[id], opened).flatMap((children) => topOf(column, counts, children, limit));
 }
 
-function topOf(column: ValueColumn, counts: ArrayLike<number>, counted: number[], limit: number): Facet['values'] {
-  if (counted.length > limit) {
-    // At least `limit` values have the limit-th largest count or more: values counted less can be dropped unordered.
-    const sorted = new Uint32Array(counted.length);
-    for (let i = 0; i < counted.length; i++) sorted[i] = counts[counted[i]];
-    const threshold = sorted.sort()[counted.length - limit];
-    if (threshold > sorted[0]) counted = counted.filter((id) => counts[id] >= threshold);
+/** `topValues` of `ids` (every value id when absent), without opened categories. */
+function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, limit: number): Facet['values'] {
+  if (limit <= 0) return [];
+  const { values } = column;
+  const size = ids ? ids.length : values.length;
+  // Values counted more than the limit-th largest count are in, ordered; of those counted exactly that much, the
+  // first by value fill the rest. No sort of every counted value (a broad query counts thousands of `source` values).
+  const threshold = largestAt(counts, ids, size, limit);
+  const above: number[] = [];
+  const tied: number[] = [];
+  for (let i = 0; i < size; i++) {
+    const id = ids ? ids[i] : i;
+    const count = counts[id];
+    if (count > threshold) above.push(id);
+    else if (count === threshold && count > 0) tied.push(id);
   }
-  const order = (a: number, b: number) => counts[b] - counts[a] || compareStrings(column.values[a], column.values[b]);
-  return selectTop(counted, limit, order).map((id) => ({ value: column.values[id], count: counts[id] }));
+  above.sort((a, b) => counts[b] - counts[a] || compareStrings(values[a], values[b]));
+  const top = above.concat(selectTop(tied, limit - above.length, (a, b) => compareStrings(values[a], values[b])));
+  return top.map((id) => ({ value: values[id], count: counts[id] }));
+}
+
+/**
+ * The `k`-th largest count of the first `size` of `ids` (of value ids 0 to `size` - 1 when absent), 0 when fewer
+ * than `k` are above 0: a min-heap of the `k` largest seen, each larger count replacing the smallest.
+ */
+function largestAt(counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, size: number, k: number): number {
+  const heap = new Uint32Array(k);
+  for (let i = 0; i < size; i++) {
+    const count = counts[ids ? ids[i] : i];
+    if (count <= heap[0]) continue;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= k) break;
+      const child = left + 1 < k && heap[left + 1] < heap[left] ? left + 1 : left;
+      if (heap[child] >= count) break;
+      heap[at] = heap[child];
+      at = child;
+    }
+    heap[at] = count;
+  }
+  return heap[0];
 }

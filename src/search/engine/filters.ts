@@ -12,9 +12,12 @@ export interface CompiledFilter {
   /** An `or` term or tree filter, or a range, is left out of its own facet's counts and stats (disjunctive faceting). */
   disjunctive: boolean;
   accepts(ord: number): boolean;
-  /** Sets `passed[i]` to 1 for each of `ords` the filter accepts (0 otherwise): one loop with one kind of test. */
-  acceptEach(ords: readonly number[], passed: Uint8Array): void;
+  /** Sets `bit` in `marks[i]` for each `ords[i]` the filter accepts: one loop with one kind of test. */
+  markEach(ords: readonly number[], marks: Int32Array, bit: number): void;
 }
+
+/** Sets `bit` in `marks[i]` for each `ords[i]` passing a test. */
+type MarkEach = (ords: readonly number[], marks: Int32Array, bit: number) => void;
 
 /**
  * A filter from its test on one document and the same test over many (a loop in the column, which the JIT keeps
@@ -24,16 +27,17 @@ function filterOf(
   facetId: string,
   disjunctive: boolean,
   test: (ord: number) => boolean,
-  testEach: (ords: readonly number[], passed: Uint8Array) => void,
+  testEach: MarkEach,
   negate: boolean,
 ): CompiledFilter {
   return {
     facetId,
     disjunctive,
     accepts: negate ? (ord) => !test(ord) : test,
-    acceptEach(ords, passed) {
-      testEach(ords, passed);
-      if (negate) for (let i = 0; i < ords.length; i++) passed[i] ^= 1;
+    markEach(ords, marks, bit) {
+      testEach(ords, marks, bit);
+      // This filter's bit was clear before: flipping it marks the documents failing the test.
+      if (negate) for (let i = 0; i < ords.length; i++) marks[i] ^= bit;
     },
   };
 }
@@ -71,7 +75,7 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
       const min = bound(field.dataType, filter.minValue, `${path}.minValue`, problems);
       const max = bound(field.dataType, filter.maxValue, `${path}.maxValue`, problems);
       const inside = (ord: number) => column.within(ord, min, max);
-      const insideEach = (ords: readonly number[], passed: Uint8Array) => column.withinEach(ords, min, max, passed);
+      const insideEach: MarkEach = (ords, marks, bit) => column.markWithin(ords, min, max, marks, bit);
       // A range slider shows the whole span around its own range, as Algolia's disjunctive numeric facets do.
       compiled.push(filterOf(facetId, operator !== 'not', inside, insideEach, operator === 'not'));
       continue;
@@ -94,15 +98,14 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
     for (const id of known) wanted[id] = 1;
     if (operator === 'and') {
       const hasAll = (ord: number) => known.length === ids.length && column !== undefined && known.every((id) => column.has(ord, id));
-      const hasAllEach = (ords: readonly number[], passed: Uint8Array) => {
-        for (let i = 0; i < ords.length; i++) passed[i] = hasAll(ords[i]) ? 1 : 0;
+      const hasAllEach: MarkEach = (ords, marks, bit) => {
+        for (let i = 0; i < ords.length; i++) if (hasAll(ords[i])) marks[i] |= bit;
       };
       compiled.push(filterOf(facetId, false, hasAll, hasAllEach, false));
       continue;
     }
     const hasAny = (ord: number) => column !== undefined && column.hasAny(ord, wanted);
-    const hasAnyEach = (ords: readonly number[], passed: Uint8Array) =>
-      column ? column.hasAnyEach(ords, wanted, passed) : passed.fill(0, 0, ords.length);
+    const hasAnyEach: MarkEach = (ords, marks, bit) => column?.markHasAny(ords, wanted, marks, bit);
     compiled.push(filterOf(facetId, operator === 'or', hasAny, hasAnyEach, operator === 'not'));
   }
   if (problems.length) throw new QueryError(problems);
@@ -113,34 +116,23 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
 export function applyFilters(candidates: readonly number[], filters: CompiledFilter[]): { filtered: Filtered; passing: number[] } {
   const disjunctive = filters.filter((f) => f.disjunctive).slice(0, 31);
   const conjunctive = filters.filter((f) => !disjunctive.includes(f));
+  // Filter after filter over the candidates (not candidate after candidate through every filter): each loop runs one
+  // test. The `and`/`not` filters narrow them in turn; the others mark what they accept, one bit each.
+  let shared = candidates;
+  for (const filter of conjunctive) shared = acceptedBy(filter, shared);
+  const passes = new Int32Array(shared.length);
+  disjunctive.forEach((filter, j) => filter.markEach(shared, passes, 1 << j));
   const all = (1 << disjunctive.length) - 1;
-  const n = candidates.length;
-  // Filter after filter over every candidate (not candidate after candidate through every filter): each loop runs one test.
-  const passed = new Uint8Array(n);
-  const kept = new Uint8Array(n).fill(1);
-  for (const filter of conjunctive) {
-    filter.acceptEach(candidates, passed);
-    for (let i = 0; i < n; i++) kept[i] &= passed[i];
-  }
-  const bitsOf = new Int32Array(n);
-  for (let j = 0; j < disjunctive.length; j++) {
-    disjunctive[j].acceptEach(candidates, passed);
-    for (let i = 0; i < n; i++) bitsOf[i] |= passed[i] << j;
-  }
-  const shared: number[] = [];
-  const passes = new Int32Array(n);
   const passing: number[] = [];
-  let count = 0;
-  for (let i = 0; i < n; i++) {
-    if (kept[i] === 0) continue;
-    const ord = candidates[i];
-    if (conjunctive.length) shared.push(ord);
-    passes[count++] = bitsOf[i];
-    if (bitsOf[i] === all) passing.push(ord);
-  }
-  // Without `and`/`not` filters every candidate is shared: the candidates themselves, not a copy.
-  const filtered = { shared: conjunctive.length ? shared : candidates, passes: passes.subarray(0, count), disjunctive, passing };
-  return { filtered, passing };
+  for (let i = 0; i < shared.length; i++) if (passes[i] === all) passing.push(shared[i]);
+  return { filtered: { shared, passes, disjunctive, passing }, passing };
+}
+
+/** The ordinals of `ords` a filter accepts, in order. */
+function acceptedBy(filter: CompiledFilter, ords: readonly number[]): number[] {
+  const marks = new Int32Array(ords.length);
+  filter.markEach(ords, marks, 1);
+  return ords.filter((_, i) => marks[i] === 1);
 }
 
 /** The faceted field a facet id names: a field code, or `<code>.<key>` of an attributes field. */

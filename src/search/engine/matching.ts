@@ -63,6 +63,11 @@ export interface Scratch extends Matches {
   altExact: Uint8Array;
   /** 1 once the document matched the alternative. */
   altHits: Uint8Array;
+  /** The documents the alternative matched, in the order first matched (typed lists: broad queries grow no array). */
+  touched: Int32Array;
+  /** The documents the query matched so far, the first `matchedCount`, listed in `ords` once matching is done. */
+  matched: Int32Array;
+  matchedCount: number;
   /** Per document and slot, while matching a phrase: terms matched in a row, and the position the next must have. */
   phraseStep: Uint8Array;
   phraseNext: Uint32Array;
@@ -80,6 +85,10 @@ export function matchPlan(state: IndexState, plan: QueryPlan): Matches {
       record(m, ord, all, EXACT_FIELD_SCORE * Math.max(field.weight, 1), 0, true);
     }
   }
+  // An array of its final length filled in place: pushing 48,000 ordinals grows and copies it again and again.
+  const ords: number[] = new Array<number>(m.matchedCount);
+  for (let i = 0; i < m.matchedCount; i++) ords[i] = m.matched[i];
+  m.ords = ords;
   return m;
 }
 
@@ -87,7 +96,8 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   if (alternative.terms.length > 1) return matchPhrase(state, m, alternative);
   const slotCount = state.plan.text.length;
   const queryPosition = alternative.first - m.plan.firstCounted;
-  const touched: number[] = [];
+  const touched = m.touched;
+  let touchedCount = 0;
   const hits = m.hits;
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
@@ -98,7 +108,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     for (let h = 0; h < count; h++) {
       const ord = hits.ords[h];
       if (m.altHits[ord] === 0) {
-        touched.push(ord);
+        touched[touchedCount++] = ord;
         m.altHits[ord] = 1;
       }
       if (hits.scores[h] > m.altBest[ord]) m.altBest[ord] = hits.scores[h];
@@ -120,7 +130,8 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       m.slotEnd[at] = Math.max(m.slotEnd[at], position + spanOf(occurrence));
     }
   }
-  for (const ord of touched) {
+  for (let i = 0; i < touchedCount; i++) {
+    const ord = touched[i];
     record(m, ord, alternative.mask, m.altBest[ord], m.altTypos[ord] - 1, m.altExact[ord] === 1);
     m.altBest[ord] = 0;
     m.altTypos[ord] = 0;
@@ -209,8 +220,8 @@ function growHits(hits: HitBuffer, size: number): void {
   hits.scores = new Float64Array(length);
 }
 
-function record(m: Matches, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
-  if (m.words[ord] === 0) m.ords.push(ord);
+function record(m: Scratch, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
+  if (m.words[ord] === 0) m.matched[m.matchedCount++] = ord;
   m.words[ord] |= mask;
   m.score[ord] += score;
   if (typos === 0) m.typo0[ord] |= mask;
@@ -220,25 +231,48 @@ function record(m: Matches, ord: number, mask: number, score: number, typos: num
 
 /** Clears the scratch arrays a query used, for the next query. */
 export function release(matches: Matches): void {
-  const slots = matches.slotClean.length / matches.score.length;
-  for (const ord of matches.ords) {
-    matches.score[ord] = 0;
-    matches.words[ord] = 0;
-    matches.typo0[ord] = 0;
-    matches.typo1[ord] = 0;
-    matches.exact[ord] = 0;
-    matches.rank[ord] = 0;
-    matches.adjacent[ord] = 0;
+  const { ords } = matches;
+  let low = Infinity;
+  let high = -1;
+  for (const ord of ords) {
+    if (ord < low) low = ord;
+    if (ord > high) high = ord;
+  }
+  // A broad query touched most ordinals of its range: clearing the whole range is a memset, not scattered writes.
+  if (high - low < DENSE_SPREAD * ords.length) clearRange(matches, low, high + 1);
+  else clearEach(matches);
+  matches.ords = [];
+}
+
+/** Touched ordinals spread over at most this many times their number are cleared as one range. */
+const DENSE_SPREAD = 4;
+
+function clearRange(m: Matches, from: number, to: number): void {
+  const slots = m.slotClean.length / m.score.length;
+  for (const array of [m.score, m.words, m.typo0, m.typo1, m.exact, m.adjacent, m.rank]) array.fill(0, from, to);
+  for (const array of [m.slotClean, m.slotEnd, m.slotExact, m.slotAligned, m.slotWord, m.slotPosition])
+    array.fill(0, from * slots, to * slots);
+}
+
+function clearEach(m: Matches): void {
+  const slots = m.slotClean.length / m.score.length;
+  for (const ord of m.ords) {
+    m.score[ord] = 0;
+    m.words[ord] = 0;
+    m.typo0[ord] = 0;
+    m.typo1[ord] = 0;
+    m.exact[ord] = 0;
+    m.adjacent[ord] = 0;
+    m.rank[ord] = 0;
     for (let at = ord * slots; at < (ord + 1) * slots; at++) {
-      matches.slotClean[at] = 0;
-      matches.slotEnd[at] = 0;
-      matches.slotExact[at] = 0;
-      matches.slotAligned[at] = 0;
-      matches.slotWord[at] = 0;
-      matches.slotPosition[at] = 0;
+      m.slotClean[at] = 0;
+      m.slotEnd[at] = 0;
+      m.slotExact[at] = 0;
+      m.slotAligned[at] = 0;
+      m.slotWord[at] = 0;
+      m.slotPosition[at] = 0;
     }
   }
-  matches.ords = [];
 }
 
 function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
@@ -266,6 +300,9 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       altTypos: new Uint8Array(size),
       altExact: new Uint8Array(size),
       altHits: new Uint8Array(size),
+      touched: new Int32Array(size),
+      matched: new Int32Array(size),
+      matchedCount: 0,
       phraseStep: new Uint8Array(size * slots),
       phraseNext: new Uint32Array(size * slots),
       hits: { ords: new Int32Array(0), slots: new Uint8Array(0), occurrences: new Int32Array(0), scores: new Float64Array(0) },
@@ -274,6 +311,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   }
   scratch.plan = plan;
   scratch.ords = [];
+  scratch.matchedCount = 0;
   return scratch;
 }
 
@@ -304,7 +342,7 @@ function exactFieldMatches(state: IndexState, { field, match }: ExactField, quer
     });
   if (!found) return [];
   const live = liveOrds(state);
-  const passed = new Uint8Array(live.length);
-  column.hasAnyEach(live, wanted, passed);
-  return live.filter((_, i) => passed[i] === 1);
+  const marks = new Int32Array(live.length);
+  column.markHasAny(live, wanted, marks, 1);
+  return live.filter((_, i) => marks[i] === 1);
 }

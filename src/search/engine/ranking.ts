@@ -18,7 +18,7 @@
 import { compareStrings, type ValueColumn } from './columns';
 import { fnv1a } from './hash';
 import type { Matches } from './matching';
-import type { SortSpec } from './plan';
+import type { SortSpec, TextField } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
 import type { MergeKeyPart, SearchAppField } from './types';
@@ -120,23 +120,30 @@ function packCriteria(state: IndexState, m: Matches): void {
   const { counted } = m.plan;
   const slots = state.plan.text;
   const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
+  const { words: matched, typo0, typo1, exact, slotAligned, rank } = m;
   for (const ord of m.ords) {
-    const words = m.words[ord] & counted;
-    const typos = popcount(words & ~m.typo0[ord]) + popcount(words & ~m.typo0[ord] & ~m.typo1[ord]);
+    const words = matched[ord] & counted;
+    const withTypos = words & ~typo0[ord];
+    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~typo1[ord]);
     let attribute = 0;
-    for (const slot of slots) {
-      const at = ord * slots.length + slot.slot;
-      if ((m.slotAligned[at] & counted) !== counted) continue;
-      const equals = m.slotEnd[at] >= state.text.length(slot.slot, ord) ? 1 : 0;
-      // Starting with the query tells a name being typed, in the heaviest field; a description starting so says little.
-      if (!equals && slot.weight < heaviest) continue;
-      // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
-      const how = (m.slotExact[at] & counted) === counted ? 5 : (m.slotClean[at] & counted) === counted ? 3 : 1;
-      const level = how + equals;
-      attribute = Math.max(attribute, Math.min(Math.round(slot.weight * 4), 4095) * 8 + level);
+    // Slot by slot: most documents have the query's words at their query positions in none.
+    for (let slot = 0, at = ord * slots.length; slot < slots.length; slot++, at++) {
+      if ((slotAligned[at] & counted) === counted) attribute = Math.max(attribute, attributeLevel(state, m, slots[slot], ord, heaviest));
     }
-    m.rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + attribute) * 32 + popcount(m.exact[ord] & counted);
+    rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + attribute) * 32 + popcount(exact[ord] & counted);
   }
+}
+
+/** Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not). */
+function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: number, heaviest: number): number {
+  const { counted } = m.plan;
+  const at = ord * state.plan.text.length + slot.slot;
+  const equals = m.slotEnd[at] >= state.text.length(slot.slot, ord) ? 1 : 0;
+  // Starting with the query tells a name being typed, in the heaviest field; a description starting so says little.
+  if (!equals && slot.weight < heaviest) return 0;
+  // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
+  const how = (m.slotExact[at] & counted) === counted ? 5 : (m.slotClean[at] & counted) === counted ? 3 : 1;
+  return Math.min(Math.round(slot.weight * 4), 4095) * 8 + how + equals;
 }
 
 /** Feeding order: what documents come in when there is no query. */
