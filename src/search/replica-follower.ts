@@ -49,6 +49,8 @@ export interface ReplicaHost {
   applyChanges(page: ChangePage): void;
   /** Arms the snapshot of the changes just applied. */
   changed(): Promise<void>;
+  /** Loads the index in the background (a copy was just made and caught up). */
+  warm(): void;
   waitUntil(promise: Promise<unknown>): void;
 }
 
@@ -102,9 +104,13 @@ export class ReplicaFollower {
     const identity = this.identity;
     if (!identity) return;
     const primary = this.host.primary(identity.primary);
+    let copied = false;
     // Each round checks the object is still a replica: `destroy` may have wiped it meanwhile.
     while (this.identity) {
-      if (this.host.storage().get('replicaLoading')) await this.#copy(primary, identity);
+      if (this.host.storage().get('replicaLoading')) {
+        await this.#copy(primary, identity);
+        copied = true;
+      }
       // RPC typing cannot express document payloads (`Record<string, unknown>`).
       const page = (await primary.replicaChanges(this.version, REPLICA_PAGE)) as ChangePage | null;
       if (!page) {
@@ -118,7 +124,10 @@ export class ReplicaFollower {
       });
       if (!applied) return;
       await this.host.changed();
-      if (page.version >= page.primaryVersion && page.version >= this.#target) return;
+      if (page.version >= page.primaryVersion && page.version >= this.#target) {
+        if (copied) this.host.warm();
+        return;
+      }
     }
   }
 

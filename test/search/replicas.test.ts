@@ -412,9 +412,15 @@ describe('hybrid search from read replicas', () => {
       expect(changed.semantic).toEqual({ ratio: 1 });
       expect(changed).toEqual({ ...(await searchFrom(app, 'AN', 'automobile', byVector)), servedBy: servedBy('weur') });
 
-      // An evicted replica loads its own snapshot and the changes after it, vectors included.
+      // An evicted replica hands the read that finds it not loaded to its primary, then loads its own snapshot and
+      // the changes after it, vectors included.
       for (let shard = 0; shard < shards; shard++) await evictDurableObject(replicaStub(app, 'weur', shard));
-      expect(await searchFrom(app, 'EU', 'automobile', byVector)).toEqual(changed);
+      expect(await searchFrom(app, 'EU', 'automobile', byVector)).toEqual({ ...changed, servedBy: servedBy('primary') });
+      const reloaded = await waitFor(
+        () => searchFrom(app, 'EU', 'automobile', byVector),
+        (read) => read.servedBy === servedBy('weur'),
+      );
+      expect(reloaded).toEqual(changed);
     });
   }
 });
