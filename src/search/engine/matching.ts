@@ -171,8 +171,9 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
       }
     }
   });
-  for (const ord of completed) record(m, ord, alternative.mask, m.altBest[ord], 0, true);
-  for (const at of started) {
+  for (let i = 0; i < completed.length; i++) record(m, completed[i], alternative.mask, m.altBest[completed[i]], 0, true);
+  for (let i = 0; i < started.length; i++) {
+    const at = started[i];
     const ord = Math.floor(at / slotCount);
     m.phraseStep[at] = 0;
     m.phraseNext[at] = 0;
@@ -234,7 +235,8 @@ export function release(matches: Matches): void {
   const { ords } = matches;
   let low = Infinity;
   let high = -1;
-  for (const ord of ords) {
+  for (let i = 0; i < ords.length; i++) {
+    const ord = ords[i];
     if (ord < low) low = ord;
     if (ord > high) high = ord;
   }
@@ -256,7 +258,8 @@ function clearRange(m: Matches, from: number, to: number): void {
 
 function clearEach(m: Matches): void {
   const slots = m.slotClean.length / m.score.length;
-  for (const ord of m.ords) {
+  for (let i = 0; i < m.ords.length; i++) {
+    const ord = m.ords[i];
     m.score[ord] = 0;
     m.words[ord] = 0;
     m.typo0[ord] = 0;

@@ -121,7 +121,8 @@ function packCriteria(state: IndexState, m: Matches): void {
   const slots = state.plan.text;
   const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
   const { words: matched, typo0, typo1, exact, slotAligned, rank } = m;
-  for (const ord of m.ords) {
+  for (let i = 0; i < m.ords.length; i++) {
+    const ord = m.ords[i];
     const words = matched[ord] & counted;
     const withTypos = words & ~typo0[ord];
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~typo1[ord]);
@@ -216,7 +217,8 @@ export function selectTop(ords: readonly number[], k: number, compare: Compare):
   // Bounded max-heap of the best k seen so far (the worst on top): one comparison for most ordinals, where a sort
   // makes a dozen (a query matching 500 documents sorted them all for its 10 hits).
   const heap: number[] = [];
-  for (const ord of ords) {
+  for (let n = 0; n < ords.length; n++) {
+    const ord = ords[n];
     if (heap.length < k) {
       let i = heap.length;
       heap.push(ord);
