@@ -505,7 +505,7 @@ function replicaSection(r) {
       r.replicas.flatMap((c) => [row(c, 'search', c.search), row(c, 'suggest', c.suggest)]),
     ),
     '',
-    'Keyword searches and suggestions by POST (never edge-cached; a varying `facetLimit`, and `rows` from 1 to 20 for suggest, keep the objects’ memory of answers from answering them), without `no-cache`, so a replica answers when it has the version the worker learned from the primary within the last second. The continent comes from `wrangler dev`’s `MF-CF-Blob` header. Locally every Durable Object runs in the one workerd process of this machine: the figures show what the replica path costs and that it keeps up, not the latency a nearer region saves in production. “copy made in” is from setting the replicas to a read from each continent answered by its replica (snapshot streamed, documents copied, index loaded).',
+    'Keyword searches and suggestions by POST (never edge-cached; a varying `facetLimit`, and `rows` from 1 to 20 for suggest, keep the objects’ memory of answers from answering them), without `no-cache`, so a replica answers when it has the version the worker learned from the primary within the last second. The continent comes from `wrangler dev`’s `MF-CF-Blob` header. Locally every Durable Object runs in the one workerd process of this machine: the figures show what the replica path costs and that it keeps up, not the latency a nearer region saves in production. “copy made in” is from setting the replicas (a first read from every continent at once) until a read from each continent is answered by its replicas alone (snapshot streamed, documents copied, caught up, index loaded); the load runs after that, not during the copies.',
     '',
     '',
   ];

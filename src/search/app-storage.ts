@@ -313,6 +313,11 @@ export class AppStorage {
     this.sql.exec('UPDATE documents SET vector = ? WHERE id = ?', vector, id);
   }
 
+  /** Whether a batch after sequence `seq` changed a document (a version may change only the other shards' share). */
+  documentsChangedAfter(seq: number): boolean {
+    return this.sql.exec('SELECT 1 FROM documents WHERE seq > ? LIMIT 1', seq).toArray().length > 0;
+  }
+
   /** Documents changed by batches after sequence `seq`, batch by batch (within a batch in SQLite's order); `payload` undefined = deleted. */
   *changesSince(seq: number): Generator<{ id: string; payload?: DocumentPayload; vector?: string }> {
     for (const row of this.sql.exec<{ id: string; payload: string | null; vector: string | null }>(
@@ -425,6 +430,10 @@ export class AppStorage {
     this.dropUnusedVectors();
     this.set('config', config);
     this.set('snapshotSeq', seq);
+  }
+
+  hasSnapshot(): boolean {
+    return this.sql.exec('SELECT 1 FROM snapshot_chunks LIMIT 1').toArray().length > 0;
   }
 
   readSnapshot(): Snapshot | undefined {

@@ -13,8 +13,12 @@ import type { AppIndexConfig } from './app-object/live-index';
 import type { SearchAppObject } from './search-app-object';
 import type { ShardLayout } from './shards';
 
-/** Documents per copied page and changed documents per catch-up page (both well below RPC's 32 MiB). */
-export const REPLICA_PAGE = 2_000;
+/**
+ * Documents per copied page and changed documents per catch-up page: well below RPC's 32 MiB, and small enough that
+ * the primary's part of a page (a read of its rows) and the replica's (their writes) hold either thread for tens of
+ * milliseconds, so a search waits at most that long behind one page.
+ */
+export const REPLICA_PAGE = 500;
 
 /** Who a replica is: its primary's object name and its own (under which the primary notifies it). */
 export interface ReplicaIdentity {
@@ -49,6 +53,8 @@ export interface ReplicaHost {
   applyChanges(page: ChangePage): void;
   /** Arms the snapshot of the changes just applied. */
   changed(): Promise<void>;
+  /** Loads the index in the background (a copy was just made and caught up). */
+  warm(): void;
   waitUntil(promise: Promise<unknown>): void;
 }
 
@@ -102,9 +108,13 @@ export class ReplicaFollower {
     const identity = this.identity;
     if (!identity) return;
     const primary = this.host.primary(identity.primary);
+    let copied = false;
     // Each round checks the object is still a replica: `destroy` may have wiped it meanwhile.
     while (this.identity) {
-      if (this.host.storage().get('replicaLoading')) await this.#copy(primary, identity);
+      if (this.host.storage().get('replicaLoading')) {
+        await this.#copy(primary, identity);
+        copied = true;
+      }
       // RPC typing cannot express document payloads (`Record<string, unknown>`).
       const page = (await primary.replicaChanges(this.version, REPLICA_PAGE)) as ChangePage | null;
       if (!page) {
@@ -118,7 +128,10 @@ export class ReplicaFollower {
       });
       if (!applied) return;
       await this.host.changed();
-      if (page.version >= page.primaryVersion && page.version >= this.#target) return;
+      if (page.version >= page.primaryVersion && page.version >= this.#target) {
+        if (copied) this.host.warm();
+        return;
+      }
     }
   }
 
@@ -137,10 +150,14 @@ export class ReplicaFollower {
     const snapshot = source.snapshot && (await bytesOf(source.snapshot));
     const vectors = source.vectors && (await bytesOf(source.vectors));
     for (let after = ''; ;) {
+      const asked = Date.now();
       const rows: DocumentRow[] = await primary.replicaDocuments(after, REPLICA_PAGE);
       if (!this.#write(() => this.host.storage().putRows(rows))) return;
       if (rows.length < REPLICA_PAGE) break;
       after = rows[rows.length - 1].id;
+      // Paced: as long as the page took (its round trip, queueing included) before the next, so copies take at most
+      // about half of a busy primary's time and back off the more its searches queue.
+      await new Promise((resolve) => setTimeout(resolve, Date.now() - asked));
     }
     this.#write(() => {
       if (source.config && snapshot) this.host.storage().writeSnapshot({ index: snapshot, vectors }, source.config, source.version);

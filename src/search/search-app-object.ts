@@ -399,10 +399,7 @@ export class SearchAppObject extends DurableObject<Env> {
     if (retiredUntil !== undefined) {
       return retiredUntil > Date.now() ? this.#live.armAlarm(retiredUntil) : this.#deleteStorage();
     }
-    if ((storage.get('seq') ?? 0) > (storage.get('snapshotSeq') ?? 0)) {
-      const index = this.#live.loadIndex();
-      if (index) this.#live.writeSnapshot(index);
-    }
+    this.#live.snapshotIfBehind();
     await this.#recovery.check();
   }
 }

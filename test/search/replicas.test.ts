@@ -210,6 +210,21 @@ describe('read replicas', () => {
     await expectWholeSwap(await replicatedApp(['weur', 'apac', 'enam'], 40));
   });
 
+  it('copies an index of several pages, paced, reads answered by the primary until the copy is complete', async () => {
+    const app = await feedingApp();
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { replicas: ['weur'] } }));
+    await feed(app, packages('pkg', 1_234, 'alpha'));
+    // The first read starts the copy (pages of REPLICA_PAGE documents) and is answered by the primary.
+    const fromPrimary = await searchFrom(app, 'EU', 'alpha');
+    expect(fromPrimary).toMatchObject({ servedBy: 'primary', total: 1_234 });
+    const copied = await waitFor(
+      () => searchFrom(app, 'EU', 'alpha'),
+      (read) => read.servedBy === 'weur',
+    );
+    expect(copied).toEqual({ ...fromPrimary, servedBy: 'weur' });
+    expect(await replicaStub(app, 'weur').stats()).toMatchObject({ documents: 1_234, indexed: 1_234 });
+  });
+
   it('a removed replica is read no more, does not copy again while isolates may still list it, and its storage goes', async () => {
     const app = await replicatedApp(['weur', 'apac']);
     const path = `/api/v1/admin/searchapps/${app.tenant}/${app.code}`;
@@ -412,9 +427,15 @@ describe('hybrid search from read replicas', () => {
       expect(changed.semantic).toEqual({ ratio: 1 });
       expect(changed).toEqual({ ...(await searchFrom(app, 'AN', 'automobile', byVector)), servedBy: servedBy('weur') });
 
-      // An evicted replica loads its own snapshot and the changes after it, vectors included.
+      // An evicted replica hands the read that finds it not loaded to its primary, then loads its own snapshot and
+      // the changes after it, vectors included.
       for (let shard = 0; shard < shards; shard++) await evictDurableObject(replicaStub(app, 'weur', shard));
-      expect(await searchFrom(app, 'EU', 'automobile', byVector)).toEqual(changed);
+      expect(await searchFrom(app, 'EU', 'automobile', byVector)).toEqual({ ...changed, servedBy: servedBy('primary') });
+      const reloaded = await waitFor(
+        () => searchFrom(app, 'EU', 'automobile', byVector),
+        (read) => read.servedBy === servedBy('weur'),
+      );
+      expect(reloaded).toEqual(changed);
     });
   }
 });

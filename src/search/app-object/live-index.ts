@@ -198,6 +198,23 @@ export class LiveIndex {
     this.storage.writeSnapshot({ index: index.serialize(), vectors: this.#vectors?.serialize() }, config, this.storage.get('seq') ?? 0);
   }
 
+  /**
+   * Brings the snapshot up to the current version. A version that changed no document (the other shards' share,
+   * stored apart) only moves the snapshot's mark: serializing a shard's whole index holds its one thread for as long
+   * as a search waits behind it, and every shard's share changes at once after a swap.
+   */
+  snapshotIfBehind(): void {
+    const version = this.version();
+    const snapshotSeq = this.storage.get('snapshotSeq') ?? 0;
+    if (version <= snapshotSeq) return;
+    if (!this.storage.documentsChangedAfter(snapshotSeq) && this.storage.hasSnapshot()) {
+      this.storage.set('snapshotSeq', version);
+      return;
+    }
+    const index = this.loadIndex();
+    if (index) this.writeSnapshot(index);
+  }
+
   /** Arms the snapshot of the changes just made (unless one is pending). */
   async scheduleSnapshot(): Promise<void> {
     await this.armAlarm(Date.now() + numberVar(this.env.SNAPSHOT_DELAY_SECONDS, DEFAULT_SNAPSHOT_DELAY_SECONDS) * 1000);

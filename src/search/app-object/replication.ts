@@ -21,6 +21,8 @@ const REPLICA_RETIREMENT_MS = 60_000;
 export class Replication {
   /** As a replica: the copy of the primary and its catching up. */
   readonly #follower: ReplicaFollower;
+  /** As a replica: the load of its index, begun after the read that found it not loaded. */
+  #loading?: Promise<void>;
 
   constructor(private readonly live: LiveIndex) {
     this.#follower = new ReplicaFollower({
@@ -30,6 +32,7 @@ export class Replication {
       dropIndex: () => live.dropIndex(),
       applyChanges: (page) => this.#applyChanges(page),
       changed: () => live.scheduleSnapshot(),
+      warm: () => this.#loadSoon(),
       waitUntil: (promise) => live.ctx.waitUntil(promise),
     });
   }
@@ -46,8 +49,8 @@ export class Replication {
     const storage = live.storage;
     const version = live.version();
     const layout = live.layout();
+    live.snapshotIfBehind();
     const index = live.loadIndex();
-    if (index && (storage.get('snapshotSeq') ?? 0) < version) live.writeSnapshot(index);
     const replicas = storage.get('replicas') ?? [];
     if (!replicas.includes(replica)) storage.set('replicas', [...replicas, replica]);
     if (!live.log.active || live.log.floor > version) live.log.reset(version);
@@ -106,13 +109,33 @@ export class Replication {
     return this.#follower.identity !== undefined;
   }
 
-  /** Whether this replica's copy is complete and at `minVersion`; when not, it syncs. The first read names its primary. */
+  /**
+   * Whether this replica's copy is complete, at `minVersion` and its index in memory; when behind, it syncs, and when
+   * not loaded (after its copy or an eviction) it loads once this read was handed back: the primary answers meanwhile
+   * rather than the read waiting for the load. The first read names its primary.
+   */
   serves(identity: ReplicaIdentity, minVersion: number): boolean {
     if (this.live.storage.get('retiredUntil') !== undefined) return false;
     this.#follower.follow(identity);
-    if (this.#follower.ready(minVersion)) return true;
-    this.#follower.heard(minVersion);
+    if (!this.#follower.ready(minVersion)) {
+      this.#follower.heard(minVersion);
+      return false;
+    }
+    // Never fed: there is no index to load.
+    if (this.live.loaded || !this.live.storage.get('config')) return true;
+    this.#loadSoon();
     return false;
+  }
+
+  /** Loads the replica's index after the current call has answered (once; not while a copy is incomplete). */
+  #loadSoon(): void {
+    const { live } = this;
+    this.#loading ??= new Promise((resolve) => setTimeout(resolve, 0))
+      .then(() => {
+        if (!live.storage.get('replicaLoading')) live.loadIndex();
+      })
+      .finally(() => (this.#loading = undefined));
+    live.ctx.waitUntil(this.#loading);
   }
 
   /** The primary's notice of a new version; false when this object follows no primary (it was deleted). */
@@ -134,11 +157,11 @@ export class Replication {
     await this.live.ctx.storage.setAlarm(until);
   }
 
-  /** Stores a page of the primary's changes at its version and applies it to the loaded index. */
+  /** Stores a page of the primary's changes at its version and applies it to the index when loaded (a load replays them). */
   #applyChanges(page: ChangePage): void {
     const { live } = this;
     const storage = live.storage;
-    const index = live.loadIndex();
+    const index = live.loaded;
     for (const { hash, space, vector } of page.vectors) storage.putVectors(space, [{ hash, vector }]);
     for (const { id, op, payload, vector } of page.changes) {
       if (payload) {

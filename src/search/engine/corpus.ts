@@ -207,14 +207,87 @@ export function readOtherShards(share: StatisticsShare): OtherShards {
   };
 }
 
-/** A share as bytes, for storage (`decodeShare` reads it back). */
-export function encodeShare(share: StatisticsShare): Uint8Array {
-  const arrays = (value: unknown): unknown =>
-    ArrayBuffer.isView(value) ? { [value.constructor.name]: Array.from(value as Int32Array) } : value;
-  return new TextEncoder().encode(JSON.stringify(share, (_, value: unknown) => arrays(value)));
+const SHARE_MAGIC = 0x31524853; // "SHR1"
+
+/** The share's typed arrays in the order `encodeShare` writes them; absent ones are written empty. */
+function shareArrays(share: StatisticsShare): Array<Int32Array | Uint32Array> {
+  const { titles, completions, foreign } = share;
+  const none = new Int32Array(0);
+  return [
+    share.frequencies,
+    titles.keys,
+    titles.beginnings,
+    titles.wholes,
+    completions?.frequencies ?? none,
+    foreign?.hashes ?? new Uint32Array(0),
+    foreign?.frequencies ?? none,
+  ];
 }
 
+/**
+ * A share as bytes, for storage (`decodeShare` reads it back): the magic, the byte length of a JSON header (the
+ * strings and small figures), the header, then the typed arrays' bytes, 4-byte aligned, so reading it back is one
+ * `JSON.parse` without a reviver and a copy per array (a shard of a million-document app reads ~1 MB of it at load).
+ */
+export function encodeShare(share: StatisticsShare): Uint8Array {
+  const arrays = shareArrays(share);
+  const header = new TextEncoder().encode(
+    JSON.stringify({
+      documents: share.documents,
+      fieldLengths: share.fieldLengths,
+      terms: share.terms,
+      completions: share.completions && { prefixes: share.completions.prefixes, terms: share.completions.terms },
+      foreign: share.foreign !== undefined,
+      lengths: arrays.map((array) => array.length),
+    }),
+  );
+  const arraysAt = 8 + Math.ceil(header.length / 4) * 4;
+  const bytes = new Uint8Array(arraysAt + 4 * arrays.reduce((total, array) => total + array.length, 0));
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, SHARE_MAGIC, true);
+  view.setUint32(4, header.length, true);
+  bytes.set(header, 8);
+  let at = arraysAt;
+  for (const array of arrays) {
+    bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
+    at += array.byteLength;
+  }
+  return bytes;
+}
+
+/** The share `encodeShare` wrote. */
 export function decodeShare(bytes: Uint8Array): StatisticsShare {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 8 || view.getUint32(0, true) !== SHARE_MAGIC) return decodeJsonShare(bytes);
+  const headerLength = view.getUint32(4, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as {
+    documents: number;
+    fieldLengths: StatisticsShare['fieldLengths'];
+    terms: string[];
+    completions?: { prefixes: string[]; terms: string[] };
+    foreign: boolean;
+    lengths: number[];
+  };
+  let at = bytes.byteOffset + 8 + Math.ceil(headerLength / 4) * 4;
+  const [frequencies, keys, beginnings, wholes, completionFrequencies, hashes, foreignFrequencies] = header.lengths.map((length) => {
+    // Copied: the stored bytes need not start 4-byte aligned.
+    const copy = bytes.buffer.slice(at, at + 4 * length);
+    at += 4 * length;
+    return new Int32Array(copy);
+  });
+  return {
+    documents: header.documents,
+    fieldLengths: header.fieldLengths,
+    terms: header.terms,
+    frequencies,
+    titles: { keys, beginnings, wholes },
+    completions: header.completions && { ...header.completions, frequencies: completionFrequencies },
+    foreign: header.foreign ? { hashes: new Uint32Array(hashes.buffer), frequencies: foreignFrequencies } : undefined,
+  };
+}
+
+/** The JSON form shares were stored in before `SHARE_MAGIC`: a shard keeps it until the next statistics exchange. */
+function decodeJsonShare(bytes: Uint8Array): StatisticsShare {
   return JSON.parse(new TextDecoder().decode(bytes), (_, value: unknown) => {
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const entries = Object.entries(value);

@@ -315,7 +315,7 @@ function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<nu
   const size = ids ? ids.length : values.length;
   // Values counted more than the limit-th largest count are in, ordered; of those counted exactly that much, the
   // first by value fill the rest. No sort of every counted value (a broad query counts thousands of `source` values).
-  const threshold = largestAt(counts, ids, size, limit);
+  const threshold = size > limit ? largestAt(counts, ids, size, limit) : 0;
   const above: number[] = [];
   const tied: number[] = [];
   for (let i = 0; i < size; i++) {

@@ -63,8 +63,11 @@ export interface Scratch extends Matches {
   altExact: Uint8Array;
   /** 1 once the document matched the alternative. */
   altHits: Uint8Array;
-  /** The documents the alternative matched, in the order first matched (a typed list: broad queries grow no array). */
+  /** The documents the alternative matched, in the order first matched (typed lists: broad queries grow no array). */
   touched: Int32Array;
+  /** The documents the query matched so far, the first `matchedCount`, listed in `ords` once matching is done. */
+  matched: Int32Array;
+  matchedCount: number;
   /** Per document and slot, while matching a phrase: terms matched in a row, and the position the next must have. */
   phraseStep: Uint8Array;
   phraseNext: Uint32Array;
@@ -82,6 +85,10 @@ export function matchPlan(state: IndexState, plan: QueryPlan): Matches {
       record(m, ord, all, EXACT_FIELD_SCORE * Math.max(field.weight, 1), 0, true);
     }
   }
+  // An array of its final length filled in place: pushing 48,000 ordinals grows and copies it again and again.
+  const ords: number[] = new Array<number>(m.matchedCount);
+  for (let i = 0; i < m.matchedCount; i++) ords[i] = m.matched[i];
+  m.ords = ords;
   return m;
 }
 
@@ -164,8 +171,9 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
       }
     }
   });
-  for (const ord of completed) record(m, ord, alternative.mask, m.altBest[ord], 0, true);
-  for (const at of started) {
+  for (let i = 0; i < completed.length; i++) record(m, completed[i], alternative.mask, m.altBest[completed[i]], 0, true);
+  for (let i = 0; i < started.length; i++) {
+    const at = started[i];
     const ord = Math.floor(at / slotCount);
     m.phraseStep[at] = 0;
     m.phraseNext[at] = 0;
@@ -213,8 +221,8 @@ function growHits(hits: HitBuffer, size: number): void {
   hits.scores = new Float64Array(length);
 }
 
-function record(m: Matches, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
-  if (m.words[ord] === 0) m.ords.push(ord);
+function record(m: Scratch, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
+  if (m.words[ord] === 0) m.matched[m.matchedCount++] = ord;
   m.words[ord] |= mask;
   m.score[ord] += score;
   if (typos === 0) m.typo0[ord] |= mask;
@@ -227,7 +235,8 @@ export function release(matches: Matches): void {
   const { ords } = matches;
   let low = Infinity;
   let high = -1;
-  for (const ord of ords) {
+  for (let i = 0; i < ords.length; i++) {
+    const ord = ords[i];
     if (ord < low) low = ord;
     if (ord > high) high = ord;
   }
@@ -249,7 +258,8 @@ function clearRange(m: Matches, from: number, to: number): void {
 
 function clearEach(m: Matches): void {
   const slots = m.slotClean.length / m.score.length;
-  for (const ord of m.ords) {
+  for (let i = 0; i < m.ords.length; i++) {
+    const ord = m.ords[i];
     m.score[ord] = 0;
     m.words[ord] = 0;
     m.typo0[ord] = 0;
@@ -294,6 +304,8 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       altExact: new Uint8Array(size),
       altHits: new Uint8Array(size),
       touched: new Int32Array(size),
+      matched: new Int32Array(size),
+      matchedCount: 0,
       phraseStep: new Uint8Array(size * slots),
       phraseNext: new Uint32Array(size * slots),
       hits: { ords: new Int32Array(0), slots: new Uint8Array(0), occurrences: new Int32Array(0), scores: new Float64Array(0) },
@@ -302,6 +314,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   }
   scratch.plan = plan;
   scratch.ords = [];
+  scratch.matchedCount = 0;
   return scratch;
 }
 
@@ -328,7 +341,8 @@ function exactFieldMatches(state: IndexState, { field, match }: ExactField, quer
     if (id !== undefined) mark(id);
   } else
     column.values.forEach((value, id) => {
-      if (` ${value} `.includes(padded)) mark(id);
+      // The plain test first: most values do not hold the query at all, and it builds no string.
+      if (value.includes(query) && ` ${value} `.includes(padded)) mark(id);
     });
   if (!found) return [];
   const live = liveOrds(state);

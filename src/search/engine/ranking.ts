@@ -18,7 +18,7 @@
 import { compareStrings, type ValueColumn } from './columns';
 import { fnv1a } from './hash';
 import type { Matches } from './matching';
-import type { SortSpec } from './plan';
+import type { SortSpec, TextField } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
 import type { MergeKeyPart, SearchAppField } from './types';
@@ -120,23 +120,31 @@ function packCriteria(state: IndexState, m: Matches): void {
   const { counted } = m.plan;
   const slots = state.plan.text;
   const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
-  for (const ord of m.ords) {
-    const words = m.words[ord] & counted;
-    const typos = popcount(words & ~m.typo0[ord]) + popcount(words & ~m.typo0[ord] & ~m.typo1[ord]);
+  const { words: matched, typo0, typo1, exact, slotAligned, rank } = m;
+  for (let i = 0; i < m.ords.length; i++) {
+    const ord = m.ords[i];
+    const words = matched[ord] & counted;
+    const withTypos = words & ~typo0[ord];
+    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~typo1[ord]);
     let attribute = 0;
-    for (const slot of slots) {
-      const at = ord * slots.length + slot.slot;
-      if ((m.slotAligned[at] & counted) !== counted) continue;
-      const equals = m.slotEnd[at] >= state.text.length(slot.slot, ord) ? 1 : 0;
-      // Starting with the query tells a name being typed, in the heaviest field; a description starting so says little.
-      if (!equals && slot.weight < heaviest) continue;
-      // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
-      const how = (m.slotExact[at] & counted) === counted ? 5 : (m.slotClean[at] & counted) === counted ? 3 : 1;
-      const level = how + equals;
-      attribute = Math.max(attribute, Math.min(Math.round(slot.weight * 4), 4095) * 8 + level);
+    // Slot by slot: most documents have the query's words at their query positions in none.
+    for (let slot = 0, at = ord * slots.length; slot < slots.length; slot++, at++) {
+      if ((slotAligned[at] & counted) === counted) attribute = Math.max(attribute, attributeLevel(state, m, slots[slot], ord, heaviest));
     }
-    m.rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + attribute) * 32 + popcount(m.exact[ord] & counted);
+    rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + attribute) * 32 + popcount(exact[ord] & counted);
   }
+}
+
+/** Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not). */
+function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: number, heaviest: number): number {
+  const { counted } = m.plan;
+  const at = ord * state.plan.text.length + slot.slot;
+  const equals = m.slotEnd[at] >= state.text.length(slot.slot, ord) ? 1 : 0;
+  // Starting with the query tells a name being typed, in the heaviest field; a description starting so says little.
+  if (!equals && slot.weight < heaviest) return 0;
+  // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
+  const how = (m.slotExact[at] & counted) === counted ? 5 : (m.slotClean[at] & counted) === counted ? 3 : 1;
+  return Math.min(Math.round(slot.weight * 4), 4095) * 8 + how + equals;
 }
 
 /** Feeding order: what documents come in when there is no query. */
@@ -205,32 +213,29 @@ export function popcount(bits: number): number {
 /** The first `k` of `ords` in order, without sorting everything when k is small. */
 export function selectTop(ords: readonly number[], k: number, compare: Compare): number[] {
   if (k <= 0) return [];
-  if (ords.length <= k * 4 || ords.length < 512) return ords.slice().sort(compare).slice(0, k);
-  // Bounded max-heap of the best k seen so far (the worst on top).
+  if (ords.length <= k * 4) return ords.slice().sort(compare).slice(0, k);
+  // Bounded max-heap of the best k seen so far (the worst on top): one comparison for most ordinals, where a sort
+  // makes a dozen (a query matching 500 documents sorted them all for its 10 hits).
   const heap: number[] = [];
-  const worse = (i: number, j: number) => compare(heap[i], heap[j]) > 0;
-  const swap = (i: number, j: number) => ([heap[i], heap[j]] = [heap[j], heap[i]]);
-  for (const ord of ords) {
+  for (let n = 0; n < ords.length; n++) {
+    const ord = ords[n];
     if (heap.length < k) {
+      let i = heap.length;
       heap.push(ord);
-      for (let i = heap.length - 1; i > 0;) {
-        const parent = (i - 1) >> 1;
-        if (!worse(i, parent)) break;
-        swap(i, parent);
+      for (let parent = (i - 1) >> 1; i > 0 && compare(ord, heap[parent]) > 0; parent = (i - 1) >> 1) {
+        heap[i] = heap[parent];
         i = parent;
       }
+      heap[i] = ord;
     } else if (compare(ord, heap[0]) < 0) {
-      heap[0] = ord;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let top = i;
-        if (l < heap.length && worse(l, top)) top = l;
-        if (r < heap.length && worse(r, top)) top = r;
-        if (top === i) break;
-        swap(i, top);
-        i = top;
+      let i = 0;
+      for (let child = 1; child < k; child = 2 * i + 1) {
+        if (child + 1 < k && compare(heap[child + 1], heap[child]) > 0) child++;
+        if (compare(heap[child], ord) <= 0) break;
+        heap[i] = heap[child];
+        i = child;
       }
+      heap[i] = ord;
     }
   }
   return heap.sort(compare);
