@@ -5,6 +5,7 @@
  */
 import { NumberColumn, ValueColumn } from './columns';
 import { capacity, createState, isAlive, type IndexState } from './state';
+import { packSections, unpackSections } from './sections';
 import { TextIndex } from './text-index';
 import type { IndexConfig } from './types';
 
@@ -101,40 +102,21 @@ export function encodeIndex(state: IndexState): Uint8Array {
     numbers,
     sections: sections.map((s) => ({ kind: kindOf(s), length: s.length })),
   };
-  const headerBytes = new TextEncoder().encode(JSON.stringify(header));
-  const headerEnd = align(8 + headerBytes.length);
-  const total = sections.reduce((size, s) => align(size + s.byteLength), headerEnd);
-  const bytes = new Uint8Array(total);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, headerBytes.length, true);
-  bytes.set(headerBytes, 8);
-  let offset = headerEnd;
-  for (const section of sections) {
-    bytes.set(new Uint8Array(section.buffer, section.byteOffset, section.byteLength), offset);
-    offset = align(offset + section.byteLength);
-  }
-  return bytes;
+  return packSections(MAGIC, header, sections);
 }
 
 /** The index state encoded in `bytes`, which must have been encoded with the same configuration. */
 export function decodeIndex(config: IndexConfig, bytes: Uint8Array): IndexState {
   const state = createState(config);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint32(0, true) !== MAGIC) throw new Error('not an encoded search index');
-  const headerLength = view.getUint32(4, true);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Header;
+  const packed = unpackSections<Header>(MAGIC, bytes);
+  if (!packed) throw new Error('not an encoded search index');
+  const { header } = packed;
   if (header.fingerprint !== configFingerprint(config)) throw new Error('index was encoded with another configuration');
 
-  // Copy once into an aligned buffer so sections can be typed-array views.
-  const body: Uint8Array<ArrayBuffer> = new Uint8Array(bytes.subarray(align(8 + headerLength)));
-  let offset = 0;
   let next = 0;
-  const take = () => {
+  const take = (): Section => {
     const { kind, length } = header.sections[next++];
-    const array: Section = new ARRAYS[kind](body.buffer, offset, length);
-    offset = align(offset + array.byteLength);
-    return array;
+    return packed.take<Section>(ARRAYS[kind], length);
   };
 
   const n = header.ids.length;
@@ -191,8 +173,4 @@ function reorder(target: Uint16Array, source: Uint16Array, remap: Int32Array): U
 
 function kindOf(array: Int32Array | Uint16Array | Float64Array): Kind {
   return array instanceof Int32Array ? 'i32' : array instanceof Uint16Array ? 'u16' : 'f64';
-}
-
-function align(n: number): number {
-  return (n + 7) & ~7;
 }

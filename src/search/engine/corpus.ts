@@ -10,6 +10,7 @@
 import { completionOrder, MAX_EXPANSIONS } from './expansions';
 import { titleShare, type TitleShare } from './families';
 import { fnv1a } from './hash';
+import { packSections, unpackSections } from './sections';
 import type { IndexState } from './state';
 
 /** One index's statistics, or (from `othersShare`) what the other shards hold of one shard's terms and titles. */
@@ -224,57 +225,40 @@ function shareArrays(share: StatisticsShare): Array<Int32Array | Uint32Array> {
   ];
 }
 
-/**
- * A share as bytes, for storage (`decodeShare` reads it back): the magic, the byte length of a JSON header (the
- * strings and small figures), the header, then the typed arrays' bytes, 4-byte aligned, so reading it back is one
- * `JSON.parse` without a reviver and a copy per array (a shard of a million-document app reads ~1 MB of it at load).
- */
+/** A share as bytes, for storage (`decodeShare` reads it back): its strings in the header, its counts as sections. */
 export function encodeShare(share: StatisticsShare): Uint8Array {
   const arrays = shareArrays(share);
-  const header = new TextEncoder().encode(
-    JSON.stringify({
-      documents: share.documents,
-      fieldLengths: share.fieldLengths,
-      terms: share.terms,
-      completions: share.completions && { prefixes: share.completions.prefixes, terms: share.completions.terms },
-      foreign: share.foreign !== undefined,
-      lengths: arrays.map((array) => array.length),
-    }),
-  );
-  const arraysAt = 8 + Math.ceil(header.length / 4) * 4;
-  const bytes = new Uint8Array(arraysAt + 4 * arrays.reduce((total, array) => total + array.length, 0));
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0, SHARE_MAGIC, true);
-  view.setUint32(4, header.length, true);
-  bytes.set(header, 8);
-  let at = arraysAt;
-  for (const array of arrays) {
-    bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
-    at += array.byteLength;
-  }
-  return bytes;
+  const header: ShareHeader = {
+    documents: share.documents,
+    fieldLengths: share.fieldLengths,
+    terms: share.terms,
+    completions: share.completions && { prefixes: share.completions.prefixes, terms: share.completions.terms },
+    foreign: share.foreign !== undefined,
+    lengths: arrays.map((array) => array.length),
+  };
+  return packSections(SHARE_MAGIC, header, arrays);
 }
 
-/** The share `encodeShare` wrote. */
+interface ShareHeader {
+  documents: number;
+  fieldLengths: StatisticsShare['fieldLengths'];
+  terms: string[];
+  completions?: { prefixes: string[]; terms: string[] };
+  foreign: boolean;
+  lengths: number[];
+}
+
+/**
+ * The share `encodeShare` wrote: one `JSON.parse` without a reviver and a copy of the counts (the JSON form it
+ * replaced called a reviver on every number: 89–101 ms against 1.4 ms in Node for a quarter of the catalogue).
+ */
 export function decodeShare(bytes: Uint8Array): StatisticsShare {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 8 || view.getUint32(0, true) !== SHARE_MAGIC) return decodeJsonShare(bytes);
-  const headerLength = view.getUint32(4, true);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as {
-    documents: number;
-    fieldLengths: StatisticsShare['fieldLengths'];
-    terms: string[];
-    completions?: { prefixes: string[]; terms: string[] };
-    foreign: boolean;
-    lengths: number[];
-  };
-  let at = bytes.byteOffset + 8 + Math.ceil(headerLength / 4) * 4;
-  const [frequencies, keys, beginnings, wholes, completionFrequencies, hashes, foreignFrequencies] = header.lengths.map((length) => {
-    // Copied: the stored bytes need not start 4-byte aligned.
-    const copy = bytes.buffer.slice(at, at + 4 * length);
-    at += 4 * length;
-    return new Int32Array(copy);
-  });
+  const packed = unpackSections<ShareHeader>(SHARE_MAGIC, bytes);
+  if (!packed) return decodeJsonShare(bytes);
+  const { header } = packed;
+  const [frequencies, keys, beginnings, wholes, completionFrequencies, hashes, foreignFrequencies] = header.lengths.map((length) =>
+    packed.take(Int32Array, length),
+  );
   return {
     documents: header.documents,
     fieldLengths: header.fieldLengths,
@@ -282,7 +266,9 @@ export function decodeShare(bytes: Uint8Array): StatisticsShare {
     frequencies,
     titles: { keys, beginnings, wholes },
     completions: header.completions && { ...header.completions, frequencies: completionFrequencies },
-    foreign: header.foreign ? { hashes: new Uint32Array(hashes.buffer), frequencies: foreignFrequencies } : undefined,
+    foreign: header.foreign
+      ? { hashes: new Uint32Array(hashes.buffer, hashes.byteOffset, hashes.length), frequencies: foreignFrequencies }
+      : undefined,
   };
 }
 
