@@ -37,6 +37,8 @@ export interface Matches {
   slotClean: Uint32Array;
   slotExact: Uint32Array;
   slotAligned: Uint32Array;
+  /** The slots (`ord * slots + slot`) whose aligned words came to hold every counted word, each once. */
+  aligned: number[];
   /** Per document and slot: 1 + the last query word matched there, and its position (for adjacent query words). */
   slotWord: Uint8Array;
   slotPosition: Uint32Array;
@@ -119,7 +121,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const position = positionOf(occurrence);
       if (typos === 1) m.slotClean[at] |= alternative.mask;
       if (exact) m.slotExact[at] |= alternative.mask;
-      if (position === queryPosition) m.slotAligned[at] |= alternative.mask;
+      if (position === queryPosition) align(m, at, alternative.mask);
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field.
         if (alternative.first > 0 && m.slotWord[at] === alternative.first && m.slotPosition[at] + 1 === position)
@@ -166,7 +168,7 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         m.altHits[ord] = 1;
         m.slotClean[at] |= alternative.mask;
         if (alternative.exact) m.slotExact[at] |= alternative.mask;
-        if (position - last === queryPosition) m.slotAligned[at] |= alternative.mask;
+        if (position - last === queryPosition) align(m, at, alternative.mask);
         m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
       }
     }
@@ -180,6 +182,15 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
     m.altBest[ord] = 0;
     m.altHits[ord] = 0;
   }
+}
+
+/** Notes query words at their query position in a slot, listing the slot once every counted word is. */
+function align(m: Scratch, at: number, mask: number): void {
+  const before = m.slotAligned[at];
+  const after = before | mask;
+  m.slotAligned[at] = after;
+  const { counted } = m.plan;
+  if ((after & counted) === counted && (before & counted) !== counted) m.aligned.push(at);
 }
 
 /** The live postings of an expansion in fields it may match, with their BM25 scores, written to `hits`. */
@@ -244,6 +255,7 @@ export function release(matches: Matches): void {
   if (high - low < DENSE_SPREAD * ords.length) clearRange(matches, low, high + 1);
   else clearEach(matches);
   matches.ords = [];
+  matches.aligned = [];
 }
 
 /** Touched ordinals spread over at most this many times their number are cleared as one range. */
@@ -295,6 +307,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       slotEnd: new Uint32Array(size * slots),
       slotExact: new Uint32Array(size * slots),
       slotAligned: new Uint32Array(size * slots),
+      aligned: [],
       slotWord: new Uint8Array(size * slots),
       slotPosition: new Uint32Array(size * slots),
       adjacent: new Uint32Array(size),
@@ -314,6 +327,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   }
   scratch.plan = plan;
   scratch.ords = [];
+  scratch.aligned = [];
   scratch.matchedCount = 0;
   return scratch;
 }
