@@ -63,6 +63,8 @@ interface Meta {
   config: AppIndexConfig;
   seq: number;
   snapshotSeq: number;
+  /** The version at which the other shards' statistics share was last stored: change pages after it carry the share. */
+  othersSeq: number;
   cycle: FullFeedCycle;
   lastCycleId: number;
   failedCycle: FailedCycle;
