@@ -104,6 +104,23 @@ const MIN_VERB = 4;
  * None for short words, words with digits, or non-ASCII words.
  */
 export function stems(word: string): string[] {
+  let found = stemMemo.get(word);
+  if (found === undefined) {
+    found = stemsOf(word);
+    if (stemMemo.size >= STEM_MEMO_SIZE) stemMemo.clear();
+    stemMemo.set(word, found);
+  }
+  return found;
+}
+
+/**
+ * Stems of the words seen lately (shared arrays: callers only read them). Highlighting stems every word of the
+ * returned documents, query after query, and stem forms the same dictionary terms: the same words come back.
+ */
+const stemMemo = new Map<string, string[]>();
+const STEM_MEMO_SIZE = 8192;
+
+function stemsOf(word: string): string[] {
   if (word.length < MIN_STEMMED || !/^[a-z]+$/.test(word)) return [];
   const stem = stemmer(word);
   const verb = word.length >= MIN_AGENT ? word.replace(AGENT, '$1') : word;

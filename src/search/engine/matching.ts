@@ -37,6 +37,8 @@ export interface Matches {
   slotClean: Uint32Array;
   slotExact: Uint32Array;
   slotAligned: Uint32Array;
+  /** The slots (`ord * slots + slot`) whose aligned words came to hold every counted word, each once. */
+  aligned: number[];
   /** Per document and slot: 1 + the last query word matched there, and its position (for adjacent query words). */
   slotWord: Uint8Array;
   slotPosition: Uint32Array;
@@ -58,10 +60,10 @@ interface HitBuffer {
 /** Matches plus the per-alternative working arrays, kept with the index state between queries. */
 export interface Scratch extends Matches {
   altBest: Float64Array;
-  /** Fewest typos + 1 (0: not matched yet). */
+  /** Fewest typos + 1 (0: not matched yet by the alternative). */
   altTypos: Uint8Array;
   altExact: Uint8Array;
-  /** 1 once the document matched the alternative. */
+  /** 1 once the document matched the phrase alternative. */
   altHits: Uint8Array;
   /** The documents the alternative matched, in the order first matched (typed lists: broad queries grow no array). */
   touched: Int32Array;
@@ -100,6 +102,8 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   let touchedCount = 0;
   const hits = m.hits;
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
+  const { mask, first } = alternative;
+  const { altBest, altTypos, altExact, slotClean, slotExact, slotWord, slotPosition, slotEnd, adjacent } = m;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
     const count = collectHits(state, expansion, alternative.quality, hits);
     const typos = expansion.typos + 1;
@@ -107,36 +111,33 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? 1 : 0;
     for (let h = 0; h < count; h++) {
       const ord = hits.ords[h];
-      if (m.altHits[ord] === 0) {
+      if (altTypos[ord] === 0) {
         touched[touchedCount++] = ord;
-        m.altHits[ord] = 1;
-      }
-      if (hits.scores[h] > m.altBest[ord]) m.altBest[ord] = hits.scores[h];
-      if (m.altTypos[ord] === 0 || typos < m.altTypos[ord]) m.altTypos[ord] = typos;
-      m.altExact[ord] |= whole;
+        altTypos[ord] = typos;
+      } else if (typos < altTypos[ord]) altTypos[ord] = typos;
+      if (hits.scores[h] > altBest[ord]) altBest[ord] = hits.scores[h];
+      altExact[ord] |= whole;
       const at = ord * slotCount + hits.slots[h];
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
-      if (typos === 1) m.slotClean[at] |= alternative.mask;
-      if (exact) m.slotExact[at] |= alternative.mask;
-      if (position === queryPosition) m.slotAligned[at] |= alternative.mask;
+      if (typos === 1) slotClean[at] |= mask;
+      if (exact) slotExact[at] |= mask;
+      if (position === queryPosition) align(m, at, mask);
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field.
-        if (alternative.first > 0 && m.slotWord[at] === alternative.first && m.slotPosition[at] + 1 === position)
-          m.adjacent[ord] |= alternative.mask;
-        m.slotWord[at] = alternative.first + 1;
-        m.slotPosition[at] = position;
+        if (first > 0 && slotWord[at] === first && slotPosition[at] + 1 === position) adjacent[ord] |= mask;
+        slotWord[at] = first + 1;
+        slotPosition[at] = position;
       }
-      m.slotEnd[at] = Math.max(m.slotEnd[at], position + spanOf(occurrence));
+      slotEnd[at] = Math.max(slotEnd[at], position + spanOf(occurrence));
     }
   }
   for (let i = 0; i < touchedCount; i++) {
     const ord = touched[i];
-    record(m, ord, alternative.mask, m.altBest[ord], m.altTypos[ord] - 1, m.altExact[ord] === 1);
-    m.altBest[ord] = 0;
-    m.altTypos[ord] = 0;
-    m.altExact[ord] = 0;
-    m.altHits[ord] = 0;
+    record(m, ord, mask, altBest[ord], altTypos[ord] - 1, altExact[ord] === 1);
+    altBest[ord] = 0;
+    altTypos[ord] = 0;
+    altExact[ord] = 0;
   }
 }
 
@@ -166,7 +167,7 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         m.altHits[ord] = 1;
         m.slotClean[at] |= alternative.mask;
         if (alternative.exact) m.slotExact[at] |= alternative.mask;
-        if (position - last === queryPosition) m.slotAligned[at] |= alternative.mask;
+        if (position - last === queryPosition) align(m, at, alternative.mask);
         m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
       }
     }
@@ -182,6 +183,15 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
   }
 }
 
+/** Notes query words at their query position in a slot, listing the slot once every counted word is. */
+function align(m: Scratch, at: number, mask: number): void {
+  const before = m.slotAligned[at];
+  const after = before | mask;
+  m.slotAligned[at] = after;
+  const { counted } = m.plan;
+  if ((after & counted) === counted && (before & counted) !== counted) m.aligned.push(at);
+}
+
 /** The live postings of an expansion in fields it may match, with their BM25 scores, written to `hits`. */
 function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer): number {
   const slots = state.plan.text;
@@ -189,25 +199,26 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
   const statistics = corpusStatistics(state);
   const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * quality;
   const averages = slots.map((slot) => statistics.averageLength(slot.slot));
+  const completed = expansion.kind === 'prefix' || expansion.kind === 'stem';
+  const fuzzy = expansion.kind === 'fuzzy';
+  const matches = slots.map((slot) => !!slot.weight && !(completed && !slot.prefix) && !(fuzzy && !slot.fuzzy));
+  const factors = slots.map((slot) => slot.weight * weight);
+  const { lengths } = text;
   const entries = text.count(expansion.termId);
   if (hits.ords.length < entries) growHits(hits, entries);
+  const alive = state.alive;
   let count = 0;
   for (const { data, from, to } of text.runs(expansion.termId))
     for (let p = from; p < to; p += 2) {
       const ord = data[p] >>> 5;
-      if (state.alive[ord] !== 1) continue;
-      const slot = slots[data[p] & 31];
-      if (
-        !slot.weight ||
-        ((expansion.kind === 'prefix' || expansion.kind === 'stem') && !slot.prefix) ||
-        (expansion.kind === 'fuzzy' && !slot.fuzzy)
-      )
-        continue;
+      const slot = data[p] & 31;
+      if (alive[ord] !== 1 || !matches[slot]) continue;
       const occurrence = data[p + 1];
+      const length = ord < lengths[slot].length ? lengths[slot][ord] : 0;
       hits.ords[count] = ord;
-      hits.slots[count] = slot.slot;
+      hits.slots[count] = slot;
       hits.occurrences[count] = occurrence;
-      hits.scores[count] = slot.weight * weight * bm25(frequencyOf(occurrence), text.length(slot.slot, ord), averages[slot.slot]);
+      hits.scores[count] = factors[slot] * bm25(frequencyOf(occurrence), length, averages[slot]);
       count++;
     }
   return count;
@@ -244,6 +255,7 @@ export function release(matches: Matches): void {
   if (high - low < DENSE_SPREAD * ords.length) clearRange(matches, low, high + 1);
   else clearEach(matches);
   matches.ords = [];
+  matches.aligned = [];
 }
 
 /** Touched ordinals spread over at most this many times their number are cleared as one range. */
@@ -295,6 +307,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       slotEnd: new Uint32Array(size * slots),
       slotExact: new Uint32Array(size * slots),
       slotAligned: new Uint32Array(size * slots),
+      aligned: [],
       slotWord: new Uint8Array(size * slots),
       slotPosition: new Uint32Array(size * slots),
       adjacent: new Uint32Array(size),
@@ -314,6 +327,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   }
   scratch.plan = plan;
   scratch.ords = [];
+  scratch.aligned = [];
   scratch.matchedCount = 0;
   return scratch;
 }

@@ -120,18 +120,18 @@ function packCriteria(state: IndexState, m: Matches): void {
   const { counted } = m.plan;
   const slots = state.plan.text;
   const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
-  const { words: matched, typo0, typo1, exact, slotAligned, rank } = m;
+  const { words: matched, typo0, typo1, exact, rank, aligned } = m;
+  // Criterion 3 first, held in `rank` (0 until now): only the slots matching had listed as aligned count.
+  for (let i = 0; i < aligned.length; i++) {
+    const ord = Math.floor(aligned[i] / slots.length);
+    rank[ord] = Math.max(rank[ord], attributeLevel(state, m, slots[aligned[i] % slots.length], ord, heaviest));
+  }
   for (let i = 0; i < m.ords.length; i++) {
     const ord = m.ords[i];
     const words = matched[ord] & counted;
     const withTypos = words & ~typo0[ord];
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~typo1[ord]);
-    let attribute = 0;
-    // Slot by slot: most documents have the query's words at their query positions in none.
-    for (let slot = 0, at = ord * slots.length; slot < slots.length; slot++, at++) {
-      if ((slotAligned[at] & counted) === counted) attribute = Math.max(attribute, attributeLevel(state, m, slots[slot], ord, heaviest));
-    }
-    rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + attribute) * 32 + popcount(exact[ord] & counted);
+    rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + rank[ord]) * 32 + popcount(exact[ord] & counted);
   }
 }
 
