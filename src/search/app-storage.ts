@@ -282,6 +282,11 @@ export class AppStorage {
     this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, NULL, ?, ?)', id, seq, op);
   }
 
+  /** Whether no metadata, document (tombstones too) or staged row is stored. */
+  holdsNothing(): boolean {
+    return ['meta', 'documents', 'staged'].every((table) => !this.sql.exec(`SELECT 1 FROM ${table} LIMIT 1`).toArray().length);
+  }
+
   /** Live documents (tombstones not counted), kept by triggers: no scan. */
   liveCount(): number {
     return this.sql.exec<{ n: number }>('SELECT n FROM live_count').one().n;
