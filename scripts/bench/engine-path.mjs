@@ -2,14 +2,15 @@
 // parses it and the search app's Durable Object answers it (highlighter, search, display fields, highlights, facet
 // order, JSON), documents read from memory instead of SQLite. For working on the engine's cost per request:
 //
-//   npm run bench:engine -- [--against <git ref>] [--scenarios keyword,filtered] [--rounds N] [--verify] [--detail]
-//                           [--cache <dir>]
+//   npm run bench:engine -- [--against <git ref>] [--ref <git ref>] [--scenarios keyword,filtered] [--rounds N]
+//                           [--verify] [--detail] [--cache <dir>]
 //
 // Times every scenario's requests round after round (mean, p50 and p99 per request; the mean of this process's CPU
 // time beside, as other processes share the machine) and hashes every answer. `--against main` builds that ref's
 // engine too and alternates the two request by request in this process, so noise hits both alike; their answer
 // hashes must be equal. `--verify` hashes a wider set as well: pages, sorts, facet options, snippets, suggest, the
-// relevance cases and a 4-shard split's parts. `--detail` lists the costliest requests of each scenario.
+// relevance cases and a 4-shard split's parts. `--detail` lists the costliest requests of each scenario; `--ref` runs
+// a git ref's engine instead of this checkout's; `--cache` keeps the serialized indexes for the next run (callgrind).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -26,6 +27,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: flags } = parseArgs({
   options: {
     against: { type: 'string' },
+    // Another git ref's engine alone, instead of this checkout's (instruction counts of a before and an after).
+    ref: { type: 'string' },
     scenarios: { type: 'string', default: 'keyword,filtered,browse,suggest' },
     rounds: { type: 'string', default: '20' },
     verify: { type: 'boolean', default: false },
@@ -36,10 +39,13 @@ const { values: flags } = parseArgs({
 });
 const log = (line) => process.stderr.write(`engine-path: ${line}\n`);
 
-/** The `src` of a git ref, beside this checkout's node_modules so its imports resolve. */
+/** This run's files, beside this checkout's node_modules so a git ref's imports resolve; several runs may go at once. */
+const workDir = join(root, 'node_modules', '.cache', 'engine-path', String(process.pid));
+process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
+
+/** The `src` of a git ref. */
 function checkoutOf(ref) {
-  const dir = join(root, 'node_modules', '.cache', 'engine-path', ref.replace(/[^\w.-]/g, '_'));
-  rmSync(dir, { recursive: true, force: true });
+  const dir = join(workDir, ref.replace(/[^\w.-]/g, '_'));
   mkdirSync(dir, { recursive: true });
   execFileSync('sh', ['-c', `git -C "${root}" archive "${ref}" src | tar -x -C "${dir}"`]);
   return dir;
@@ -57,7 +63,7 @@ const preciseMs = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** An engine of a checkout: its index built, serialized and loaded as a Durable Object holds it after a restart. */
 async function engineOf(label, checkout) {
-  const outDir = join(root, 'node_modules', '.cache', 'engine-path', `bundle-${label}`);
+  const outDir = join(workDir, `bundle-${label.replace(/[^\w.-]/g, '_')}`);
   mkdirSync(outDir, { recursive: true });
   const bundle = await import(await bundleEnginePath(checkout, outDir));
   const config = { fields: bundle.searchAppSchemaInput.parse(schema).fields, sorts: [] };
@@ -210,7 +216,10 @@ function verify(engine) {
   return groups;
 }
 
-const checkouts = [['this', root], ...(flags.against ? [[flags.against, checkoutOf(flags.against)]] : [])];
+const checkouts = [
+  flags.ref ? [flags.ref, checkoutOf(flags.ref)] : ['this', root],
+  ...(flags.against ? [[flags.against, checkoutOf(flags.against)]] : []),
+];
 const engines = [];
 for (const [label, checkout] of checkouts) engines.push(await engineOf(label, checkout));
 const scenarioIds = flags.scenarios.split(',').filter(Boolean);

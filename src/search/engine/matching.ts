@@ -8,40 +8,41 @@ import { expand, type Expansion } from './expansions';
 import { isNumeric, type ExactField } from './plan';
 import { bm25, corpusStatistics, inverseDocumentFrequency } from './ranking';
 import type { Alternative, QueryPlan } from './query-plan';
-import { capacity, liveOrds, type IndexState } from './state';
+import { capacity, documentsByValue, liveOrds, type IndexState } from './state';
 import { frequencyOf, positionOf, spanOf } from './text-index';
 
 /** Bonus of a whole-phrase match in an exact-mode field, in BM25 units. */
 const EXACT_FIELD_SCORE = 8;
+/** Where the second set of query word bits starts in `words`, `typos` and `slotWords`. */
+export const WHOLE = 16;
+/** Positions take 19 bits (text-index.ts): the query word of `slotLast` is above them. */
+const LAST_WORD = 19;
 
 /** What a query matched, in dense arrays indexed by ordinal (reused across queries: `release` after use). */
 export interface Matches {
   plan: QueryPlan;
   ords: number[];
   score: Float64Array;
-  /** Bit i set: query word i matched. */
+  /**
+   * Bit i set: query word i matched; bit 16 + i: it matched whole (`WHOLE`): as typed, as a whole form, or as another
+   * form of the word (singular or plural, same stem), so that the score, not this criterion, weighs `modeller`
+   * against `modeling`; no completion, no typo. Query words are at most 16: two sets of bits share one number, so
+   * matching a word touches fewer arrays.
+   */
   words: Uint32Array;
-  /** Words matched without a typo, and with at most one. */
-  typo0: Uint32Array;
-  typo1: Uint32Array;
+  /** Bit i: query word i matched without a typo; bit 16 + i: with at most one. */
+  typos: Uint32Array;
   /**
-   * Words matched whole: as typed, as a whole form, or as another form of the word (singular or plural, same stem),
-   * so that the score, not this criterion, weighs `modeller` against `modeling`; no completion, no typo.
+   * Per document and text slot (`ord * slots + slot`): the words matched there without a typo (bits 0-15) and those
+   * matched as typed (16-31), those at the position they have in the query (from the field's start), and where the
+   * last one ends. They tell whether the field starts with or equals the query, and how exactly.
    */
-  exact: Uint32Array;
-  /**
-   * Per document and text slot (`ord * slots + slot`): the words matched there without a typo, those matched as
-   * typed, those at the position they have in the query (from the field's start), and where the last one ends.
-   * They tell whether the field starts with or equals the query, and how exactly.
-   */
-  slotClean: Uint32Array;
-  slotExact: Uint32Array;
+  slotWords: Uint32Array;
   slotAligned: Uint32Array;
   /** The slots (`ord * slots + slot`) whose aligned words came to hold every counted word, each once. */
   aligned: number[];
-  /** Per document and slot: 1 + the last query word matched there, and its position (for adjacent query words). */
-  slotWord: Uint8Array;
-  slotPosition: Uint32Array;
+  /** Per document and slot: 1 + the last query word matched there (`<< LAST_WORD`) and its position, for adjacent query words. */
+  slotLast: Uint32Array;
   /** Bit i set: query word i matched right after word i - 1 in the same field (proximity). */
   adjacent: Uint32Array;
   slotEnd: Uint32Array;
@@ -103,7 +104,9 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const hits = m.hits;
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
   const { mask, first } = alternative;
-  const { altBest, altTypos, altExact, slotClean, slotExact, slotWord, slotPosition, slotEnd, adjacent } = m;
+  const { altBest, altTypos, altExact, slotWords, slotLast, slotEnd, adjacent } = m;
+  const after = first << LAST_WORD;
+  const last = (first + 1) << LAST_WORD;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
     const count = collectHits(state, expansion, alternative.quality, hits);
     const typos = expansion.typos + 1;
@@ -120,14 +123,12 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const at = ord * slotCount + hits.slots[h];
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
-      if (typos === 1) slotClean[at] |= mask;
-      if (exact) slotExact[at] |= mask;
+      if (typos === 1 || exact) slotWords[at] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
       if (position === queryPosition) align(m, at, mask);
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field.
-        if (first > 0 && slotWord[at] === first && slotPosition[at] + 1 === position) adjacent[ord] |= mask;
-        slotWord[at] = first + 1;
-        slotPosition[at] = position;
+        if (first > 0 && position > 0 && slotLast[at] === (after | (position - 1))) adjacent[ord] |= mask;
+        slotLast[at] = last | position;
       }
       slotEnd[at] = Math.max(slotEnd[at], position + spanOf(occurrence));
     }
@@ -165,8 +166,7 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         if (t < last) continue;
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
-        m.slotClean[at] |= alternative.mask;
-        if (alternative.exact) m.slotExact[at] |= alternative.mask;
+        m.slotWords[at] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
         if (position - last === queryPosition) align(m, at, alternative.mask);
         m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
       }
@@ -234,11 +234,9 @@ function growHits(hits: HitBuffer, size: number): void {
 
 function record(m: Scratch, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
   if (m.words[ord] === 0) m.matched[m.matchedCount++] = ord;
-  m.words[ord] |= mask;
+  m.words[ord] |= exact && typos === 0 ? mask | (mask << WHOLE) : mask;
   m.score[ord] += score;
-  if (typos === 0) m.typo0[ord] |= mask;
-  if (typos <= 1) m.typo1[ord] |= mask;
-  if (exact && typos === 0) m.exact[ord] |= mask;
+  if (typos <= 1) m.typos[ord] |= typos === 0 ? mask | (mask << WHOLE) : mask << WHOLE;
 }
 
 /** Clears the scratch arrays a query used, for the next query. */
@@ -262,30 +260,25 @@ export function release(matches: Matches): void {
 const DENSE_SPREAD = 4;
 
 function clearRange(m: Matches, from: number, to: number): void {
-  const slots = m.slotClean.length / m.score.length;
-  for (const array of [m.score, m.words, m.typo0, m.typo1, m.exact, m.adjacent, m.rank]) array.fill(0, from, to);
-  for (const array of [m.slotClean, m.slotEnd, m.slotExact, m.slotAligned, m.slotWord, m.slotPosition])
-    array.fill(0, from * slots, to * slots);
+  const slots = m.slotWords.length / m.score.length;
+  for (const array of [m.score, m.words, m.typos, m.adjacent, m.rank]) array.fill(0, from, to);
+  for (const array of [m.slotWords, m.slotEnd, m.slotAligned, m.slotLast]) array.fill(0, from * slots, to * slots);
 }
 
 function clearEach(m: Matches): void {
-  const slots = m.slotClean.length / m.score.length;
+  const slots = m.slotWords.length / m.score.length;
   for (let i = 0; i < m.ords.length; i++) {
     const ord = m.ords[i];
     m.score[ord] = 0;
     m.words[ord] = 0;
-    m.typo0[ord] = 0;
-    m.typo1[ord] = 0;
-    m.exact[ord] = 0;
+    m.typos[ord] = 0;
     m.adjacent[ord] = 0;
     m.rank[ord] = 0;
     for (let at = ord * slots; at < (ord + 1) * slots; at++) {
-      m.slotClean[at] = 0;
+      m.slotWords[at] = 0;
       m.slotEnd[at] = 0;
-      m.slotExact[at] = 0;
       m.slotAligned[at] = 0;
-      m.slotWord[at] = 0;
-      m.slotPosition[at] = 0;
+      m.slotLast[at] = 0;
     }
   }
 }
@@ -300,16 +293,12 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       ords: [],
       score: new Float64Array(size),
       words: new Uint32Array(size),
-      typo0: new Uint32Array(size),
-      typo1: new Uint32Array(size),
-      exact: new Uint32Array(size),
-      slotClean: new Uint32Array(size * slots),
+      typos: new Uint32Array(size),
+      slotWords: new Uint32Array(size * slots),
       slotEnd: new Uint32Array(size * slots),
-      slotExact: new Uint32Array(size * slots),
       slotAligned: new Uint32Array(size * slots),
       aligned: [],
-      slotWord: new Uint8Array(size * slots),
-      slotPosition: new Uint32Array(size * slots),
+      slotLast: new Uint32Array(size * slots),
       adjacent: new Uint32Array(size),
       rank: new Float64Array(size),
       altBest: new Float64Array(size),
@@ -359,8 +348,14 @@ function exactFieldMatches(state: IndexState, { field, match }: ExactField, quer
       if (value.includes(query) && ` ${value} `.includes(padded)) mark(id);
     });
   if (!found) return [];
-  const live = liveOrds(state);
-  const marks = new Int32Array(live.length);
-  column.markHasAny(live, wanted, marks, 1);
-  return live.filter((_, i) => marks[i] === 1);
+  const { starts, ords } = documentsByValue(state, column);
+  const matched: number[] = [];
+  let lists = 0;
+  for (let id = 0; id < wanted.length; id++) {
+    if (wanted[id] === 0) continue;
+    lists++;
+    for (let i = starts[id]; i < starts[id + 1]; i++) matched.push(ords[i]);
+  }
+  // In ordinal order and once each, as a scan of the live documents lists them.
+  return lists > 1 ? [...new Set(matched)].sort((a, b) => a - b) : matched;
 }
