@@ -30,7 +30,7 @@ import { bundleEngine } from './bench/engine-bundle.mjs';
 import { fullFeed } from './bench/feed.mjs';
 import { hybridLoad } from './bench/hybrid.mjs';
 import { loadScenarios, runScenario, SCENARIOS } from './bench/load.mjs';
-import { groupCpu } from './bench/process-cpu.mjs';
+import { groupCpu, groupRssMb } from './bench/process-cpu.mjs';
 import { profileDuring } from './bench/profile.mjs';
 import { keywordRequest } from './bench/queries.mjs';
 import { replicaScenarios } from './bench/replicas.mjs';
@@ -195,13 +195,24 @@ if (runs('server'))
               concurrency: settings.feedConcurrency,
               timeoutMs: Math.max(120_000, envelopes.length * 2),
               cpu: groupCpu(pid),
+              rss: groupRssMb(pid),
             }),
           );
           results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log }));
           results.profile = await step('HTTP CPU profile', () => profileScenarios(baseUrl, options.inspectorPort));
           // At scale each replica copies its shard's share of the catalogue: about a millisecond per document here.
           const copyTimeoutMs = Math.max(180_000, envelopes.length);
-          results.replicas = await step('read replicas', () => replicaScenarios(baseUrl, rootToken, { ...settings, log, copyTimeoutMs }));
+          results.replicas = await step('read replicas', () =>
+            replicaScenarios(baseUrl, rootToken, {
+              ...settings,
+              log,
+              copyTimeoutMs,
+              root,
+              inspectorPort: options.inspectorPort,
+              cpu: groupCpu(pid),
+              rss: groupRssMb(pid),
+            }),
+          );
         } else {
           const scenarios = SCENARIOS.filter((scenario) => scenario.id === 'empty');
           results.load = await step('HTTP load', () => loadScenarios(baseUrl, { ...settings, log, scenarios }));

@@ -75,6 +75,18 @@ describe('search modes', () => {
     expect(ids(index, { q: 'sports acme' })).toEqual([]);
     expect(index.suggest({ q: 'spo', rows: 5 })).toEqual([{ value: 'sports', count: 2 }]);
   });
+  it('exact: every value holding the phrase matches, each document once, as of the latest change', () => {
+    const index = new SearchIndex({ fields: [field('brand', 'string', { searchMode: 'exact' })], sorts: [] });
+    index.add('a', { brand: ['Acme Sports', 'Sports Direct'] });
+    index.add('b', { brand: 'Acme' });
+    index.add('c', { brand: 'Sports Direct' });
+    expect(index.search({ q: 'sports', page: 1, rows: 10 }).total).toBe(2);
+    expect(ids(index, { q: 'sports' }).sort()).toEqual(['a', 'c']);
+    index.remove('a');
+    expect(ids(index, { q: 'sports' })).toEqual(['c']);
+    index.add('d', { brand: 'Acme Sports' });
+    expect(ids(index, { q: 'sports' }).sort()).toEqual(['c', 'd']);
+  });
   it('custom: searched as balanced', () => {
     const index = new SearchIndex({ fields: [field('title', 'string', { searchMode: 'custom' })], sorts: [] });
     index.add('a', { title: 'Wireless keyboard' });

@@ -16,6 +16,18 @@ export async function bundleEngine(root, outDir) {
   );
 }
 
+/**
+ * The engine with what a search app's Durable Object wraps around it for an answer (the route's request parsing,
+ * facet order, display fields), for measuring the whole engine side of a search in Node (engine-path.mjs).
+ */
+export async function bundleEnginePath(root, outDir) {
+  return bundle(
+    root,
+    "export { SearchIndex, displayFields, retrievedFields, mergeHits, othersShare, partsToAskStrictly, sumShares } from './src/search/engine/index.ts'; export { shardOf } from './src/search/shards.ts'; export { navigationFirst } from './src/search/answers.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts'; export { searchBody, searchQuery } from './src/contract/search.ts';",
+    join(outDir, 'engine-path.mjs'),
+  );
+}
+
 /** The tests' OpenAI-compatible stand-in (test/agent/openai-server.ts) for Node: `startOpenAiStandIn` serves embeddings. */
 export async function importEmbeddingsStandIn(root, outDir) {
   const outfile = await bundle(root, "export { startOpenAiStandIn } from './test/agent/openai-server.ts';", join(outDir, 'stand-in.mjs'));

@@ -27,12 +27,32 @@ export function groupCpu(group, name = 'workerd') {
   if (!existsSync('/proc/self/stat')) return undefined;
   return () => {
     let ticks = 0;
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const process = stat(entry);
-      if (process?.name === name && Number(process.fields[GROUP]) === group)
-        ticks += Number(process.fields[UTIME]) + Number(process.fields[STIME]);
-    }
+    for (const { fields } of groupProcesses(group, name)) ticks += Number(fields[UTIME]) + Number(fields[STIME]);
     return ticks / TICKS_PER_SECOND;
+  };
+}
+
+/** The processes named `name` of process group `group`, with their pid and /proc stat fields. */
+function* groupProcesses(group, name) {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const process = stat(entry);
+    if (process?.name === name && Number(process.fields[GROUP]) === group) yield { pid: entry, fields: process.fields };
+  }
+}
+
+/** A function answering the resident memory in MB of the processes named `name` of process group `group` (VmRSS); undefined where /proc is missing. */
+export function groupRssMb(group, name = 'workerd') {
+  if (!existsSync('/proc/self/stat')) return undefined;
+  return () => {
+    let kb = 0;
+    for (const { pid } of groupProcesses(group, name)) {
+      try {
+        kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return kb / 1024;
   };
 }

@@ -33,7 +33,7 @@ const PARTS = [
 ];
 const RUNTIME = { '(idle)': 'idle', '(program)': 'runtime (not JS)', '(garbage collector)': 'garbage collector' };
 
-async function openInspector(inspectorPort) {
+export async function openInspector(inspectorPort) {
   const [target] = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
   const socket = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: DEVTOOLS_ORIGIN } });
   await new Promise((resolve, reject) => {

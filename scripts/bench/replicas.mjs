@@ -5,6 +5,7 @@
 // takes a request's `cf` (its continent) from a client; Cloudflare itself sets `cf` and ignores the header.
 import { APP, searchPostPath, TENANT } from './api.mjs';
 import { runScenario } from './load.mjs';
+import { openInspector, profileDuring } from './profile.mjs';
 import { keywordRequest, suggestRequest } from './queries.mjs';
 import { request } from '../seed.mjs';
 
@@ -100,10 +101,45 @@ async function replicasServing(baseUrl, continents, timeoutMs = 180_000) {
 }
 
 /**
+ * The V8 heap in use of `wrangler dev`'s runtime, in MB (locally every Durable Object shares its isolate), and the
+ * array buffers' bytes outside it (the indexes' typed arrays) when V8 tells them; undefined when unreadable.
+ */
+async function heapUsedMb(inspectorPort) {
+  try {
+    const inspector = await openInspector(inspectorPort);
+    try {
+      const usage = await inspector.send('Runtime.getHeapUsage');
+      return { heap: usage.usedSize / 1e6, buffers: usage.backingStorageSize === undefined ? undefined : usage.backingStorageSize / 1e6 };
+    } finally {
+      inspector.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** One keyword search alone, waited for up to `timeoutMs`: its wall-clock ms, or undefined when it did not answer. */
+async function oneSearchMs(baseUrl, continents, timeoutMs) {
+  const { method, path, body, headers } = replicaRequest(0, continents);
+  const started = performance.now();
+  try {
+    await (await fetch(baseUrl + path, { method, body, headers, signal: AbortSignal.timeout(timeoutMs) })).text();
+    return performance.now() - started;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Searches per second below which a configuration's load is explained: a CPU profile of a run of its searches. */
+const EXPLAIN_BELOW = 1;
+
+/**
  * Each configuration: set the app's replicas, wait for their copies, then keyword searches and suggestions measured
  * alike (warm-up, `connections`, one connection); replicas off again at the end. `copyTimeoutMs` bounds the copies.
+ * Beside the load: the runtime's memory once copied (V8 heap, array buffers, `rss`: `groupRssMb`), the workerd processes' CPU seconds per wall-clock second during
+ * the search load (`cpu`: `groupCpu`), one search alone after it, and where the CPU went when searches barely answered.
  */
-export async function replicaScenarios(baseUrl, rootToken, { log, copyTimeoutMs, ...options }) {
+export async function replicaScenarios(baseUrl, rootToken, { log, copyTimeoutMs, root, inspectorPort, cpu, rss, ...options }) {
   const appPath = `/api/v1/admin/searchapps/${TENANT}/${APP}`;
   const results = [];
   try {
@@ -111,12 +147,33 @@ export async function replicaScenarios(baseUrl, rootToken, { log, copyTimeoutMs,
       const { continents } = configuration;
       await request(baseUrl, 'PUT', appPath, rootToken, { replicas: configuration.regions });
       const copySeconds = configuration.regions.length ? await replicasServing(baseUrl, continents, copyTimeoutMs) : undefined;
+      const memory = { ...(await heapUsedMb(inspectorPort)), rss: rss?.() };
+      const [cpuBefore, wallBefore] = [cpu?.(), performance.now()];
       const search = await measure(baseUrl, (i) => replicaRequest(i, continents), options);
+      const cpuShare = cpu && (cpu() - cpuBefore) / ((performance.now() - wallBefore) / 1000);
+      const aloneMs = await oneSearchMs(baseUrl, continents, 120_000);
+      const explained =
+        search.requestsPerSecond < EXPLAIN_BELOW && inspectorPort
+          ? await profileDuring(root, inspectorPort, () =>
+              runScenario(baseUrl, { request: (i) => replicaRequest(i, continents) }, options),
+            ).catch((error) => [{ label: `not profiled: ${error.message}`, share: 0 }])
+          : undefined;
       const suggest = await measure(baseUrl, (i) => replicaSuggest(i, continents), options);
-      results.push({ ...configuration, copySeconds, search, suggest, servedBy: await servedBy(baseUrl, continents, 30) });
+      results.push({
+        ...configuration,
+        copySeconds,
+        memory,
+        cpuShare,
+        aloneMs,
+        explained,
+        search,
+        suggest,
+        servedBy: await servedBy(baseUrl, continents, 30),
+      });
       log(
-        `replicas: ${configuration.label}: search ${Math.round(search.requestsPerSecond)} req/s, p50 ${search.p50} ms, p99 ${search.p99} ms; suggest ${Math.round(suggest.requestsPerSecond)} req/s, p50 ${suggest.p50} ms, p99 ${suggest.p99} ms`,
+        `replicas: ${configuration.label}: memory ${JSON.stringify(memory)} MB; search ${Math.round(search.requestsPerSecond)} req/s, p50 ${search.p50} ms, p99 ${search.p99} ms, workerd CPU ${cpuShare?.toFixed(2)} s/s, alone ${Math.round(aloneMs ?? -1)} ms; suggest ${Math.round(suggest.requestsPerSecond)} req/s, p50 ${suggest.p50} ms, p99 ${suggest.p99} ms`,
       );
+      if (explained) log(`replicas: ${configuration.label}: profile ${JSON.stringify(explained.slice(0, 6))}`);
     }
   } finally {
     // The cold-start step after this one measures the primary.

@@ -507,6 +507,25 @@ function replicaSection(r) {
     '',
     'Keyword searches and suggestions by POST (never edge-cached; a varying `facetLimit`, and `rows` from 1 to 20 for suggest, keep the objects’ memory of answers from answering them), without `no-cache`, so a replica answers when it has the version the worker learned from the primary within the last second. The continent comes from `wrangler dev`’s `MF-CF-Blob` header. Locally every Durable Object runs in the one workerd process of this machine: the figures show what the replica path costs and that it keeps up, not the latency a nearer region saves in production. “copy made in” is from setting the replicas (a first read from every continent at once) until a read from each continent is answered by its replicas alone (snapshot streamed, documents copied, caught up, index loaded); the load runs after that, not during the copies.',
     '',
+    ...r.replicas.flatMap((c) => [`- ${c.label}: ${replicaFootnote(c)}`]),
+    '',
     '',
   ];
+}
+
+/** What the runtime did beside a configuration's load: memory once copied, CPU during the searches, one search alone, the profile when barely answered. */
+function replicaFootnote(c) {
+  const parts = [
+    `once copied: V8 heap ${c.memory?.heap === undefined ? 'not read' : `${thousands(c.memory.heap)} MB`}${c.memory?.buffers === undefined ? '' : ` + array buffers ${thousands(c.memory.buffers)} MB`}, workerd resident ${c.memory?.rss === undefined ? 'not read' : `${thousands(c.memory.rss)} MB`}`,
+    `workerd CPU during the search load ${c.cpuShare === undefined ? 'not read' : `${fixed(c.cpuShare)} s per second`}`,
+    `one search alone after it ${c.aloneMs === undefined ? 'no answer within 120 s' : `${thousands(c.aloneMs)} ms`}`,
+  ];
+  if (c.explained)
+    parts.push(
+      `CPU profile of a run of its searches: ${c.explained
+        .slice(0, 5)
+        .map((p) => `${p.label} ${fixed(p.share * 100)} %`)
+        .join(', ')}`,
+    );
+  return parts.join('; ') + '.';
 }

@@ -63,6 +63,8 @@ interface Meta {
   config: AppIndexConfig;
   seq: number;
   snapshotSeq: number;
+  /** The version at which the other shards' statistics share was last stored: change pages after it carry the share. */
+  othersSeq: number;
   cycle: FullFeedCycle;
   lastCycleId: number;
   failedCycle: FailedCycle;
@@ -278,6 +280,11 @@ export class AppStorage {
   markDeleted(id: string, op: number, seq: number): void {
     this.#payloads.delete(id);
     this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, NULL, ?, ?)', id, seq, op);
+  }
+
+  /** Whether no metadata, document (tombstones too) or staged row is stored. */
+  holdsNothing(): boolean {
+    return ['meta', 'documents', 'staged'].every((table) => !this.sql.exec(`SELECT 1 FROM ${table} LIMIT 1`).toArray().length);
   }
 
   /** Live documents (tombstones not counted), kept by triggers: no scan. */

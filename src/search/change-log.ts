@@ -2,7 +2,8 @@
  * The change log of a primary index object with read replicas: which documents each index version changed,
  * in version order, so a replica at version V catches up by reading the documents changed after V. A version
  * that replaces the whole index (a full-feed swap, a re-index, the first batch of a new index) empties the log
- * and raises its floor: a replica older than the floor loads the snapshot again.
+ * and raises its floor: a replica older than the floor loads the snapshot again. A shard's statistics exchange
+ * (`useOtherShards`) changes no document: it is not logged, a change page carries the new share instead.
  *
  * The log is bounded: beyond `LOG_MAX_ENTRIES` rows the oldest versions go (never one newer than the snapshot,
  * from which a loading replica catches up), raising the floor. It is kept only while the object has replicas.
@@ -26,6 +27,11 @@ export interface ChangePage {
   changes: Array<{ id: string; op: number; payload?: DocumentPayload; vector?: string }>;
   /** The vectors of the changed documents, with the fingerprint of the embedder that made each. */
   vectors: Array<{ hash: string; space: string; vector: Float32Array }>;
+  /**
+   * A shard's current copy of what the other shards hold (encoded `StatisticsShare`), when an exchange changed it after
+   * the replica's version: a version that changed no document, so the log has no row of it.
+   */
+  others?: Uint8Array;
 }
 
 export class ChangeLog {

@@ -142,7 +142,7 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again). */
   async seal(ms: number): Promise<void> {
-    this.#reindexing.seal(ms);
+    await this.#reindexing.seal(ms);
   }
 
   // ---------------------------------------------------------------- full feed
@@ -392,13 +392,19 @@ export class SearchAppObject extends DurableObject<Env> {
     await this.#live.deleteStorage();
   }
 
-  /** Writes a pending snapshot; when a recovery check is due, asks the feeding consumer for it and arms the next. */
+  /**
+   * Ends a lapsed seal or re-shard staging; writes a pending snapshot; when a recovery check is due, asks the feeding
+   * consumer for it and arms the next.
+   */
   override async alarm(): Promise<void> {
     const storage = this.#live.storage;
     const retiredUntil = storage.get('retiredUntil');
     if (retiredUntil !== undefined) {
       return retiredUntil > Date.now() ? this.#live.armAlarm(retiredUntil) : this.#deleteStorage();
     }
+    await this.#reindexing.expire();
+    // An object that only ever staged a move that lapsed (its app deleted meanwhile) keeps nothing.
+    if (storage.holdsNothing()) return this.#deleteStorage();
     this.#live.snapshotIfBehind();
     await this.#recovery.check();
   }

@@ -271,6 +271,24 @@ async function metaKeys(stub: DurableObjectStub): Promise<string[]> {
   );
 }
 
+/** The bytes of an object's stored share of the other shards' statistics, as one array. */
+async function otherShardsOf(stub: DurableObjectStub): Promise<number[]> {
+  return runInDurableObject(stub, (_instance, state) =>
+    state.storage.sql
+      .exec<{ data: ArrayBuffer }>('SELECT data FROM others_chunks ORDER BY n')
+      .toArray()
+      .flatMap((row) => [...new Uint8Array(row.data)]),
+  );
+}
+
+/** Whether the row planted in a replica's documents is still there (a copy would have cleared it). */
+async function hasSentinel(stub: DurableObjectStub): Promise<boolean> {
+  return runInDurableObject(
+    stub,
+    (_instance, state) => state.storage.sql.exec(`SELECT 1 FROM documents WHERE id = 'copy-sentinel'`).toArray().length === 1,
+  );
+}
+
 /** The replicas the app's primary tells of new versions. */
 async function registeredReplicas(app: FeedingApp): Promise<string[]> {
   return runInDurableObject(app.searchApp.stub, (_instance, state) =>
@@ -368,6 +386,60 @@ describe('read replicas of a sharded app', () => {
 
   it("a cross-shard full-feed swap reaches every shard's replicas whole: no read mixes the old and the new dataset", async () => {
     await expectWholeSwap(await shardedReplicatedApp(['weur', 'apac', 'enam'], 40));
+  });
+
+  it("a statistics exchange reaches every shard's replicas as a change, not a whole copy: they rank as the primaries, evicted too", async () => {
+    const regions = ['weur', 'apac'] as const;
+    const app = await shardedReplicatedApp([...regions]);
+    // 'quokka' is common on shard 0 and rare on the others: until the shards exchange statistics each weighs it by its
+    // own documents, so the exchange changes the ranking.
+    const [common, ...rare] = idsPerShard('quokka', SHARDS, 8);
+    await feed(app, [
+      ...common.map((id) => envelope(id, { name: id, description: 'quokka garden' })),
+      ...rare.map((ids) => envelope(ids[0], { name: ids[0], description: 'quokka garden viewer' })),
+    ]);
+    const rankedByPrimaries = async () => (await searchFrom(app, 'AN', 'quokka')).ids;
+    const before = await rankedByPrimaries();
+    // A copy starts by clearing the replica's documents: a row only the replica holds tells whether one happened.
+    const everyReplica = regions.flatMap((region) => Array.from({ length: SHARDS }, (_, shard) => replicaStub(app, region, shard)));
+    for (const replica of everyReplica) {
+      await runInDurableObject(replica, (_instance, state) => {
+        state.storage.sql.exec(`INSERT INTO documents (id, payload, seq, op) VALUES ('copy-sentinel', NULL, 0, 0)`);
+      });
+    }
+
+    await app.searchApp.shareStatistics();
+    const after = await rankedByPrimaries();
+    expect(after).not.toEqual(before);
+    expect(after.length).toBe(common.length + rare.length);
+    for (let shard = 0; shard < SHARDS; shard++) {
+      const primary = app.searchApp.shard(shard);
+      const { seq } = await primary.stats();
+      const share = await otherShardsOf(primary);
+      expect(share.length).toBeGreaterThan(0);
+      for (const region of regions) {
+        const replica = replicaStub(app, region, shard);
+        await waitFor(
+          () => replica.stats(),
+          (stats) => stats.seq === seq,
+        );
+        expect(await otherShardsOf(replica)).toEqual(share);
+        expect(await hasSentinel(replica)).toBe(true);
+      }
+    }
+    for (const [continent, region] of Object.entries(REGION_OF).filter(([, r]) => r !== 'enam')) {
+      expect(await searchFrom(app, continent, 'quokka')).toMatchObject({ servedBy: Array(SHARDS).fill(region).join(','), ids: after });
+    }
+    // Evicted, the replicas load the share they stored with their index: the same ranking.
+    await Promise.all(everyReplica.map((replica) => evictDurableObject(replica)));
+    for (const [continent, region] of Object.entries(REGION_OF).filter(([, r]) => r !== 'enam')) {
+      const read = await waitFor(
+        () => searchFrom(app, continent, 'quokka'),
+        (answer) => answer.servedBy === Array(SHARDS).fill(region).join(','),
+      );
+      expect(read.ids).toEqual(after);
+    }
+    for (const replica of everyReplica) expect(await hasSentinel(replica)).toBe(true);
   });
 
   it("removing a region deletes that replica of every shard; deleting the app deletes every shard's replicas", async () => {

@@ -1,4 +1,4 @@
-import { evictDurableObject, runInDurableObject } from 'cloudflare:test';
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SearchRequest } from '../../src/search/engine/types';
@@ -476,13 +476,19 @@ describe('a re-index job changing the shard count', () => {
     );
   }
 
-  it('deleting the app while its documents move leaves nothing in any shard, and the move stops', async () => {
+  /** An app of 1 shard and 40 documents a job began moving to 4 shards (what `reshard` does first), and shard 3's rows. */
+  async function movingToFourShards() {
     const app = await shardedApp(1);
     await feedFully(app, DOCUMENTS.slice(0, 40));
-    // A job began moving the documents to 4 shards and staged a first page (what `reshard` does first).
     const reshard = { id: -1, shards: 4, job: 'job-a', startedAt: Date.now() };
     for (const shard of [0, 1, 2, 3]) expect((await app.searchApp.shard(shard).beginReshard(reshard)).ok).toBe(true);
     const rows = (await app.searchApp.shard(0).movingRows(-1, '', 1_000)).rows.filter((row) => shardOf(row.id, 4) === 3);
+    return { app, reshard, rows };
+  }
+
+  it('deleting the app while its documents move leaves nothing in any shard, and the move stops', async () => {
+    // The job staged a first page.
+    const { app, reshard, rows } = await movingToFourShards();
     expect((await app.searchApp.shard(3).stageMoved(reshard.id, rows, [])).ok).toBe(true);
     expect(await storedRows(app, 3)).toBeGreaterThan(rows.length);
 
@@ -492,6 +498,36 @@ describe('a re-index job changing the shard count', () => {
     const refused = await app.searchApp.shard(3).stageMoved(reshard.id, rows, []);
     expect(refused).toMatchObject({ ok: false, status: 409 });
     expect(await storedRows(app, 3)).toBe(0);
+  });
+
+  it('a move whose job died after its app was deleted leaves nothing once its lease lapsed', async () => {
+    const { app, reshard, rows } = await movingToFourShards();
+    await expectOk(call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN }));
+    // Racing the delete, the job joined shard 3 after its wipe, staged a page it had read before it, sealed shard 0
+    // (wiped too), then died: no retry finds the app to name these shards.
+    const shard3 = app.searchApp.shard(3);
+    expect((await shard3.beginReshard(reshard)).ok).toBe(true);
+    expect((await shard3.stageMoved(reshard.id, rows, [])).ok).toBe(true);
+    await app.searchApp.shard(0).seal(30_000);
+    expect(await storedRows(app, 3)).toBeGreaterThan(rows.length);
+    expect(await storedRows(app, 0)).toBe(1);
+
+    // Before the lease ends the alarm keeps the staging (the job may still be moving), and is armed again.
+    await runDurableObjectAlarm(shard3);
+    expect(await storedRows(app, 3)).toBeGreaterThan(rows.length);
+    // Lapsed (as if 15 minutes passed): the staging goes, and with it everything the object held.
+    for (const [shard, key] of [
+      [3, 'reshard'],
+      [0, 'sealedUntil'],
+    ] as const) {
+      await runInDurableObject(app.searchApp.shard(shard), (_instance, state) => {
+        const value = JSON.parse(state.storage.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).one().value);
+        const lapsed = key === 'reshard' ? { ...value, startedAt: Date.now() - RESHARD_LEASE_MS - 1 } : Date.now() - 1;
+        state.storage.sql.exec('UPDATE meta SET value = ? WHERE key = ?', JSON.stringify(lapsed), key);
+      });
+      await runDurableObjectAlarm(app.searchApp.shard(shard));
+      expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+    }
   });
 
   it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {

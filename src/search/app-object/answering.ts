@@ -224,9 +224,8 @@ export class Answering {
     const { live } = this;
     live.transaction(() => {
       live.storage.writeOtherShards(encodeShare(others));
-      const seq = live.storage.nextSeq();
-      // Replicas copy the shard again, with the new share (the change log carries documents only).
-      if (live.log.active) live.log.reset(seq);
+      // Replicas take the new share with their next change page (`Replication.changes`), not a whole copy.
+      live.storage.set('othersSeq', live.storage.nextSeq());
     });
     live.loaded?.useOtherShards(others);
     live.notifyReplicas();

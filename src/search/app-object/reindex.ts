@@ -3,7 +3,7 @@
  * vectors it needs first), and moving the documents to a new shard count (a re-shard: staged under a negative id in
  * the new layout's shards, caught up, then swapped in as a full feed is).
  */
-import { activeReshard, type DocumentRow, type HashedVector, type Reshard } from '../app-storage';
+import { activeReshard, RESHARD_LEASE_MS, type DocumentRow, type HashedVector, type Reshard } from '../app-storage';
 import { contentHash, embeddingText } from '../embedding/text';
 import type { DocumentPayload } from '../engine/types';
 import type { Outcome } from '../search-app-client';
@@ -80,10 +80,11 @@ export class Reindexing {
   }
 
   /**
-   * Joins a re-shard: its rows are staged here under `reshard.id`, anything staged under it before discarded.
+   * Joins a re-shard: its rows are staged here under `reshard.id`, anything staged under it before discarded; the
+   * alarm at the end of its lease discards them should the move not have ended by then (`expire`).
    * 409 while a full feed is in progress or another job is moving the documents.
    */
-  beginReshard(reshard: Reshard): Outcome<null> {
+  async beginReshard(reshard: Reshard): Promise<Outcome<null>> {
     const storage = this.live.storage;
     const cycle = storage.get('cycle');
     if (cycle) return { ok: false, status: 409, message: `A full feed is in progress (cycle ${cycle.id}); re-index when it has finished` };
@@ -95,6 +96,7 @@ export class Reindexing {
       storage.discardStaged(reshard.id);
       storage.set('reshard', reshard);
     });
+    await this.live.armAlarm(reshard.startedAt + RESHARD_LEASE_MS);
     return ok(null);
   }
 
@@ -124,7 +126,32 @@ export class Reindexing {
   }
 
   /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again): a re-shard's last catch-up and swap. */
-  seal(ms: number): void {
-    this.live.storage.set('sealedUntil', ms > 0 ? Date.now() + ms : undefined);
+  async seal(ms: number): Promise<void> {
+    const until = ms > 0 ? Date.now() + ms : undefined;
+    this.live.storage.set('sealedUntil', until);
+    if (until) await this.live.armAlarm(until);
+  }
+
+  /**
+   * The alarm's part: what a move leaves when its job died without ending it (and the app may have been deleted
+   * meanwhile, so no retry can name this shard) goes once it lapsed: the seal, and the rows staged for a re-shard
+   * whose lease ended, unless this shard voted for its swap (a decided swap still commits them). Arms the alarm
+   * again for what has not lapsed yet.
+   */
+  async expire(): Promise<void> {
+    const storage = this.live.storage;
+    const now = Date.now();
+    const sealedUntil = storage.get('sealedUntil');
+    if (sealedUntil !== undefined && sealedUntil <= now) storage.set('sealedUntil', undefined);
+    else if (sealedUntil !== undefined) await this.live.armAlarm(sealedUntil);
+    const reshard = storage.get('reshard');
+    if (!reshard) return;
+    const lapses = reshard.startedAt + RESHARD_LEASE_MS;
+    if (lapses > now) return this.live.armAlarm(lapses);
+    if (storage.get('ready')?.cycleId === reshard.id) return;
+    this.live.transaction(() => {
+      storage.discardStaged(reshard.id);
+      storage.set('reshard', undefined);
+    });
   }
 }

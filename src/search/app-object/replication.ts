@@ -6,6 +6,7 @@
  */
 import type { DocumentRow } from '../app-storage';
 import type { ChangePage } from '../change-log';
+import { decodeShare } from '../engine';
 import type { DocumentPayload } from '../engine/types';
 import { ReplicaFollower, REPLICA_PAGE, type ReplicaIdentity, type ReplicaSource } from '../replica-follower';
 import { regionOfReplica } from '../replica-regions';
@@ -70,7 +71,10 @@ export class Replication {
     return this.live.storage.documentRowsAfter(after, Math.min(limit, REPLICA_PAGE));
   }
 
-  /** The documents changed after version `since`, in their current state; null when the change log no longer reaches back that far. */
+  /**
+   * The documents changed after version `since`, in their current state, and the other shards' statistics share when
+   * an exchange changed it since; null when the change log no longer reaches back that far.
+   */
   changes(since: number, limit: number): ChangePage | null {
     const { live } = this;
     const version = live.version();
@@ -84,7 +88,9 @@ export class Replication {
       return { id, op: row.op, payload: JSON.parse(row.payload) as DocumentPayload, vector: row.vector ?? undefined };
     });
     const vectors = live.storedVectors(changes.map((change) => change.vector));
-    return { version: found.upTo, primaryVersion: version, changes, vectors };
+    // The share as it is now, like the documents: never older than the version the page reaches.
+    const others = (live.storage.get('othersSeq') ?? 0) > since ? live.storage.readOtherShards() : undefined;
+    return { version: found.upTo, primaryVersion: version, changes, vectors, ...(others ? { others } : {}) };
   }
 
   /** Keeps the replicas of these regions and deletes the others (the app's replica setting changed). */
@@ -173,6 +179,10 @@ export class Replication {
         index?.remove(id);
         live.removeVector(id);
       }
+    }
+    if (page.others) {
+      storage.writeOtherShards(page.others);
+      index?.useOtherShards(decodeShare(page.others));
     }
     storage.set('seq', page.version);
   }

@@ -104,6 +104,23 @@ const MIN_VERB = 4;
  * None for short words, words with digits, or non-ASCII words.
  */
 export function stems(word: string): string[] {
+  let found = stemMemo.get(word);
+  if (found === undefined) {
+    found = stemsOf(word);
+    if (stemMemo.size >= STEM_MEMO_SIZE) stemMemo.clear();
+    stemMemo.set(word, found);
+  }
+  return found;
+}
+
+/**
+ * Stems of the words seen lately (shared arrays: callers only read them). Highlighting stems every word of the
+ * returned documents, query after query, and stem forms the same dictionary terms: the same words come back.
+ */
+const stemMemo = new Map<string, string[]>();
+const STEM_MEMO_SIZE = 8192;
+
+function stemsOf(word: string): string[] {
   if (word.length < MIN_STEMMED || !/^[a-z]+$/.test(word)) return [];
   const stem = stemmer(word);
   const verb = word.length >= MIN_AGENT ? word.replace(AGENT, '$1') : word;
@@ -119,20 +136,37 @@ export function stems(word: string): string[] {
  */
 export function editDistance(a: string, b: string, max = Infinity): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before = new Array<number>(b.length + 1).fill(0);
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const width = b.length + 1;
+  if (distanceRows.length < 3 * width) distanceRows = new Int32Array(3 * width);
+  const rows = distanceRows;
+  // Three rows of the table at offsets in one array: the row before the previous one (for swaps), the previous, the current.
+  let before = 0;
+  let previous = width;
+  let current = 2 * width;
+  for (let j = 0; j < width; j++) {
+    rows[before + j] = 0;
+    rows[previous + j] = j;
+  }
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
+    rows[current] = i;
     let rowMin = i;
+    const letter = a.charCodeAt(i - 1);
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1);
-      current.push(d);
+      const cost = letter === b.charCodeAt(j - 1) ? 0 : 1;
+      let d = Math.min(rows[previous + j] + 1, rows[current + j - 1] + 1, rows[previous + j - 1] + cost);
+      if (i > 1 && j > 1 && letter === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1))
+        d = Math.min(d, rows[before + j - 2] + 1);
+      rows[current + j] = d;
       rowMin = Math.min(rowMin, d);
     }
     if (rowMin > max) return max + 1;
-    [before, previous] = [previous, current];
+    const reused = before;
+    before = previous;
+    previous = current;
+    current = reused;
   }
-  return Math.min(previous[b.length], max + 1);
+  return Math.min(rows[previous + b.length], max + 1);
 }
+
+/** `editDistance`'s table rows, reused from call to call (highlighting measures every word of a name field). */
+let distanceRows = new Int32Array(96);

@@ -90,11 +90,21 @@ export class ValueColumn {
     const start = this.moreStart ?? NO_STARTS;
     const more = this.moreIds;
     const filled = this.moreStart ? this.moreFilled : 0;
+    // Documents in a row with the same first value are counted in a register and added once: most columns have a
+    // few common values, and incrementing one counter in memory after another waits on the store before.
+    let runId = -1;
+    let run = 0;
     for (let i = 0; i < length; i++) {
       const ord = ords[i];
       const id = ord < ordLimit ? first[ord] : -1;
       if (id < 0) continue;
-      if (counts[id]++ === 0) touched[size++] = id;
+      if (id === runId) run++;
+      else {
+        if (run > 0 && counts[runId] === 0) touched[size++] = runId;
+        if (run > 0) counts[runId] += run;
+        runId = id;
+        run = 1;
+      }
       if (ord < filled) {
         for (let j = start[ord], end = start[ord + 1]; j < end; j++) {
           const other = more[j];
@@ -102,6 +112,8 @@ export class ValueColumn {
         }
       }
     }
+    if (run > 0 && counts[runId] === 0) touched[size++] = runId;
+    if (run > 0) counts[runId] += run;
     tally.size = size;
   }
 

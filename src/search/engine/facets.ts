@@ -324,8 +324,10 @@ function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<nu
     if (count > threshold) above.push(id);
     else if (count === threshold && count > 0) tied.push(id);
   }
-  above.sort((a, b) => counts[b] - counts[a] || compareStrings(values[a], values[b]));
-  const top = above.concat(selectTop(tied, limit - above.length, (a, b) => compareStrings(values[a], values[b])));
+  // Values by their rank in string order: the same order as comparing the strings, without reading them.
+  const ranks = column.ranks();
+  above.sort((a, b) => counts[b] - counts[a] || ranks[a] - ranks[b]);
+  const top = above.concat(selectTop(tied, limit - above.length, (a, b) => ranks[a] - ranks[b]));
   return top.map((id) => ({ value: values[id], count: counts[id] }));
 }
 

@@ -8,38 +8,41 @@ import { expand, type Expansion } from './expansions';
 import { isNumeric, type ExactField } from './plan';
 import { bm25, corpusStatistics, inverseDocumentFrequency } from './ranking';
 import type { Alternative, QueryPlan } from './query-plan';
-import { capacity, liveOrds, type IndexState } from './state';
+import { capacity, documentsByValue, liveOrds, type IndexState } from './state';
 import { frequencyOf, positionOf, spanOf } from './text-index';
 
 /** Bonus of a whole-phrase match in an exact-mode field, in BM25 units. */
 const EXACT_FIELD_SCORE = 8;
+/** Where the second set of query word bits starts in `words`, `typos` and `slotWords`. */
+export const WHOLE = 16;
+/** Positions take 19 bits (text-index.ts): the query word of `slotLast` is above them. */
+const LAST_WORD = 19;
 
 /** What a query matched, in dense arrays indexed by ordinal (reused across queries: `release` after use). */
 export interface Matches {
   plan: QueryPlan;
   ords: number[];
   score: Float64Array;
-  /** Bit i set: query word i matched. */
+  /**
+   * Bit i set: query word i matched; bit 16 + i: it matched whole (`WHOLE`): as typed, as a whole form, or as another
+   * form of the word (singular or plural, same stem), so that the score, not this criterion, weighs `modeller`
+   * against `modeling`; no completion, no typo. Query words are at most 16: two sets of bits share one number, so
+   * matching a word touches fewer arrays.
+   */
   words: Uint32Array;
-  /** Words matched without a typo, and with at most one. */
-  typo0: Uint32Array;
-  typo1: Uint32Array;
+  /** Bit i: query word i matched without a typo; bit 16 + i: with at most one. */
+  typos: Uint32Array;
   /**
-   * Words matched whole: as typed, as a whole form, or as another form of the word (singular or plural, same stem),
-   * so that the score, not this criterion, weighs `modeller` against `modeling`; no completion, no typo.
+   * Per document and text slot (`ord * slots + slot`): the words matched there without a typo (bits 0-15) and those
+   * matched as typed (16-31), those at the position they have in the query (from the field's start), and where the
+   * last one ends. They tell whether the field starts with or equals the query, and how exactly.
    */
-  exact: Uint32Array;
-  /**
-   * Per document and text slot (`ord * slots + slot`): the words matched there without a typo, those matched as
-   * typed, those at the position they have in the query (from the field's start), and where the last one ends.
-   * They tell whether the field starts with or equals the query, and how exactly.
-   */
-  slotClean: Uint32Array;
-  slotExact: Uint32Array;
+  slotWords: Uint32Array;
   slotAligned: Uint32Array;
-  /** Per document and slot: 1 + the last query word matched there, and its position (for adjacent query words). */
-  slotWord: Uint8Array;
-  slotPosition: Uint32Array;
+  /** The slots (`ord * slots + slot`) whose aligned words came to hold every counted word, each once. */
+  aligned: number[];
+  /** Per document and slot: 1 + the last query word matched there (`<< LAST_WORD`) and its position, for adjacent query words. */
+  slotLast: Uint32Array;
   /** Bit i set: query word i matched right after word i - 1 in the same field (proximity). */
   adjacent: Uint32Array;
   slotEnd: Uint32Array;
@@ -58,10 +61,10 @@ interface HitBuffer {
 /** Matches plus the per-alternative working arrays, kept with the index state between queries. */
 export interface Scratch extends Matches {
   altBest: Float64Array;
-  /** Fewest typos + 1 (0: not matched yet). */
+  /** Fewest typos + 1 (0: not matched yet by the alternative). */
   altTypos: Uint8Array;
   altExact: Uint8Array;
-  /** 1 once the document matched the alternative. */
+  /** 1 once the document matched the phrase alternative. */
   altHits: Uint8Array;
   /** The documents the alternative matched, in the order first matched (typed lists: broad queries grow no array). */
   touched: Int32Array;
@@ -100,6 +103,10 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   let touchedCount = 0;
   const hits = m.hits;
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
+  const { mask, first } = alternative;
+  const { altBest, altTypos, altExact, slotWords, slotLast, slotEnd, adjacent } = m;
+  const after = first << LAST_WORD;
+  const last = (first + 1) << LAST_WORD;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
     const count = collectHits(state, expansion, alternative.quality, hits);
     const typos = expansion.typos + 1;
@@ -107,36 +114,31 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? 1 : 0;
     for (let h = 0; h < count; h++) {
       const ord = hits.ords[h];
-      if (m.altHits[ord] === 0) {
+      if (altTypos[ord] === 0) {
         touched[touchedCount++] = ord;
-        m.altHits[ord] = 1;
-      }
-      if (hits.scores[h] > m.altBest[ord]) m.altBest[ord] = hits.scores[h];
-      if (m.altTypos[ord] === 0 || typos < m.altTypos[ord]) m.altTypos[ord] = typos;
-      m.altExact[ord] |= whole;
+        altTypos[ord] = typos;
+      } else if (typos < altTypos[ord]) altTypos[ord] = typos;
+      if (hits.scores[h] > altBest[ord]) altBest[ord] = hits.scores[h];
+      altExact[ord] |= whole;
       const at = ord * slotCount + hits.slots[h];
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
-      if (typos === 1) m.slotClean[at] |= alternative.mask;
-      if (exact) m.slotExact[at] |= alternative.mask;
-      if (position === queryPosition) m.slotAligned[at] |= alternative.mask;
+      if (typos === 1 || exact) slotWords[at] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
+      if (position === queryPosition) align(m, at, mask);
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field.
-        if (alternative.first > 0 && m.slotWord[at] === alternative.first && m.slotPosition[at] + 1 === position)
-          m.adjacent[ord] |= alternative.mask;
-        m.slotWord[at] = alternative.first + 1;
-        m.slotPosition[at] = position;
+        if (first > 0 && position > 0 && slotLast[at] === (after | (position - 1))) adjacent[ord] |= mask;
+        slotLast[at] = last | position;
       }
-      m.slotEnd[at] = Math.max(m.slotEnd[at], position + spanOf(occurrence));
+      slotEnd[at] = Math.max(slotEnd[at], position + spanOf(occurrence));
     }
   }
   for (let i = 0; i < touchedCount; i++) {
     const ord = touched[i];
-    record(m, ord, alternative.mask, m.altBest[ord], m.altTypos[ord] - 1, m.altExact[ord] === 1);
-    m.altBest[ord] = 0;
-    m.altTypos[ord] = 0;
-    m.altExact[ord] = 0;
-    m.altHits[ord] = 0;
+    record(m, ord, mask, altBest[ord], altTypos[ord] - 1, altExact[ord] === 1);
+    altBest[ord] = 0;
+    altTypos[ord] = 0;
+    altExact[ord] = 0;
   }
 }
 
@@ -164,9 +166,8 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         if (t < last) continue;
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
-        m.slotClean[at] |= alternative.mask;
-        if (alternative.exact) m.slotExact[at] |= alternative.mask;
-        if (position - last === queryPosition) m.slotAligned[at] |= alternative.mask;
+        m.slotWords[at] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
+        if (position - last === queryPosition) align(m, at, alternative.mask);
         m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
       }
     }
@@ -182,6 +183,15 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
   }
 }
 
+/** Notes query words at their query position in a slot, listing the slot once every counted word is. */
+function align(m: Scratch, at: number, mask: number): void {
+  const before = m.slotAligned[at];
+  const after = before | mask;
+  m.slotAligned[at] = after;
+  const { counted } = m.plan;
+  if ((after & counted) === counted && (before & counted) !== counted) m.aligned.push(at);
+}
+
 /** The live postings of an expansion in fields it may match, with their BM25 scores, written to `hits`. */
 function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer): number {
   const slots = state.plan.text;
@@ -189,25 +199,26 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
   const statistics = corpusStatistics(state);
   const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * quality;
   const averages = slots.map((slot) => statistics.averageLength(slot.slot));
+  const completed = expansion.kind === 'prefix' || expansion.kind === 'stem';
+  const fuzzy = expansion.kind === 'fuzzy';
+  const matches = slots.map((slot) => !!slot.weight && !(completed && !slot.prefix) && !(fuzzy && !slot.fuzzy));
+  const factors = slots.map((slot) => slot.weight * weight);
+  const { lengths } = text;
   const entries = text.count(expansion.termId);
   if (hits.ords.length < entries) growHits(hits, entries);
+  const alive = state.alive;
   let count = 0;
   for (const { data, from, to } of text.runs(expansion.termId))
     for (let p = from; p < to; p += 2) {
       const ord = data[p] >>> 5;
-      if (state.alive[ord] !== 1) continue;
-      const slot = slots[data[p] & 31];
-      if (
-        !slot.weight ||
-        ((expansion.kind === 'prefix' || expansion.kind === 'stem') && !slot.prefix) ||
-        (expansion.kind === 'fuzzy' && !slot.fuzzy)
-      )
-        continue;
+      const slot = data[p] & 31;
+      if (alive[ord] !== 1 || !matches[slot]) continue;
       const occurrence = data[p + 1];
+      const length = ord < lengths[slot].length ? lengths[slot][ord] : 0;
       hits.ords[count] = ord;
-      hits.slots[count] = slot.slot;
+      hits.slots[count] = slot;
       hits.occurrences[count] = occurrence;
-      hits.scores[count] = slot.weight * weight * bm25(frequencyOf(occurrence), text.length(slot.slot, ord), averages[slot.slot]);
+      hits.scores[count] = factors[slot] * bm25(frequencyOf(occurrence), length, averages[slot]);
       count++;
     }
   return count;
@@ -223,11 +234,9 @@ function growHits(hits: HitBuffer, size: number): void {
 
 function record(m: Scratch, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
   if (m.words[ord] === 0) m.matched[m.matchedCount++] = ord;
-  m.words[ord] |= mask;
+  m.words[ord] |= exact && typos === 0 ? mask | (mask << WHOLE) : mask;
   m.score[ord] += score;
-  if (typos === 0) m.typo0[ord] |= mask;
-  if (typos <= 1) m.typo1[ord] |= mask;
-  if (exact && typos === 0) m.exact[ord] |= mask;
+  if (typos <= 1) m.typos[ord] |= typos === 0 ? mask | (mask << WHOLE) : mask << WHOLE;
 }
 
 /** Clears the scratch arrays a query used, for the next query. */
@@ -244,36 +253,32 @@ export function release(matches: Matches): void {
   if (high - low < DENSE_SPREAD * ords.length) clearRange(matches, low, high + 1);
   else clearEach(matches);
   matches.ords = [];
+  matches.aligned = [];
 }
 
 /** Touched ordinals spread over at most this many times their number are cleared as one range. */
 const DENSE_SPREAD = 4;
 
 function clearRange(m: Matches, from: number, to: number): void {
-  const slots = m.slotClean.length / m.score.length;
-  for (const array of [m.score, m.words, m.typo0, m.typo1, m.exact, m.adjacent, m.rank]) array.fill(0, from, to);
-  for (const array of [m.slotClean, m.slotEnd, m.slotExact, m.slotAligned, m.slotWord, m.slotPosition])
-    array.fill(0, from * slots, to * slots);
+  const slots = m.slotWords.length / m.score.length;
+  for (const array of [m.score, m.words, m.typos, m.adjacent, m.rank]) array.fill(0, from, to);
+  for (const array of [m.slotWords, m.slotEnd, m.slotAligned, m.slotLast]) array.fill(0, from * slots, to * slots);
 }
 
 function clearEach(m: Matches): void {
-  const slots = m.slotClean.length / m.score.length;
+  const slots = m.slotWords.length / m.score.length;
   for (let i = 0; i < m.ords.length; i++) {
     const ord = m.ords[i];
     m.score[ord] = 0;
     m.words[ord] = 0;
-    m.typo0[ord] = 0;
-    m.typo1[ord] = 0;
-    m.exact[ord] = 0;
+    m.typos[ord] = 0;
     m.adjacent[ord] = 0;
     m.rank[ord] = 0;
     for (let at = ord * slots; at < (ord + 1) * slots; at++) {
-      m.slotClean[at] = 0;
+      m.slotWords[at] = 0;
       m.slotEnd[at] = 0;
-      m.slotExact[at] = 0;
       m.slotAligned[at] = 0;
-      m.slotWord[at] = 0;
-      m.slotPosition[at] = 0;
+      m.slotLast[at] = 0;
     }
   }
 }
@@ -288,15 +293,12 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       ords: [],
       score: new Float64Array(size),
       words: new Uint32Array(size),
-      typo0: new Uint32Array(size),
-      typo1: new Uint32Array(size),
-      exact: new Uint32Array(size),
-      slotClean: new Uint32Array(size * slots),
+      typos: new Uint32Array(size),
+      slotWords: new Uint32Array(size * slots),
       slotEnd: new Uint32Array(size * slots),
-      slotExact: new Uint32Array(size * slots),
       slotAligned: new Uint32Array(size * slots),
-      slotWord: new Uint8Array(size * slots),
-      slotPosition: new Uint32Array(size * slots),
+      aligned: [],
+      slotLast: new Uint32Array(size * slots),
       adjacent: new Uint32Array(size),
       rank: new Float64Array(size),
       altBest: new Float64Array(size),
@@ -314,6 +316,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   }
   scratch.plan = plan;
   scratch.ords = [];
+  scratch.aligned = [];
   scratch.matchedCount = 0;
   return scratch;
 }
@@ -345,8 +348,14 @@ function exactFieldMatches(state: IndexState, { field, match }: ExactField, quer
       if (value.includes(query) && ` ${value} `.includes(padded)) mark(id);
     });
   if (!found) return [];
-  const live = liveOrds(state);
-  const marks = new Int32Array(live.length);
-  column.markHasAny(live, wanted, marks, 1);
-  return live.filter((_, i) => marks[i] === 1);
+  const { starts, ords } = documentsByValue(state, column);
+  const matched: number[] = [];
+  let lists = 0;
+  for (let id = 0; id < wanted.length; id++) {
+    if (wanted[id] === 0) continue;
+    lists++;
+    for (let i = starts[id]; i < starts[id + 1]; i++) matched.push(ords[i]);
+  }
+  // In ordinal order and once each, as a scan of the live documents lists them.
+  return lists > 1 ? [...new Set(matched)].sort((a, b) => a - b) : matched;
 }

@@ -17,7 +17,7 @@
  */
 import { compareStrings, type ValueColumn } from './columns';
 import { fnv1a } from './hash';
-import type { Matches } from './matching';
+import { WHOLE, type Matches } from './matching';
 import type { SortSpec, TextField } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
@@ -120,18 +120,19 @@ function packCriteria(state: IndexState, m: Matches): void {
   const { counted } = m.plan;
   const slots = state.plan.text;
   const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
-  const { words: matched, typo0, typo1, exact, slotAligned, rank } = m;
+  const { words: matched, typos: typoBits, rank, aligned } = m;
+  // Criterion 3 first, held in `rank` (0 until now): only the slots matching had listed as aligned count.
+  for (let i = 0; i < aligned.length; i++) {
+    const ord = Math.floor(aligned[i] / slots.length);
+    rank[ord] = Math.max(rank[ord], attributeLevel(state, m, slots[aligned[i] % slots.length], ord, heaviest));
+  }
   for (let i = 0; i < m.ords.length; i++) {
     const ord = m.ords[i];
     const words = matched[ord] & counted;
-    const withTypos = words & ~typo0[ord];
-    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~typo1[ord]);
-    let attribute = 0;
-    // Slot by slot: most documents have the query's words at their query positions in none.
-    for (let slot = 0, at = ord * slots.length; slot < slots.length; slot++, at++) {
-      if ((slotAligned[at] & counted) === counted) attribute = Math.max(attribute, attributeLevel(state, m, slots[slot], ord, heaviest));
-    }
-    rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + attribute) * 32 + popcount(exact[ord] & counted);
+    const withTypos = words & ~typoBits[ord];
+    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[ord] >>> WHOLE));
+    rank[ord] =
+      ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + rank[ord]) * 32 + popcount((matched[ord] >>> WHOLE) & counted);
   }
 }
 
@@ -143,7 +144,8 @@ function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: num
   // Starting with the query tells a name being typed, in the heaviest field; a description starting so says little.
   if (!equals && slot.weight < heaviest) return 0;
   // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
-  const how = (m.slotExact[at] & counted) === counted ? 5 : (m.slotClean[at] & counted) === counted ? 3 : 1;
+  const slotWords = m.slotWords[at];
+  const how = ((slotWords >>> WHOLE) & counted) === counted ? 5 : (slotWords & counted) === counted ? 3 : 1;
   return Math.min(Math.round(slot.weight * 4), 4095) * 8 + how + equals;
 }
 

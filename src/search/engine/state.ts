@@ -47,6 +47,14 @@ export interface QueryCaches {
   families?: FamilyCache;
   /** Suggest's marks of the documents already counted for a term (suggest.ts). */
   seen?: SeenStamps;
+  /** `documentsByValue` of the columns asked so far, of one index version. */
+  documentsByValue?: { version: number; columns: Map<ValueColumn, DocumentsByValue> };
+}
+
+/** A value column's live documents per value id: value id `id`'s are `ords[starts[id]]` up to `ords[starts[id + 1]]`, in ordinal order. */
+export interface DocumentsByValue {
+  starts: Int32Array;
+  ords: Int32Array;
 }
 
 /** One number per ordinal: an ordinal is marked when its number equals `stamp`, and unmarked by the next stamp. */
@@ -105,4 +113,25 @@ export function markAlive(state: IndexState, ord: number): void {
   }
   state.alive[ord] = 1;
   state.liveCount += 1;
+}
+
+/**
+ * The live documents of each value of a column (computed once per index version): a query matching a value reads
+ * its documents instead of testing every live document.
+ */
+export function documentsByValue(state: IndexState, column: ValueColumn): DocumentsByValue {
+  let cached = state.caches.documentsByValue;
+  if (cached?.version !== state.version) cached = state.caches.documentsByValue = { version: state.version, columns: new Map() };
+  let lists = cached.columns.get(column);
+  if (lists) return lists;
+  const live = liveOrds(state);
+  const starts = new Int32Array(column.values.length + 1);
+  for (let i = 0; i < live.length; i++) column.forEachId(live[i], (id) => starts[id + 1]++);
+  for (let id = 0; id < column.values.length; id++) starts[id + 1] += starts[id];
+  const ords = new Int32Array(starts[column.values.length]);
+  const next = starts.slice(0, column.values.length);
+  for (let i = 0; i < live.length; i++) column.forEachId(live[i], (id) => (ords[next[id]++] = live[i]));
+  lists = { starts, ords };
+  cached.columns.set(column, lists);
+  return lists;
 }
