@@ -61,6 +61,12 @@ const cpuMs = () => {
 };
 const preciseMs = () => Number(process.hrtime.bigint()) / 1e6;
 
+/** JS heap and array buffer megabytes more than at `before` (a `process.memoryUsage()`). */
+function memorySince(before) {
+  const now = process.memoryUsage();
+  return (now.heapUsed - before.heapUsed + now.arrayBuffers - before.arrayBuffers) / MB;
+}
+
 /** An engine of a checkout: its index built, serialized and loaded as a Durable Object holds it after a restart. */
 async function engineOf(label, checkout) {
   const outDir = join(workDir, `bundle-${label.replace(/[^\w.-]/g, '_')}`);
@@ -79,8 +85,7 @@ async function engineOf(label, checkout) {
   const before = process.memoryUsage();
   const index = bundle.SearchIndex.load(config, bytes.slice());
   globalThis.gc?.();
-  const after = process.memoryUsage();
-  const memoryMB = (after.heapUsed - before.heapUsed + after.arrayBuffers - before.arrayBuffers) / MB;
+  const memoryMB = memorySince(before);
   log(`${label}: loaded ${index.size} documents (${globalThis.gc ? `${memoryMB.toFixed(1)} MB` : 'run with --expose-gc for memory'})`);
   return { label, bundle, config, index, payloads: new Map(envelopes.map(({ header, payload }) => [header.id, payload])) };
 }
@@ -261,6 +266,14 @@ for (const id of scenarioIds) {
   });
 }
 
+// The process's heap and array buffers once the searches are answered (the index, its scratch arrays and query
+// caches, the catalogue's documents): compare runs of one engine each (`--ref`).
+if (globalThis.gc && engines.length === 1) {
+  for (let i = 0; i < 3; i++) globalThis.gc();
+  console.log(
+    `memory   ${engines[0].label.padEnd(8)} ${memorySince({ heapUsed: 0, arrayBuffers: 0 }).toFixed(1)} MB in all after the searches`,
+  );
+}
 if (flags.verify) for (const engine of engines) console.log(`verify   ${engine.label.padEnd(8)} ${JSON.stringify(verify(engine))}`);
 console.log(
   `load average ${loadavg()

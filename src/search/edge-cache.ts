@@ -32,12 +32,12 @@ export interface EdgeAnswer {
 }
 
 export interface EdgeCacheRequest {
-  /** The request's origin: entries live under the deployment's own host. */
-  origin: string;
+  /** The request's URL: entries live under its origin, the deployment's own host. */
+  url: string;
   /** `<tenant>/<code>/<app row id>`: where the app's answers are remembered and cached. */
   app: string;
-  /** `searchKey` / `suggestKey` of the request. */
-  key: string;
+  /** `searchKey` / `suggestKey` of the request; asked only of a cacheable request (POST answers need no key). */
+  key(): string;
   /** GET answers are looked up and stored; POST answers neither. */
   cacheable: boolean;
   /** The caller sent `Cache-Control: no-cache`: no lookup in any cache, but the fresh answer is stored. */
@@ -148,7 +148,9 @@ function keepsEntries(origin: string): boolean {
  */
 export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: AnswerSource): Promise<EdgeAnswer> {
   if (!request.cacheable) return { json: (await source.answer(request.fresh)).json, cache: 'BYPASS' };
-  const { origin, app, key } = request;
+  const { app } = request;
+  const origin = new URL(request.url).origin;
+  const key = request.key();
   const memo = isolateMemo(app);
   const shared = keepsEntries(origin);
   if (!request.fresh) {

@@ -36,13 +36,22 @@ function semanticRatioOf(app: SearchAppRow, request: SearchRequest, requested: R
   return request.q?.trim() ? ratio : 0;
 }
 
+/** `make`'s value, made on the first call. */
+function once(make: () => string): () => string {
+  let made: string | undefined;
+  return () => (made ??= make());
+}
+
 /** The index's answer to the search, keyword or (with `semantic`) hybrid; `fresh`: not from the object's memory of answers. */
 export type IndexAnswer = (fresh: boolean, semantic?: SemanticSearch) => Promise<VersionedAnswer>;
 
 /** A search's serialized answer, and the key under which it may be cached. */
 export interface SearchAnswer {
-  /** One string per distinct question: the request's canonical form, with the ratio and embedder of a hybrid search. */
-  key: string;
+  /**
+   * One string per distinct question: the request's canonical form, with the ratio and embedder of a hybrid search;
+   * made on the first call only (an answer neither cached nor remembered, a POST's, never needs it).
+   */
+  key(): string;
   /** Computes the answer (`fresh`: not from the Durable Object's memory of answers). */
   answer(fresh: boolean): Promise<VersionedAnswer>;
 }
@@ -65,10 +74,10 @@ export function searchAnswer(
   const read: IndexAnswer = indexAnswer ?? ((fresh, semantic) => searchApp.searchAnswer(request, fresh, semantic));
   const keyword = (fresh: boolean) => read(fresh);
   const q = request.q?.trim();
-  if (!active || ratio === 0 || !q) return { key: searchKey(request), answer: keyword };
+  if (!active || ratio === 0 || !q) return { key: once(() => searchKey(request)), answer: keyword };
   const hybrid = { ratio, embedder: active.fingerprint };
   return {
-    key: searchKey(request, hybrid),
+    key: once(() => searchKey(request, hybrid)),
     async answer(fresh) {
       try {
         const vector = await embedQuery(env, active.embedder, q);

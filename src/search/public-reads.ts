@@ -79,15 +79,18 @@ export async function publicSearch(
     nearest.read({ kind: 'search', request: search, semantic: hybrid }, fresh),
   );
   const found = await throughEdgeCache(request, app, key, answer);
-  if (request.cacheable) rememberUrl(request.url, key, app.row);
+  if (request.cacheable) rememberUrl(request.url, key(), app.row);
   return { ...found, servedBy: nearest.servedBy() };
 }
 
 /** Completions of the query's last word, serialized. */
 export async function publicSuggest(request: PublicRequest, app: PublicApp, suggest: SuggestRequest): Promise<PublicAnswer> {
   const nearest = nearestCopy(request, app);
-  const found = await throughEdgeCache(request, app, suggestKey(suggest), (fresh) =>
-    nearest.read({ kind: 'suggest', request: suggest }, fresh),
+  const found = await throughEdgeCache(
+    request,
+    app,
+    () => suggestKey(suggest),
+    (fresh) => nearest.read({ kind: 'suggest', request: suggest }, fresh),
   );
   return { ...found, servedBy: nearest.servedBy() };
 }
@@ -95,12 +98,12 @@ export async function publicSuggest(request: PublicRequest, app: PublicApp, sugg
 function throughEdgeCache(
   request: PublicRequest,
   app: PublicApp,
-  key: string,
+  key: () => string,
   answer: (fresh: boolean) => Promise<VersionedAnswer>,
 ): Promise<EdgeAnswer> {
   const { url, cacheable, fresh, waitUntil } = request;
   return answerThroughEdgeCache(
-    { origin: new URL(url).origin, app: app.cacheKey, key, cacheable, fresh, waitUntil },
+    { url, app: app.cacheKey, key, cacheable, fresh, waitUntil },
     { name: app.searchApp.name, indexVersion: () => app.searchApp.indexVersion(), answer },
   );
 }
