@@ -121,24 +121,7 @@ function fromQueryString(bundle, { filters = {}, ...query }) {
 
 /** A POST search as the route reads it (`fromBody`). */
 function fromBody(bundle, raw) {
-  const body = bundle.searchBody.parse(raw);
-  const sort = typeof body.sort === 'string' ? body.sort : body.sort?.sort;
-  return {
-    q: body.q,
-    page: body.page,
-    rows: body.rows,
-    sort: sort || undefined,
-    filters: body.filters,
-    facetLimit: body.facetLimit,
-    facetLimits: body.facetLimits,
-    facetPaths: body.facetPaths,
-    facets: body.facets,
-    attributesToRetrieve: body.attributesToRetrieve,
-    attributesToHighlight: body.attributesToHighlight,
-    attributesToSnippet: body.attributesToSnippet,
-    highlightPreTag: body.highlightPreTag,
-    highlightPostTag: body.highlightPostTag,
-  };
+  return bundle.searchRequestOfBody(bundle.searchBody.parse(raw));
 }
 
 /** The load scenarios' requests (one cycle of each rotation), as the Durable Object receives them. */

@@ -17,6 +17,7 @@ import {
   type PublicApp,
   type PublicRequest,
 } from '../../search/public-reads';
+import { searchRequestOfBody } from '../../search/search-request';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
 import { FACET_LIMIT_PREFIX, FACET_PATH_PREFIX, FILTER_PREFIX, RANGE, rangeBound } from '../../contract/search-query-string';
@@ -69,22 +70,8 @@ function fromQueryString(c: Context<AppEnv>): SearchCall {
 const byFacet = (values: Map<string, string> | undefined) => (values?.size ? Object.fromEntries(values) : undefined);
 
 function fromBody(body: z.output<typeof searchBody>): SearchCall {
-  const sort = typeof body.sort === 'string' ? body.sort : body.sort?.sort;
   return {
-    q: body.q,
-    page: body.page,
-    rows: body.rows,
-    sort: sort || undefined,
-    filters: body.filters,
-    facetLimit: body.facetLimit,
-    facetLimits: body.facetLimits,
-    facetPaths: body.facetPaths,
-    facets: body.facets,
-    attributesToRetrieve: body.attributesToRetrieve,
-    attributesToHighlight: body.attributesToHighlight,
-    attributesToSnippet: body.attributesToSnippet,
-    highlightPreTag: body.highlightPreTag,
-    highlightPostTag: body.highlightPostTag,
+    ...searchRequestOfBody(body),
     requestId: body.requestId,
     semantic: { ratio: body.hybrid?.semanticRatio, path: 'hybrid.semanticRatio' },
   };
