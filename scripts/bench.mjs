@@ -15,6 +15,8 @@
 //   machine cannot feed the whole scale catalogue in time; the per-shard Node step still takes BENCH_SCALE),
 //   BENCH_LOCAL_OBSERVABILITY (`true` keeps wrangler dev's local trace collector on for the HTTP steps; off by default,
 //   as production has no such collector: see the note above the report's HTTP table),
+//   BENCH_ACCEPT_ENCODING (the `Accept-Encoding` of every HTTP request, default Chrome's `gzip, deflate, br, zstd`;
+//   empty: none, so answers come uncompressed),
 //   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine, and so do
 //   the profiled HTTP runs, one `http-<scenario>.cpuprofile` each, for DevTools).
 import { spawnSync } from 'node:child_process';
@@ -29,7 +31,7 @@ import { variantCatalogue } from './bench/variants.mjs';
 import { bundleEngine } from './bench/engine-bundle.mjs';
 import { fullFeed } from './bench/feed.mjs';
 import { hybridLoad } from './bench/hybrid.mjs';
-import { loadScenarios, runScenario, SCENARIOS } from './bench/load.mjs';
+import { CLIENT_HEADERS, loadScenarios, runScenario, SCENARIOS } from './bench/load.mjs';
 import { groupCpu, groupRssMb } from './bench/process-cpu.mjs';
 import { profileDuring } from './bench/profile.mjs';
 import { keywordRequest } from './bench/queries.mjs';
@@ -53,6 +55,7 @@ const settings = {
   secondsPerQueryType: setting('BENCH_SECONDS_PER_QUERY_TYPE', 10),
   shards: setting('BENCH_SHARDS', 1),
   localObservability: process.env.BENCH_LOCAL_OBSERVABILITY === 'true',
+  acceptEncoding: CLIENT_HEADERS['accept-encoding'],
 };
 const scale = process.env.BENCH_SCALE ? Number(process.env.BENCH_SCALE) : undefined;
 if (scale !== undefined && !(Number.isInteger(scale) && scale > 0)) throw new Error(`BENCH_SCALE must be a number of documents`);

@@ -16,7 +16,7 @@ import { miniSearchEngine, oramaEngine, ourEngine } from './bench/peers.mjs';
 import { elapsedMs, now } from './bench/stats.mjs';
 import { KINDS, readCases } from './relevance/cases.mjs';
 import { httpEngine } from './relevance/http.mjs';
-import { firstHit, MRR_DEPTH, summarizeByKind } from './relevance/metrics.mjs';
+import { firstHit, MRR_DEPTH, summarizeByKind, summarizeSets } from './relevance/metrics.mjs';
 import { renderReport, renderSummary } from './relevance/report.mjs';
 import { differingCases, shardedEngine, withShardSection } from './relevance/shards.mjs';
 
@@ -52,12 +52,12 @@ async function score(makeEngine, envelopes, cases) {
   }
   const start = now();
   const outcomes = [];
-  for (const { kind, query, expected } of cases) {
+  for (const { kind, query, expected, set } of cases) {
     const ranked = await engine.ranked({ q: query, rows: MRR_DEPTH });
-    outcomes.push({ kind, query, expected, ranked, rank: firstHit(ranked, expected) });
+    outcomes.push({ kind, query, expected, set, ranked, rank: firstHit(ranked, expected) });
   }
   log(`${engine.name}: ${cases.length} queries in ${(elapsedMs(start) / 1000).toFixed(1)} s`);
-  return { engine: engine.name, outcomes, summary: summarizeByKind(outcomes, KINDS) };
+  return { engine: engine.name, outcomes, summary: summarizeByKind(outcomes, KINDS), sets: summarizeSets(outcomes, KINDS) };
 }
 
 const started = now();

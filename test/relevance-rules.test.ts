@@ -69,6 +69,13 @@ describe('relevance rules', () => {
     expect(top('email client', engine)).toEqual(['sylpheed']);
     expect(top('linuxc collection', engine)).toEqual(['album']);
   });
+  it('splits a glued word indexed nowhere into three adjacent indexed words when no two do', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('cool-retro-term', { name: 'cool-retro-term', description: 'terminal emulator which mimics old screens' });
+    engine.add('retro-cool', { name: 'retro-cool', description: 'a term for cool retro things' });
+    // The three words in another order, or apart, are no match.
+    expect(top('coolretroterm', engine)).toEqual(['cool-retro-term']);
+  });
   it('finds the singular for a plural, and names with symbols whole', () => {
     expect(top('music players')[0]).toBe('rhythmbox');
     expect(top('g++')[0]).toBe('g++');

@@ -51,7 +51,14 @@ export const HYBRID_SCENARIOS = [
   },
 ];
 
-const headersOf = ({ body, headers }) => ({ ...headers, ...(body ? { 'content-type': 'application/json' } : {}) });
+/**
+ * What every request of every scenario carries, the empty route's included: the `Accept-Encoding` a browser sends
+ * (Chrome's, `BENCH_ACCEPT_ENCODING` to change it, empty for none), so answers are compressed as a browser gets them.
+ */
+const acceptEncoding = process.env.BENCH_ACCEPT_ENCODING ?? 'gzip, deflate, br, zstd';
+export const CLIENT_HEADERS = acceptEncoding ? { 'accept-encoding': acceptEncoding } : {};
+
+const headersOf = ({ body, headers }) => ({ ...CLIENT_HEADERS, ...headers, ...(body ? { 'content-type': 'application/json' } : {}) });
 
 async function probe(baseUrl, request) {
   const { method, path, body } = request;

@@ -194,6 +194,12 @@ function loadAverages({ loadAtStart, loadAtEnd }) {
   return loadAtStart && loadAtEnd ? `${three(loadAtStart)} → ${three(loadAtEnd)}` : '–';
 }
 
+/** What every HTTP request of the load sends besides its scenario's own headers. */
+function clientHeadersNote(acceptEncoding) {
+  if (!acceptEncoding) return 'Every request sends no `Accept-Encoding` (`BENCH_ACCEPT_ENCODING` empty): answers come uncompressed.';
+  return `Every request of every scenario, the empty route's included, sends \`Accept-Encoding: ${acceptEncoding}\` as a browser does: wrangler dev compresses JSON answers for it as Cloudflare's front line does (gzip when listed before br, the empty route's 15 bytes included), and a repeated answer the worker remembers goes out as its end compressed once behind the request's own head (\`encodeBody: 'manual'\`).`;
+}
+
 export function renderReport(r) {
   const out = [];
   out.push('# Benchmarks', '');
@@ -314,7 +320,7 @@ export function renderReport(r) {
         ),
       ),
       '',
-      'Search and suggest scenarios send `Cache-Control: no-cache` (computed answers: no edge cache, no memory of answers in the search app); the repeated scenario sends the same keyword requests without it. Latencies are autocannon’s, in whole milliseconds. At 32 connections a latency includes the wait in the queue (≈ connections ÷ req/s), so on a small machine the p50 reflects throughput as much as the cost of one query; the in-process table below gives the cost of one query.',
+      `${clientHeadersNote(r.settings.acceptEncoding)} Search and suggest scenarios also send \`Cache-Control: no-cache\` (computed answers: no edge cache, no memory of answers in the search app); the repeated scenario sends the same keyword requests without it. Latencies are autocannon’s, in whole milliseconds. At 32 connections a latency includes the wait in the queue (≈ connections ÷ req/s), so on a small machine the p50 reflects throughput as much as the cost of one query; the in-process table below gives the cost of one query.`,
       '',
       ...(r.hybrid?.load
         ? [

@@ -1,5 +1,6 @@
 // The relevance query sets: cases.ndjson beside this file, one `{ kind, query, expected: [ids] }` a line,
-// `expected` being every package a user typing `query` would accept.
+// `expected` being every package a user typing `query` would accept; an optional `set` names a group reported apart
+// (`held-out`: cases written after the engine's tuning, without looking at its answers).
 import { readFileSync } from 'node:fs';
 
 /** The kinds in report order, as in issue 11's table. */

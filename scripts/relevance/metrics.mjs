@@ -23,3 +23,17 @@ export function summarizeByKind(outcomes, kinds) {
   const byKind = Object.fromEntries(kinds.map((kind) => [kind, summarize(outcomes.filter((outcome) => outcome.kind === kind))]));
   return { ...byKind, overall: summarize(outcomes) };
 }
+
+/** `{ [set]: summaries by kind }` of the outcomes of cases marked with a `set` (a held-out set written later). */
+export function summarizeSets(outcomes, kinds) {
+  const sets = [...new Set(outcomes.map((outcome) => outcome.set).filter(Boolean))];
+  return Object.fromEntries(
+    sets.map((set) => [
+      set,
+      summarizeByKind(
+        outcomes.filter((outcome) => outcome.set === set),
+        kinds,
+      ),
+    ]),
+  );
+}

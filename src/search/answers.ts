@@ -54,41 +54,46 @@ export function navigationFirst(facets: Facet[], fields: Array<Pick<SearchAppFie
 }
 
 /**
- * Serialized answers of one index version, newest kept, bounded by their total size: a repeated query
- * costs the Durable Object a Map lookup instead of a search. Asking with another version empties it.
+ * Serialized answers of one index version, newest kept, bounded by their total size in characters (`charsOf`): a
+ * repeated query costs the Durable Object a Map lookup instead of a search. Asking with another version empties it.
  */
-export class AnswerMemo {
+export class AnswerMemo<T = string> {
   #version = -1;
-  #answers = new Map<string, string>();
+  #answers = new Map<string, T>();
   #chars = 0;
 
-  constructor(private readonly maxChars: number) {}
+  constructor(
+    private readonly maxChars: number,
+    private readonly charsOf: (answer: T) => number,
+  ) {}
 
-  get(version: number, key: string): string | undefined {
+  get(version: number, key: string): T | undefined {
     if (version !== this.#version) return undefined;
-    const json = this.#answers.get(key);
-    if (json !== undefined) {
+    const answer = this.#answers.get(key);
+    if (answer !== undefined) {
       // Map order is insertion order: re-inserting makes this the most recently used.
       this.#answers.delete(key);
-      this.#answers.set(key, json);
+      this.#answers.set(key, answer);
     }
-    return json;
+    return answer;
   }
 
-  set(version: number, key: string, json: string): void {
+  set(version: number, key: string, answer: T): void {
     if (version !== this.#version) {
       this.#version = version;
       this.#answers.clear();
       this.#chars = 0;
     }
-    if (json.length > this.maxChars / 4) return;
-    this.#chars += json.length - (this.#answers.get(key)?.length ?? 0);
+    const chars = this.charsOf(answer);
+    if (chars > this.maxChars / 4) return;
+    const replaced = this.#answers.get(key);
+    this.#chars += chars - (replaced === undefined ? 0 : this.charsOf(replaced));
     this.#answers.delete(key);
-    this.#answers.set(key, json);
-    for (const [oldest, answer] of this.#answers) {
+    this.#answers.set(key, answer);
+    for (const [oldest, kept] of this.#answers) {
       if (this.#chars <= this.maxChars) break;
       this.#answers.delete(oldest);
-      this.#chars -= answer.length;
+      this.#chars -= this.charsOf(kept);
     }
   }
 }

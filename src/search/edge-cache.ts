@@ -14,7 +14,9 @@
  * isolate it reaches, or else from the Durable Object's own memory of answers.
  */
 import { BoundedMemo } from '../bounded-memo';
+import { logError } from '../errors';
 import { AnswerMemo, type VersionedAnswer } from './answers';
+import { compressEnd, type CompressedEnd } from './gzip-splice';
 
 /** How long an isolate answers from the index version it last learned before asking the object again. */
 export const VERSION_BOUND_MS = 1_000;
@@ -29,7 +31,15 @@ export type EdgeCacheStatus = 'HIT' | 'MISS' | 'BYPASS';
 export interface EdgeAnswer {
   json: string;
   cache: EdgeCacheStatus;
+  /** `answerEnd(json)` compressed, when this isolate has answered it before (a repeat: `HIT`). */
+  compressedEnd?: CompressedEnd;
 }
+
+/**
+ * The end of the answer the routes send around a result: the result and the brace that closes the answer object,
+ * whose head (status, requestId, time) differs per request. Compressed once per remembered answer.
+ */
+export const answerEnd = (json: string) => `${json}}`;
 
 export interface EdgeCacheRequest {
   /** The request's URL: entries live under its origin, the deployment's own host. */
@@ -67,18 +77,43 @@ const knownVersions = new BoundedMemo<number>(VERSION_BOUND_MS, VERSION_REFRESH_
  */
 const ISOLATE_APPS = 8;
 const ISOLATE_CHARS_PER_APP = 2_000_000;
-const isolateAnswers = new Map<string, AnswerMemo>();
 
-function isolateMemo(app: string): AnswerMemo {
+/**
+ * An answer this isolate remembers, and its end compressed once it was asked for again (a question asked once is
+ * never compressed). The compressed end adds about a quarter to the characters counted.
+ */
+interface RememberedAnswer {
+  json: string;
+  compressedEnd?: CompressedEnd;
+  compressing?: boolean;
+}
+
+const isolateAnswers = new Map<string, AnswerMemo<RememberedAnswer>>();
+
+function isolateMemo(app: string): AnswerMemo<RememberedAnswer> {
   let memo = isolateAnswers.get(app);
   if (!memo) {
     for (const oldest of isolateAnswers.keys()) {
       if (isolateAnswers.size < ISOLATE_APPS) break;
       isolateAnswers.delete(oldest);
     }
-    isolateAnswers.set(app, (memo = new AnswerMemo(ISOLATE_CHARS_PER_APP)));
+    isolateAnswers.set(app, (memo = new AnswerMemo<RememberedAnswer>(ISOLATE_CHARS_PER_APP, (answer) => answer.json.length)));
   }
   return memo;
+}
+
+/** A remembered answer as a `HIT`; on its first repeat its end is compressed in the background, for the next ones. */
+function repeated(answer: RememberedAnswer, waitUntil?: WaitUntil): EdgeAnswer {
+  if (!answer.compressedEnd && !answer.compressing && waitUntil) {
+    answer.compressing = true;
+    waitUntil(
+      compressEnd(answerEnd(answer.json)).then(
+        (end) => (answer.compressedEnd = end),
+        (err: unknown) => logError('compressing a remembered answer', err),
+      ),
+    );
+  }
+  return { json: answer.json, cache: 'HIT', compressedEnd: answer.compressedEnd };
 }
 
 /** Canonical keys of GET URLs answered before, with the app settings (`scope`) they were keyed under, oldest first. */
@@ -117,8 +152,8 @@ export async function rememberedAnswer(
 ): Promise<EdgeAnswer | undefined> {
   const memo = isolateAnswers.get(app);
   if (!memo) return undefined;
-  const json = memo.get(await currentVersion(source, false, waitUntil), key);
-  return json === undefined ? undefined : { json, cache: 'HIT' };
+  const answer = memo.get(await currentVersion(source, false, waitUntil), key);
+  return answer && repeated(answer, waitUntil);
 }
 
 /**
@@ -156,11 +191,11 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
   if (!request.fresh) {
     const version = await currentVersion(source, false, request.waitUntil);
     const remembered = memo.get(version, key);
-    if (remembered !== undefined) return { json: remembered, cache: 'HIT' };
+    if (remembered) return repeated(remembered, request.waitUntil);
     const cached = shared ? await caches.default.match(edgeCacheUrl(origin, app, version, key)) : undefined;
     if (cached) {
       const json = await cached.text();
-      memo.set(version, key, json);
+      memo.set(version, key, { json });
       return { json, cache: 'HIT' };
     }
   }
@@ -171,7 +206,7 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
   // An answer of this version that this isolate remembers was stored by it or read from the edge cache: it stays there,
   // and a recomputed one differs in its `time` only, so a fresh request does not store it again.
   if (memo.get(answer.version, key) !== undefined) return { json: answer.json, cache: status };
-  memo.set(answer.version, key, answer.json);
+  memo.set(answer.version, key, { json: answer.json });
   if (!shared) return { json: answer.json, cache: status };
   const entry = new Response(answer.json, { headers: { 'Content-Type': 'application/json', 'Cache-Control': ENTRY_CACHE_CONTROL } });
   request.waitUntil(caches.default.put(edgeCacheUrl(origin, app, answer.version, key), entry));

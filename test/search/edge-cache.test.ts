@@ -70,6 +70,35 @@ describe('edge cache of public search and suggest', () => {
     for (let i = 0; i < 2; i++) expect((await get('q=blue&rows=0')).status).toBe(400);
   });
 
+  it('sends a repeated answer as gzip to clients that prefer it, compressed once, and JSON to the others', async () => {
+    const asked = (acceptEncoding: string, requestId: string) =>
+      exports.default.fetch(
+        new Request(`${BASE}${base}?q=shoe&rows=4&requestId=${requestId}`, { cf: { clientAcceptEncoding: acceptEncoding } }),
+      );
+    const browser = 'gzip, deflate, br, zstd';
+    const first = await asked(browser, 'r0');
+    // Computed: JSON, which Cloudflare compresses for the client.
+    expect(first.headers.get('Content-Encoding')).toBeNull();
+    const { result } = await json(first);
+    // Its first repeat compresses its end in the background; the repeats after it send that.
+    const zipped = await waitFor(
+      () => asked(browser, 'r1'),
+      (res) => res.headers.get('Content-Encoding') === 'gzip',
+    );
+    expect(zipped.headers.get('X-Edge-Cache')).toBe('HIT');
+    expect(zipped.headers.get('Vary')).toBe('Accept-Encoding');
+    // Read through the runtime, which decodes gzip as a browser does (plain bytes sent as gzip would fail here).
+    expect(await json(zipped)).toEqual({ statusCode: 200, requestId: 'r1', time: expect.any(Number), result });
+
+    for (const acceptEncoding of ['', 'identity', 'br, gzip', 'gzip;q=0, br', 'identity, gzip']) {
+      const plain = await asked(acceptEncoding, 'r2');
+      expect(plain.headers.get('X-Edge-Cache')).toBe('HIT');
+      expect(plain.headers.get('Content-Encoding')).toBeNull();
+      expect(await json(plain)).toEqual({ statusCode: 200, requestId: 'r2', time: expect.any(Number), result });
+    }
+    expect((await asked('br;q=0.5, gzip;q=0.8', 'r3')).headers.get('Content-Encoding')).toBe('gzip');
+  });
+
   it('computes a fresh answer for Cache-Control: no-cache and for POST', async () => {
     await get('q=running');
     expect((await get('q=running', { 'Cache-Control': 'no-cache' })).headers.get('X-Edge-Cache')).toBe('BYPASS');
@@ -212,7 +241,7 @@ describe("the search app's memory of repeated answers", () => {
 
 describe('AnswerMemo', () => {
   it('keeps the most recently used answers of one version within its size, and forgets them all at the next version', () => {
-    const memo = new AnswerMemo(40);
+    const memo = new AnswerMemo<string>(40, (json) => json.length);
     memo.set(1, 'a', 'x'.repeat(10));
     memo.set(1, 'b', 'y'.repeat(10));
     memo.set(1, 'c', 'z'.repeat(10));

@@ -17,6 +17,8 @@ import {
   type PublicApp,
   type PublicRequest,
 } from '../../search/public-reads';
+import { answerEnd } from '../../search/edge-cache';
+import { splice } from '../../search/gzip-splice';
 import { searchRequestOfBody } from '../../search/search-request';
 import { assertNotReserved, codeParam, parseJsonBody, parseOrThrow } from '../../validation';
 import { searchBody, searchQuery, suggestInput } from '../../contract';
@@ -98,12 +100,37 @@ function openApp(c: Context<AppEnv>, request: PublicRequest): Promise<PublicApp>
   return openPublicApp(request, tenant, code);
 }
 
-/** The one answer shape around a serialized result: spliced as text, so the result is never parsed in the worker. */
+/**
+ * Whether the client prefers gzip to brotli (and to no encoding): the first of them by weight, then by order, as
+ * Cloudflare's front line and wrangler dev pick one. Both replace the worker's `Accept-Encoding`; the client's own is
+ * `cf.clientAcceptEncoding`.
+ */
+function prefersGzip(c: Context<AppEnv>): boolean {
+  const accepted = (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.clientAcceptEncoding ?? '';
+  let preferred: { coding: string; weight: number } | undefined;
+  for (const element of accepted.split(',')) {
+    const [coding, ...parameters] = element.split(';').map((part) => part.trim().toLowerCase());
+    if (coding !== 'gzip' && coding !== 'br' && coding !== 'identity') continue;
+    const weight = Number(parameters.find((parameter) => parameter.startsWith('q='))?.slice(2) ?? 1);
+    if (weight > 0 && (!preferred || weight > preferred.weight)) preferred = { coding, weight };
+  }
+  return preferred?.coding === 'gzip';
+}
+
+/**
+ * The one answer shape around a serialized result: spliced as text, so the result is never parsed in the worker. A
+ * repeated answer goes to clients that prefer gzip as its end compressed once behind the head of this request
+ * (`encodeBody: 'manual'`: sent as it is); any other is sent as JSON, which Cloudflare compresses for clients that ask.
+ */
 function answer(c: Context<AppEnv>, started: number, requestId: string | undefined, name: 'result' | 'suggestions', found: PublicAnswer) {
-  const head = `{"statusCode":200,"requestId":${JSON.stringify(requestId ?? crypto.randomUUID())},"time":${Date.now() - started}`;
+  const head = `{"statusCode":200,"requestId":${JSON.stringify(requestId ?? crypto.randomUUID())},"time":${Date.now() - started},"${name}":`;
   const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Edge-Cache': found.cache };
   if (found.servedBy) headers['X-Search-Replica'] = found.servedBy;
-  return c.body(`${head},"${name}":${found.json}}`, 200, headers);
+  if (found.compressedEnd && prefersGzip(c)) {
+    headers['Content-Encoding'] = 'gzip';
+    return new Response(splice(head, found.compressedEnd), { headers, encodeBody: 'manual' });
+  }
+  return c.body(head + answerEnd(found.json), 200, headers);
 }
 
 async function answerSearch(c: Context<AppEnv>, call: SearchCall, opened?: PublicApp) {
@@ -150,7 +177,11 @@ const publicHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === 'OPTIONS') return preflight(c, next);
   await next();
   c.res.headers.set('Access-Control-Allow-Origin', '*');
-  if (c.req.method === 'GET' && c.res.status === 200) c.res.headers.set('Cache-Control', GET_CACHE_CONTROL);
+  if (c.req.method === 'GET' && c.res.status === 200) {
+    c.res.headers.set('Cache-Control', GET_CACHE_CONTROL);
+    // Repeated answers are gzip for clients that prefer it.
+    c.res.headers.set('Vary', 'Accept-Encoding');
+  }
 };
 
 export const searchRoutes = new Hono<AppEnv>()

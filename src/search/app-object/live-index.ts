@@ -52,7 +52,7 @@ export class LiveIndex {
   /** As a primary with replicas: the documents each version changed. */
   log: ChangeLog;
   /** Serialized answers of the current version. */
-  answers = new AnswerMemo(ANSWER_MEMO_CHARS);
+  answers = new AnswerMemo<string>(ANSWER_MEMO_CHARS, (json) => json.length);
   #index?: SearchIndex;
   /** Vectors of the live documents, of the embedder `#space`; absent until the first vector. */
   #vectors?: VectorIndex;
@@ -257,7 +257,7 @@ export class LiveIndex {
   async deleteStorage(): Promise<void> {
     this.dropIndex();
     // Versions start again from 0: answers remembered for the old ones must not answer for the new.
-    this.answers = new AnswerMemo(ANSWER_MEMO_CHARS);
+    this.answers = new AnswerMemo<string>(ANSWER_MEMO_CHARS, (json) => json.length);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.storage = new AppStorage(this.ctx.storage.sql);

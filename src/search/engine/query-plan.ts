@@ -18,6 +18,8 @@ const MAX_SPLITS = 2;
 const MIN_SPLIT_HEAD = 1;
 const MIN_SPLIT_TAIL = 2;
 const MIN_SPLIT_WORD = 5;
+/** A word cut in three needs at least this many letters in each part (`coolretroterm` -> `cool retro term`). */
+const MIN_THIRD = 3;
 /** A word in more postings than this is meant as typed: it is not also tried split. */
 const MAX_SPLIT_POSTINGS = 100;
 /** Score multipliers of the other interpretations, against 1 for the words as typed. */
@@ -98,7 +100,7 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
       if (termFrequency(state, form))
         alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
     }
-    if (word.length >= MIN_SPLIT_WORD && rare(state, word)) alternatives.push(...splits(state, word, i));
+    if (word.length >= MIN_SPLIT_WORD && rare(state, word)) alternatives.push(...splits(state, word, i, !termFrequency(state, word)));
     joins(state, words, i, alternatives);
   });
   for (const synonym of synonyms) {
@@ -144,15 +146,25 @@ function rare(state: IndexState, word: string): boolean {
 
 /**
  * A word as two words of the dictionary next to each other (`networkmanager` -> `network manager`, `ytdlp` -> `yt dlp`,
- * `ebook` -> `e book`).
+ * `ebook` -> `e book`); a word indexed nowhere that has no such cut, as three (`coolretroterm` -> `cool retro term`,
+ * as three typed words may be glued into one).
  */
-function splits(state: IndexState, word: string, i: number): Alternative[] {
+function splits(state: IndexState, word: string, i: number, unindexed: boolean): Alternative[] {
   const found: Alternative[] = [];
+  const add = (terms: string[]) => found.push({ mask: 1 << i, first: i, terms, prefix: false, typos: 0, quality: SPLIT, exact: true });
   for (let cut = MIN_SPLIT_HEAD; cut <= word.length - MIN_SPLIT_TAIL && found.length < MAX_SPLITS; cut++) {
     const head = word.slice(0, cut);
     const tail = word.slice(cut);
-    if (termFrequency(state, head) && termFrequency(state, tail)) {
-      found.push({ mask: 1 << i, first: i, terms: [head, tail], prefix: false, typos: 0, quality: SPLIT, exact: true });
+    if (termFrequency(state, head) && termFrequency(state, tail)) add([head, tail]);
+  }
+  if (found.length || !unindexed) return found;
+  for (let cut = MIN_THIRD; cut <= word.length - 2 * MIN_THIRD && found.length < MAX_SPLITS; cut++) {
+    const head = word.slice(0, cut);
+    if (!termFrequency(state, head)) continue;
+    for (let second = cut + MIN_THIRD; second <= word.length - MIN_THIRD && found.length < MAX_SPLITS; second++) {
+      const middle = word.slice(cut, second);
+      const tail = word.slice(second);
+      if (termFrequency(state, middle) && termFrequency(state, tail)) add([head, middle, tail]);
     }
   }
   return found;
