@@ -5,6 +5,7 @@ import { decodeShare, encodeShare, othersShare, SearchIndex, sumShares } from '.
 import type { IndexConfig } from '../../src/search/engine/types';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
 import { shardOf } from '../../src/search/shards';
+import { field } from '../fixtures/field';
 
 const config: IndexConfig = { fields: searchAppSchemaInput.parse(schema).fields, sorts: [] };
 const SHARDS = 3;
@@ -49,5 +50,38 @@ describe('statistics share storage', () => {
       expect(part(read)?.keys.length).toBeGreaterThan(0);
       expect(part(read)).toEqual(part(shards[0]));
     }
+  });
+});
+
+describe('typo expansions over shards', () => {
+  it('keeps in each shard its part of the nearest terms one index keeps, ranked by whole-index frequencies', () => {
+    // 75 terms one substitution from `bcde`, two documents each in shard 0, and `bcdz`: once in shard 0, 20 times in
+    // shard 1. One index keeps `bcdz` (the most frequent) and the first 63 others; shard 0 must keep the same.
+    const fuzzyConfig: IndexConfig = { fields: [field('name', 'string', { searchMode: 'fuzzy', weight: 1 })], sorts: [] };
+    const letters = [...'abcdefghijklmnopqrstuvwxyz'];
+    const near = [0, 1, 2].flatMap((at) =>
+      letters.filter((l) => l !== 'bcde'[at]).map((l) => 'bcde'.slice(0, at) + l + 'bcde'.slice(at + 1)),
+    );
+    const documents: Array<[string, number]> = [
+      ['bcdz-0', 0],
+      ...Array.from({ length: 20 }, (_, i): [string, number] => [`bcdz-${i + 1}`, 1]),
+      ...near.flatMap((term): Array<[string, number]> => [
+        [`${term}-a`, 0],
+        [`${term}-b`, 0],
+      ]),
+    ];
+    const one = new SearchIndex(fuzzyConfig);
+    const parts = [new SearchIndex(fuzzyConfig), new SearchIndex(fuzzyConfig)];
+    for (const [id, shard] of documents) {
+      const payload = { name: id.split('-')[0] };
+      one.add(id, payload);
+      parts[shard].add(id, payload);
+    }
+    const partShares = parts.map((index) => index.statisticsShare());
+    parts.forEach((index, i) => index.useOtherShards(othersShare(sumShares(partShares), partShares[i])));
+    const ids = (index: SearchIndex) => index.search({ q: 'bcde', page: 1, rows: 500 }).hits.map((hit) => hit.id);
+    expect(ids(one)).toHaveLength(21 + 63 * 2);
+    expect(ids(one)).toContain('bcdz-0');
+    expect([...ids(parts[0]), ...ids(parts[1])].sort()).toEqual(ids(one).sort());
   });
 });

@@ -75,11 +75,23 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
       if (edits === 0) continue;
       near.push({ termId, quality: FUZZY[Math.min(edits, FUZZY.length - 1)], kind: 'fuzzy', typos: edits });
     }
-    // Fewest edits first, then the most frequent: a word given one more typo keeps its closer terms.
-    if (near.length > MAX_EXPANSIONS) near.sort((a, b) => a.typos - b.typos || state.text.count(b.termId) - state.text.count(a.termId));
-    expansions.push(...near.slice(0, MAX_EXPANSIONS));
+    expansions.push(...nearest(state, near));
   }
   return expansions;
+}
+
+/**
+ * The `MAX_EXPANSIONS` typo expansions kept: fewest edits first (a word given one more typo keeps its closer terms),
+ * then the most frequent in the whole index, then by term. In a shard, by the whole index's frequencies: a term one
+ * index keeps ranks as high among a shard's terms, so every shard keeps its part of what one index keeps.
+ */
+function nearest(state: IndexState, near: Expansion[]): Expansion[] {
+  if (near.length <= MAX_EXPANSIONS) return near;
+  const { frequency } = corpusStatistics(state);
+  const { terms } = state.text;
+  const keyed = near.map((expansion) => ({ expansion, frequency: frequency(expansion.termId), term: terms[expansion.termId] }));
+  keyed.sort((a, b) => a.expansion.typos - b.expansion.typos || b.frequency - a.frequency || compareStrings(a.term, b.term));
+  return keyed.slice(0, MAX_EXPANSIONS).map(({ expansion }) => expansion);
 }
 
 /**

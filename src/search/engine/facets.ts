@@ -331,12 +331,16 @@ function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<nu
   return top.map((id) => ({ value: values[id], count: counts[id] }));
 }
 
+/** `largestAt`'s heap, reused (every facet of every request needs one; most limits are 50 or less). */
+let largest = new Uint32Array(64);
+
 /**
  * The `k`-th largest count of the first `size` of `ids` (of value ids 0 to `size` - 1 when absent), 0 when fewer
  * than `k` are above 0: a min-heap of the `k` largest seen, each larger count replacing the smallest.
  */
 function largestAt(counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, size: number, k: number): number {
-  const heap = new Uint32Array(k);
+  if (largest.length < k) largest = new Uint32Array(k);
+  const heap = largest.fill(0, 0, k);
   for (let i = 0; i < size; i++) {
     const count = counts[ids ? ids[i] : i];
     if (count <= heap[0]) continue;

@@ -61,7 +61,7 @@ export function hybridCandidates(
   const neighbours = nearestNeighbours(state, hybrid, filters).filter(
     ({ key, score }) => !norms || isNeighbour(norms, state.ids[key], score),
   );
-  const keywordBest = norms?.keywordBest ?? keyword?.keywordBest ?? 0;
+  const keywordBest = norms?.keywordBest ?? keyword?.keywordBest?.() ?? 0;
   const keywordScore = (ord: number) => keyword?.keywordScore?.(ord, keywordBest) ?? 0;
   const range = norms && { best: norms.vectorBest, worst: norms.vectorWorst };
   // Fused scores computed once per candidate, read by ordinal while ordering.

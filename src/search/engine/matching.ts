@@ -39,14 +39,15 @@ export interface Matches {
    */
   slotWords: Uint32Array;
   slotAligned: Uint32Array;
-  /** The slots (`ord * slots + slot`) whose aligned words came to hold every counted word, each once. */
-  aligned: number[];
   /** Per document and slot: 1 + the last query word matched there (`<< LAST_WORD`) and its position, for adjacent query words. */
   slotLast: Uint32Array;
   /** Bit i set: query word i matched right after word i - 1 in the same field (proximity). */
   adjacent: Uint32Array;
   slotEnd: Uint32Array;
-  /** The criteria before the score, packed in one number per document (see ranking.ts). */
+  /**
+   * The criteria before the score, packed in one number per document (see ranking.ts), above 0 once computed: ranking
+   * is lazy, and computes them with the final score on first use.
+   */
   rank: Float64Array;
 }
 
@@ -88,11 +89,37 @@ export function matchPlan(state: IndexState, plan: QueryPlan): Matches {
       record(m, ord, all, EXACT_FIELD_SCORE * Math.max(field.weight, 1), 0, true);
     }
   }
-  // An array of its final length filled in place: pushing 48,000 ordinals grows and copies it again and again.
-  const ords: number[] = new Array<number>(m.matchedCount);
-  for (let i = 0; i < m.matchedCount; i++) ords[i] = m.matched[i];
-  m.ords = ords;
+  m.ords = matchedInOrdinalOrder(m);
   return m;
+}
+
+/** Matched ordinals within this many times their number of each other are listed by a scan instead of a sort. */
+const SCAN_SPREAD = 64;
+
+/**
+ * The matched ordinals in ordinal order: ranking and facet counting then read each per-document array front to back
+ * instead of at random (completions list their documents term after term), twice as fast on `pyth`'s 5,768.
+ */
+function matchedInOrdinalOrder(m: Scratch): number[] {
+  const count = m.matchedCount;
+  const { matched, words } = m;
+  let low = Infinity;
+  let high = -1;
+  for (let i = 0; i < count; i++) {
+    const ord = matched[i];
+    if (ord < low) low = ord;
+    if (ord > high) high = ord;
+  }
+  // An array of its final length filled in place: pushing 48,000 ordinals grows and copies it again and again.
+  const ords: number[] = new Array<number>(count);
+  if (high - low < SCAN_SPREAD * count) {
+    // A matched document has a query word bit set.
+    for (let ord = low, i = 0; ord <= high; ord++) if (words[ord] !== 0) ords[i++] = ord;
+  } else {
+    const sorted = matched.subarray(0, count).sort();
+    for (let i = 0; i < count; i++) ords[i] = sorted[i];
+  }
+  return ords;
 }
 
 function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative): void {
@@ -104,7 +131,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const hits = m.hits;
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
   const { mask, first } = alternative;
-  const { altBest, altTypos, altExact, slotWords, slotLast, slotEnd, adjacent } = m;
+  const { altBest, altTypos, altExact, slotWords, slotAligned, slotLast, slotEnd, adjacent } = m;
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
@@ -124,7 +151,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
       if (typos === 1 || exact) slotWords[at] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
-      if (position === queryPosition) align(m, at, mask);
+      if (position === queryPosition) slotAligned[at] |= mask;
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field.
         if (first > 0 && position > 0 && slotLast[at] === (after | (position - 1))) adjacent[ord] |= mask;
@@ -167,7 +194,7 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
         m.slotWords[at] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
-        if (position - last === queryPosition) align(m, at, alternative.mask);
+        if (position - last === queryPosition) m.slotAligned[at] |= alternative.mask;
         m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
       }
     }
@@ -181,15 +208,6 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
     m.altBest[ord] = 0;
     m.altHits[ord] = 0;
   }
-}
-
-/** Notes query words at their query position in a slot, listing the slot once every counted word is. */
-function align(m: Scratch, at: number, mask: number): void {
-  const before = m.slotAligned[at];
-  const after = before | mask;
-  m.slotAligned[at] = after;
-  const { counted } = m.plan;
-  if ((after & counted) === counted && (before & counted) !== counted) m.aligned.push(at);
 }
 
 /** The live postings of an expansion in fields it may match, with their BM25 scores, written to `hits`. */
@@ -242,18 +260,13 @@ function record(m: Scratch, ord: number, mask: number, score: number, typos: num
 /** Clears the scratch arrays a query used, for the next query. */
 export function release(matches: Matches): void {
   const { ords } = matches;
-  let low = Infinity;
-  let high = -1;
-  for (let i = 0; i < ords.length; i++) {
-    const ord = ords[i];
-    if (ord < low) low = ord;
-    if (ord > high) high = ord;
-  }
+  // In ordinal order (`matchedInOrdinalOrder`).
+  const low = ords.length ? ords[0] : 0;
+  const high = ords.length ? ords[ords.length - 1] : -1;
   // A broad query touched most ordinals of its range: clearing the whole range is a memset, not scattered writes.
   if (high - low < DENSE_SPREAD * ords.length) clearRange(matches, low, high + 1);
   else clearEach(matches);
   matches.ords = [];
-  matches.aligned = [];
 }
 
 /** Touched ordinals spread over at most this many times their number are cleared as one range. */
@@ -297,7 +310,6 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       slotWords: new Uint32Array(size * slots),
       slotEnd: new Uint32Array(size * slots),
       slotAligned: new Uint32Array(size * slots),
-      aligned: [],
       slotLast: new Uint32Array(size * slots),
       adjacent: new Uint32Array(size),
       rank: new Float64Array(size),
@@ -316,7 +328,6 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   }
   scratch.plan = plan;
   scratch.ords = [];
-  scratch.aligned = [];
   scratch.matchedCount = 0;
   return scratch;
 }

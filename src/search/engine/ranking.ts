@@ -99,12 +99,50 @@ export function bm25(tf: number, length: number, averageLength: number): number 
 /** Negative when ordinal `a` comes before `b`. */
 export type Compare = (a: number, b: number) => number;
 
-/** Relevance order of matched documents, best first. */
-export function relevanceOrder(state: IndexState, matches: Matches): Compare {
-  packCriteria(state, matches);
-  const { rank, score } = matches;
+/** Score bonus per query word matched right after the previous one in the same field (proximity). */
+const PROXIMITY = 0.5;
+
+/**
+ * Relevance of the matched documents, ranked lazily: a document's criteria and final score are computed the first
+ * time it is compared (or `finish`ed), so a query matching 48,000 documents ranks only those a page can reach.
+ */
+export interface Relevance {
+  /** Best first; an ordinal the query did not match compares with criteria and score 0. */
+  compare: Compare;
+  /** Computes a matched document's criteria (`rank`) and final score (`score` × prior × proximity), once. */
+  finish(ord: number): void;
+  /**
+   * The documents of `ords` (matched ones) that can be among the first `k`: those matching the most counted query
+   * words (criterion 1, which decides before every other), at least `k` of them when there are.
+   */
+  contenders(ords: readonly number[], k: number): readonly number[];
+}
+
+/** Relevance order of matched documents, best first; `prior` is each document's prior (families.ts). */
+export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Array): Relevance {
+  const { counted } = m.plan;
+  const slots = state.plan.text;
+  const slotCount = slots.length;
+  const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
+  const { words: matched, typos: typoBits, rank, score, adjacent, slotAligned } = m;
+  const finish = (ord: number): void => {
+    // A computed rank is above 0 (63 - typos > 0 in it).
+    if (rank[ord] !== 0 || matched[ord] === 0) return;
+    score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(adjacent[ord]));
+    // Criterion 3 counts only in slots where matching found every counted word at its query position.
+    let level = 0;
+    for (let slot = 0, at = ord * slotCount; slot < slotCount; slot++, at++) {
+      if ((slotAligned[at] & counted) === counted) level = Math.max(level, attributeLevel(state, m, slots[slot], ord, heaviest));
+    }
+    const words = matched[ord] & counted;
+    const withTypos = words & ~typoBits[ord];
+    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[ord] >>> WHOLE));
+    rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 + popcount((matched[ord] >>> WHOLE) & counted);
+  };
   const custom = state.plan.ranking.customRanking.map(({ field, direction }) => fieldOrder(state, field, direction));
-  return (a, b) => {
+  const compare: Compare = (a, b) => {
+    finish(a);
+    finish(b);
     const decided = rank[b] - rank[a] || score[b] - score[a];
     if (decided) return decided;
     for (const order of custom) {
@@ -113,28 +151,23 @@ export function relevanceOrder(state: IndexState, matches: Matches): Compare {
     }
     return compareStrings(state.ids[a], state.ids[b]);
   };
+  const contenders = (ords: readonly number[], k: number): readonly number[] => {
+    const histogram = wordCounts.fill(0);
+    for (let i = 0; i < ords.length; i++) histogram[popcount(matched[ords[i]] & counted)]++;
+    let least = WHOLE;
+    let reached = histogram[least];
+    while (least > 0 && reached < k) reached += histogram[--least];
+    if (reached === ords.length) return ords;
+    const kept: number[] = new Array<number>(reached);
+    let length = 0;
+    for (let i = 0; i < ords.length; i++) if (popcount(matched[ords[i]] & counted) >= least) kept[length++] = ords[i];
+    return kept;
+  };
+  return { compare, finish, contenders };
 }
 
-/** Criteria 1 to 4 as one number per matched document, larger is better. */
-function packCriteria(state: IndexState, m: Matches): void {
-  const { counted } = m.plan;
-  const slots = state.plan.text;
-  const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
-  const { words: matched, typos: typoBits, rank, aligned } = m;
-  // Criterion 3 first, held in `rank` (0 until now): only the slots matching had listed as aligned count.
-  for (let i = 0; i < aligned.length; i++) {
-    const ord = Math.floor(aligned[i] / slots.length);
-    rank[ord] = Math.max(rank[ord], attributeLevel(state, m, slots[aligned[i] % slots.length], ord, heaviest));
-  }
-  for (let i = 0; i < m.ords.length; i++) {
-    const ord = m.ords[i];
-    const words = matched[ord] & counted;
-    const withTypos = words & ~typoBits[ord];
-    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[ord] >>> WHOLE));
-    rank[ord] =
-      ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + rank[ord]) * 32 + popcount((matched[ord] >>> WHOLE) & counted);
-  }
-}
+/** Documents per number of counted query words, reused: a typed array of more than 64 bytes is allocated outside the heap. */
+const wordCounts = new Uint32Array(WHOLE + 1);
 
 /** Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not). */
 function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: number, heaviest: number): number {

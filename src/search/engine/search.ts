@@ -15,9 +15,6 @@ import type { SortSpec } from './plan';
 import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
 
-/** Score bonus per query word matched right after the previous one in the same field (proximity). */
-const PROXIMITY = 0.5;
-
 /**
  * The documents a search starts from, with their relevance order. Keyword matching yields them
  * (`keywordCandidates`); filters, facets, sort and paging apply to whatever set arrives here.
@@ -26,10 +23,12 @@ export interface Candidates {
   ords: readonly number[];
   /** Relevance order, best first; absent for a search without a query (feeding order). */
   relevance?: Compare;
+  /** Of `ords` passing the filters, those that can be among the first `k` by `relevance` (all when absent). */
+  contenders?(ords: readonly number[], k: number): readonly number[];
   /** How well a keyword candidate matched, 0 to 1: the share of query words it matched × its BM25 score relative to `best`. */
   keywordScore?: (ord: number, best: number) => number;
   /** The best BM25 score among the keyword candidates (what `keywordScore` is relative to in one index). */
-  keywordBest?: number;
+  keywordBest?(): number;
   /** `relevance` as a key per document, for merging shards' hits; absent with `relevance`. */
   mergeKey?: KeyOf;
   /** The query was relaxed: its words as typed matched nothing. */
@@ -70,24 +69,31 @@ export function keywordCandidates(state: IndexState, q: string, strict = false):
   const { counted } = found.plan;
   const custom = state.plan.ranking.customRanking;
   const words = popcount(counted) || 1;
-  const prior = familyPrior(state);
-  let best = 0;
-  // Indexed loops over ordinal lists: V8 runs `for…of` over a 48,000-entry array several times slower.
-  for (let i = 0; i < found.ords.length; i++) {
-    const ord = found.ords[i];
-    found.score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(found.adjacent[ord]));
-    best = Math.max(best, found.score[ord]);
-  }
+  const { compare, finish, contenders } = relevanceOrder(state, found, familyPrior(state));
   return {
     ords: found.ords,
     relaxed,
-    relevance: relevanceOrder(state, found),
-    keywordScore: (ord, relativeTo) =>
-      (popcount(found.words[ord] & counted) / words) * (relativeTo > 0 ? found.score[ord] / relativeTo : 1),
-    keywordBest: best,
+    relevance: compare,
+    contenders,
+    keywordScore: (ord, relativeTo) => {
+      finish(ord);
+      return (popcount(found.words[ord] & counted) / words) * (relativeTo > 0 ? found.score[ord] / relativeTo : 1);
+    },
+    keywordBest: () => {
+      let best = 0;
+      // Indexed loops over ordinal lists: V8 runs `for…of` over a 48,000-entry array several times slower.
+      for (let i = 0; i < found.ords.length; i++) {
+        finish(found.ords[i]);
+        best = Math.max(best, found.score[found.ords[i]]);
+      }
+      return best;
+    },
     mergeKey: {
       order: ['desc', 'desc', ...custom.map((rule) => rule.direction), 'asc'],
-      key: (ord) => [found.rank[ord], found.score[ord], ...custom.map((rule) => fieldValue(state, rule.field, ord)), state.ids[ord]],
+      key: (ord) => {
+        finish(ord);
+        return [found.rank[ord], found.score[ord], ...custom.map((rule) => fieldValue(state, rule.field, ord)), state.ids[ord]];
+      },
     },
     done: () => release(found),
   };
@@ -129,7 +135,11 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
     const page =
       !candidates.relevance && !sort
         ? passing.slice(start, start + request.rows)
-        : selectTop(passing, start + request.rows, order).slice(start);
+        : selectTop(
+            sort ? passing : (candidates.contenders?.(passing, start + request.rows) ?? passing),
+            start + request.rows,
+            order,
+          ).slice(start);
     const keys = part && mergeKeyOf(state, sort, candidates, part);
     return {
       total: passing.length,
@@ -158,7 +168,7 @@ export function runHybridNormsPart(state: IndexState, request: SearchRequest, hy
   const keyword = hybrid.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', strict);
   try {
     const nearest = nearestNeighbours(state, hybrid, filters).map(({ key, score }) => ({ id: state.ids[key], score }));
-    return { keywordBest: keyword?.keywordBest ?? 0, nearest, relaxed: keyword?.relaxed ?? false };
+    return { keywordBest: keyword?.keywordBest?.() ?? 0, nearest, relaxed: keyword?.relaxed ?? false };
   } finally {
     keyword?.done();
   }
