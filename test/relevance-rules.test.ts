@@ -94,6 +94,14 @@ describe('relevance rules', () => {
     expect(top('network manager')[0]).toBe('network-manager');
     expect(top('networkmanager management')[0]).toBe('network-manager');
   });
+  it('finds other forms of a three-letter word (`rip` ~ `ripper`, `tag` ~ `tagging`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('cd-discid', { name: 'cd-discid', description: 'read the identifier of a cd' });
+    engine.add('asunder', { name: 'asunder', description: 'graphical audio cd ripper' });
+    engine.add('easytag', { name: 'easytag', description: 'tagging of audio files' });
+    expect(top('rip a cd', engine)[0]).toBe('asunder');
+    expect(top('tag audio', engine)[0]).toBe('easytag');
+  });
   it('ranks the word as typed above its other forms', () => {
     expect(top('type')).toEqual(['stype', 'tuxtype']);
   });
