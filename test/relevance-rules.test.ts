@@ -107,9 +107,14 @@ describe('relevance rules', () => {
     engine.add('blend', { name: 'blend', description: 'versatile 3d modeller' });
     expect(top('3d modeling', engine)).toEqual(['blend', 'occt-modeling-data']);
   });
-  it('treats the filler of a question or request as stop words', () => {
+  it('treats the function words of a question as stop words, and words with content as words', () => {
     expect(top('how do I record my screen')[0]).toBe('simplescreenrecorder');
     expect(top('I want a program to scan documents')[0]).toBe('xsane');
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('diff-cover', { name: 'diff-cover', description: 'coverage of the lines a diff changes' });
+    engine.add('meld', { name: 'meld', description: 'graphical tool to diff and merge files' });
+    // `tool` is no stop word: the document matching both words comes before the name matching one.
+    expect(top('diff tool', engine)).toEqual(['meld', 'diff-cover']);
   });
   it('treats stop words as optional', () => {
     expect(top('the gimp')[0]).toBe('gimp');
