@@ -185,6 +185,20 @@ describe('relevance rules', () => {
       engine.add(name, { name, description });
     expect(top('media player', engine)).toEqual(['vlc', 'mplay', 'ampx-lib-dev']);
   });
+  it('ranks a name of four words or more sharing all but its last two with more than five names as a part', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Equal descriptions and lengths: without the rule, ids would put the variants first.
+    for (const feature of ['alpha', 'beta', 'gamma', 'delta', 'eps', 'zeta'])
+      engine.add(`aaa-dns-server+${feature}-dev`, { name: `aaa-dns-server+${feature}-dev`, description: 'domain resolver' });
+    engine.add('other-name-of-five-words', { name: 'other-name-of-five-words', description: 'domain resolver' });
+    expect(top('domain resolver', engine)[0]).toBe('other-name-of-five-words');
+    // Five such names are not yet variants.
+    const fewer = new SearchIndex({ fields, sorts: [] });
+    for (const feature of ['alpha', 'beta', 'gamma', 'delta', 'eps'])
+      fewer.add(`aaa-dns-server+${feature}-dev`, { name: `aaa-dns-server+${feature}-dev`, description: 'domain resolver' });
+    fewer.add('other-name-of-five-words', { name: 'other-name-of-five-words', description: 'domain resolver' });
+    expect(top('domain resolver', fewer)[0]).toBe('aaa-dns-server+alpha-dev');
+  });
   it('keeps the family prior through a few changes, new documents ranking without one', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const name of ['vlc', 'vlc-data', 'mplay']) engine.add(name, { name, description: 'media player' });
