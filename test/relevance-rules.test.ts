@@ -87,6 +87,24 @@ describe('relevance rules', () => {
     // A word as typed before a completion: `kde` starts `kde-full`, only completes `kded5`.
     expect(top('kde')[0]).toBe('kde-full');
   });
+  it('takes a field to equal the query only where the query words reach its end', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('term', { name: 'term', description: 'terminal' });
+    // `tern` is one typo from `term` but stands where no query word does: the name starts with `term`, not equals it.
+    engine.add('term-tern', { name: 'term-tern', description: 'term term term' });
+    expect(top('term', engine)).toEqual(['term', 'term-tern']);
+  });
+  it('does not take a name starting with a namespace (more than 50 names start so) as a name being typed', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (let i = 0; i < 51; i++) engine.add(`node-m${i}`, { name: `node-m${i}`, description: 'a module' });
+    engine.add('nodejs', { name: 'nodejs', description: 'runtime' });
+    expect(top('node', engine)[0]).toBe('nodejs');
+    // Fifty are a family: a name starting with `node` is being typed.
+    const family = new SearchIndex({ fields, sorts: [] });
+    for (let i = 0; i < 50; i++) family.add(`node-m${i}`, { name: `node-m${i}`, description: 'a module' });
+    family.add('nodejs', { name: 'nodejs', description: 'runtime' });
+    expect(top('node', family)[0]).toBe('node-m0');
+  });
   it('finds other forms of a word: verb, -ing, -er and -ment forms share a stem', () => {
     expect(top('record screen')[0]).toBe('simplescreenrecorder');
     expect(top('scan document')[0]).toBe('xsane');

@@ -35,11 +35,13 @@ const SYMBOLS = /[^\p{L}\p{N}]/u;
 const MIN_STALE_CHANGES = 256;
 const STALE_SHARE = 0.01;
 
-/** Score multipliers per ordinal, as of one index version and one share of the other shards. */
+/** Score multipliers per ordinal and the namespaces, as of one index version and one share of the other shards. */
 export interface FamilyCache {
   version: number;
   others: OtherShards | undefined;
   prior: Float32Array;
+  /** Keys of the title beginnings that begin more than `MAX_FAMILY` titles. */
+  namespaces: Set<number>;
 }
 
 /**
@@ -59,12 +61,29 @@ export interface TitleShare {
  * ordinals past its end (added since) count 1. In a shard, families count the other shards' titles too.
  */
 export function familyPrior(state: IndexState): Float32Array {
+  return families(state).prior;
+}
+
+/**
+ * Whether the titles beginning with `words` are a namespace (more than `MAX_FAMILY` of them: `node`, `python3`),
+ * so that a title starting with them tells no name apart.
+ */
+export function beginsNamespace(state: IndexState, words: readonly string[]): boolean {
+  const { namespaces } = families(state);
+  if (!namespaces.size || !words.length) return false;
+  let hash = 0;
+  for (const word of words) hash = mix(hash, titleWordKey(word));
+  return namespaces.has(hash);
+}
+
+/** The prior and namespaces in use, computed again after enough changes. */
+function families(state: IndexState): FamilyCache {
   const cached = state.caches.families;
   const tolerated = Math.max(MIN_STALE_CHANGES, state.liveCount * STALE_SHARE);
-  if (cached && cached.others === state.others && state.version - cached.version <= tolerated) return cached.prior;
-  const prior = computePrior(state);
-  state.caches.families = { version: state.version, others: state.others, prior };
-  return prior;
+  if (cached && cached.others === state.others && state.version - cached.version <= tolerated) return cached;
+  const computed = { version: state.version, others: state.others, ...computePrior(state) };
+  state.caches.families = computed;
+  return computed;
 }
 
 /** Every title beginning and whole title of this index with its counts. */
@@ -119,7 +138,7 @@ function readTitles(state: IndexState): Titles {
   return { size, lengths, words, whole, allButLast, allButTwo, beginnings, wholes };
 }
 
-function computePrior(state: IndexState): Float32Array {
+function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set<number> } {
   const titles = readTitles(state);
   const { size, lengths, words, whole, allButLast, allButTwo } = titles;
   const others = state.others;
@@ -135,7 +154,10 @@ function computePrior(state: IndexState): Float32Array {
     else if (length > 1 && isPart(ord)) factor *= PART;
     prior[ord] = factor;
   }
-  return prior;
+  const namespaces = new Set<number>();
+  for (const key of titles.beginnings.keys()) if (beginnings(key) > MAX_FAMILY) namespaces.add(key);
+  for (const key of others?.beginnings.keys() ?? []) if (beginnings(key) > MAX_FAMILY) namespaces.add(key);
+  return { prior, namespaces };
 
   function isPart(ord: number): boolean {
     if (beginnings(allButLast[ord]) > 1) return true;
@@ -174,11 +196,16 @@ function titleWords(state: IndexState, slot: number): Int32Array[] {
       for (let p = from; p < to; p += 2) {
         if ((data[p] & 31) !== slot) continue;
         const position = positionOf(data[p + 1]);
-        if (position < MAX_WORDS) words[position][data[p] >>> 5] = key ??= fnv1a(text.terms[termId]) & 0x3fffffff;
+        if (position < MAX_WORDS) words[position][data[p] >>> 5] = key ??= titleWordKey(text.terms[termId]);
       }
     }
   }
   return words;
+}
+
+/** The key of a title word: a hash of the word (the same in every shard). */
+function titleWordKey(word: string): number {
+  return fnv1a(word) & 0x3fffffff;
 }
 
 /** A hash of the title words so far, kept a small integer (fast Map keys). */

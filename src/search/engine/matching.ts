@@ -125,13 +125,17 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
       if (typos === 1 || exact) slotWords[at] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
-      if (position === queryPosition) slotAligned[at] |= mask;
+      if (position === queryPosition) {
+        slotAligned[at] |= mask;
+        // The field's end as the query reaches it: a word matched elsewhere in the field (`code`, a typo of `node`
+        // in `node-code`) does not make the field equal the query.
+        slotEnd[at] = Math.max(slotEnd[at], position + spanOf(occurrence));
+      }
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field.
         if (first > 0 && position > 0 && slotLast[at] === (after | (position - 1))) adjacent[ord] |= mask;
         slotLast[at] = last | position;
       }
-      slotEnd[at] = Math.max(slotEnd[at], position + spanOf(occurrence));
     }
   }
   for (let i = 0; i < touchedCount; i++) {
@@ -168,8 +172,10 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
         m.slotWords[at] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
-        if (position - last === queryPosition) m.slotAligned[at] |= alternative.mask;
-        m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
+        if (position - last === queryPosition) {
+          m.slotAligned[at] |= alternative.mask;
+          m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
+        }
       }
     }
   });
