@@ -96,4 +96,12 @@ export class AnswerMemo<T = string> {
       this.#chars -= this.charsOf(kept);
     }
   }
+
+  /**
+   * Puts `updated` in the place of `key`'s answer while that is still `known` (not evicted, no other version since):
+   * an answer that grew after it was remembered is counted anew, and the least recently used go while over the size.
+   */
+  update(key: string, known: T, updated: T): void {
+    if (this.#answers.get(key) === known) this.set(this.#version, key, updated);
+  }
 }

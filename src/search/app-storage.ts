@@ -41,7 +41,15 @@ export interface Reshard {
   /** The re-index job moving them, and when it began (epoch ms): another job may take over only after RESHARD_LEASE_MS. */
   job: string;
   startedAt: number;
+  /**
+   * Shard 0's object name: a shard that voted for the swap asks it, once the lease lapsed, whether the swap can still
+   * happen (`Reindexing.expire`). Absent in a move begun before it was recorded: such a shard keeps what it staged.
+   */
+  coordinator?: string;
 }
+
+/** What became of a re-shard's swap, as its coordinator knows: made live, still undecided, or never to happen. */
+export type ReshardFate = 'committed' | 'pending' | 'abandoned';
 
 /** A re-shard not finished after this long was abandoned (a queue consumer runs 15 minutes at most). */
 export const RESHARD_LEASE_MS = 15 * 60_000;

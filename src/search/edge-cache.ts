@@ -71,22 +71,24 @@ export interface AnswerSource {
 
 const knownVersions = new BoundedMemo<number>(VERSION_BOUND_MS, VERSION_REFRESH_MS);
 /**
- * Apps whose answers an isolate remembers (the least recently created go first), and characters per app: at most
- * 16 M characters in all. Few apps at a time, each with room for a few hundred answers of typical size (10–30 KB):
- * an app's recurring queries stay in memory instead of evicting one another.
+ * Apps whose answers an isolate remembers (the least recently created go first), and characters per app, compressed
+ * ends' bytes included: at most 16 M in all. Few apps at a time, each with room for a hundred or more answers of
+ * typical size (10–30 KB): an app's recurring queries stay in memory instead of evicting one another.
  */
 const ISOLATE_APPS = 8;
 const ISOLATE_CHARS_PER_APP = 2_000_000;
 
 /**
  * An answer this isolate remembers, and its end compressed once it was asked for again (a question asked once is
- * never compressed). The compressed end adds about a quarter to the characters counted.
+ * never compressed). The compressed end's bytes count as characters towards the bound (about a quarter more).
  */
 interface RememberedAnswer {
   json: string;
   compressedEnd?: CompressedEnd;
   compressing?: boolean;
 }
+
+const rememberedChars = (answer: RememberedAnswer) => answer.json.length + (answer.compressedEnd?.deflated.length ?? 0);
 
 const isolateAnswers = new Map<string, AnswerMemo<RememberedAnswer>>();
 
@@ -97,18 +99,21 @@ function isolateMemo(app: string): AnswerMemo<RememberedAnswer> {
       if (isolateAnswers.size < ISOLATE_APPS) break;
       isolateAnswers.delete(oldest);
     }
-    isolateAnswers.set(app, (memo = new AnswerMemo<RememberedAnswer>(ISOLATE_CHARS_PER_APP, (answer) => answer.json.length)));
+    isolateAnswers.set(app, (memo = new AnswerMemo<RememberedAnswer>(ISOLATE_CHARS_PER_APP, rememberedChars)));
   }
   return memo;
 }
 
-/** A remembered answer as a `HIT`; on its first repeat its end is compressed in the background, for the next ones. */
-function repeated(answer: RememberedAnswer, waitUntil?: WaitUntil): EdgeAnswer {
+/**
+ * The remembered answer of `key` as a `HIT`; on its first repeat its end is compressed in the background, for the next
+ * ones, and the answer with it counted anew in the app's memory (which may then let older answers go).
+ */
+function repeated(memo: AnswerMemo<RememberedAnswer>, key: string, answer: RememberedAnswer, waitUntil?: WaitUntil): EdgeAnswer {
   if (!answer.compressedEnd && !answer.compressing && waitUntil) {
     answer.compressing = true;
     waitUntil(
       compressEnd(answerEnd(answer.json)).then(
-        (end) => (answer.compressedEnd = end),
+        (compressedEnd) => memo.update(key, answer, { json: answer.json, compressedEnd }),
         (err: unknown) => logError('compressing a remembered answer', err),
       ),
     );
@@ -153,7 +158,7 @@ export async function rememberedAnswer(
   const memo = isolateAnswers.get(app);
   if (!memo) return undefined;
   const answer = memo.get(await currentVersion(source, false, waitUntil), key);
-  return answer && repeated(answer, waitUntil);
+  return answer && repeated(memo, key, answer, waitUntil);
 }
 
 /**
@@ -191,7 +196,7 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
   if (!request.fresh) {
     const version = await currentVersion(source, false, request.waitUntil);
     const remembered = memo.get(version, key);
-    if (remembered) return repeated(remembered, request.waitUntil);
+    if (remembered) return repeated(memo, key, remembered, request.waitUntil);
     const cached = shared ? await caches.default.match(edgeCacheUrl(origin, app, version, key)) : undefined;
     if (cached) {
       const json = await cached.text();

@@ -37,7 +37,7 @@ import type { FullFeedStatus } from './app-object/full-feed';
 import type { AppIndexConfig, SemanticSearch, ShardView } from './app-object/live-index';
 import type { MissingVectors } from './app-object/reindex';
 import type { IndexStats, SearchAppObject } from './search-app-object';
-import { shardName, shardNumbers, shardOf, SINGLE_SHARD, type ShardLayout } from './shards';
+import { MAX_SHARDS, shardName, shardNumbers, shardOf, SINGLE_SHARD, type ShardLayout } from './shards';
 
 /**
  * What the Durable Object answers for a call that can fail on the caller's input. Error classes do not
@@ -186,7 +186,7 @@ export class SearchAppClient {
   }
 
   /** The live layout and active cycle, from the coordinator. */
-  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null; reshardTo?: number }> {
+  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null }> {
     const answer = await this.stub.layout();
     knownShards.set(this.#app, answer.layout.shards);
     return answer;
@@ -469,12 +469,13 @@ export class SearchAppClient {
     await Promise.all(shards.map((shard) => this.shard(shard).storeVectors(space, vectors)));
   }
 
-  /** Deletes the app's documents, index and snapshots, in every shard it has or is staging into (a full feed's or a re-shard's). */
+  /**
+   * Deletes the app's documents, index and snapshots in every shard object it may have written: all `MAX_SHARDS`
+   * names, not the ones shard 0 names, which are gone once it was wiped, while a job racing the deletion may still
+   * write into shards after their wipe (join a re-shard, stage, vote), so a later call must reach them too.
+   */
   async destroy(): Promise<void> {
-    const { layout, cycle, reshardTo } = await this.layout();
-    const shards = shardNumbers(Math.max(layout.shards, cycle?.shards ?? 1, reshardTo ?? 1)).reverse();
-    // Shard 0 last: it holds the layout a retry needs to find the others.
-    for (const shard of shards) await this.shard(shard).destroy();
+    await Promise.all(shardNumbers(MAX_SHARDS).map((shard) => this.shard(shard).destroy()));
     knownShards.delete(this.#app);
   }
 
@@ -608,7 +609,7 @@ export class SearchAppClient {
     // A retry after some shards committed: the swap was decided, commit the rest.
     const views = await Promise.all(shardNumbers(shards).map((shard) => this.shard(shard).shardView()));
     if (views.some((view) => view.layout.generation === swap.layout.generation)) return this.#commitSwap(swap, layout);
-    const reshard = { id: swap.cycleId, shards, job, startedAt: Date.now() };
+    const reshard: Reshard = { id: swap.cycleId, shards, job, startedAt: Date.now(), coordinator: this.name };
     unwrap(await this.stub.beginReshard(reshard));
     const targets = shardNumbers(shards);
     const sources = shardNumbers(layout.shards);
@@ -626,7 +627,8 @@ export class SearchAppClient {
       const refusal = await this.#prepareSwap(swap);
       if (refusal) throw new ApiError(409, `the new shard layout was refused: ${refusal}`);
     } catch (error) {
-      await Promise.all([...new Set([...targets, ...sources])].map((shard) => this.shard(shard).abortSwap(reshard.id)));
+      // Every shard is told, whichever fails to answer (one that voted and missed it asks the coordinator at its lease's end).
+      await Promise.allSettled([...new Set([...targets, ...sources])].map((shard) => this.shard(shard).abortSwap(reshard.id)));
       throw error;
     }
     await this.#commitSwap(swap, layout);

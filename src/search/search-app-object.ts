@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
-import type { DocumentRow, FullFeedCycle, HashedVector, PreparedSwap, Reshard } from './app-storage';
+import type { DocumentRow, FullFeedCycle, HashedVector, PreparedSwap, Reshard, ReshardFate } from './app-storage';
 import type { ChangePage } from './change-log';
 import type { StatisticsShare } from './engine';
 import type { HighlightRequest } from './engine/highlight';
@@ -140,6 +140,11 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#reindexing.stageMoved(id, rows, vectors);
   }
 
+  /** As shard 0: what became of the re-shard `id` to `generation` (asked by shards that voted for it, once it lapsed). */
+  async reshardFate(id: number, generation: number): Promise<ReshardFate> {
+    return this.#reindexing.reshardFate(id, generation);
+  }
+
   /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again). */
   async seal(ms: number): Promise<void> {
     await this.#reindexing.seal(ms);
@@ -193,13 +198,9 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- shards
 
-  /**
-   * The live layout of the app's shards, the active cycle and the shard count a re-shard is staging into, if any
-   * (coordinator: shard 0).
-   */
-  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null; reshardTo?: number }> {
-    const reshard = this.#live.storage.get('reshard');
-    return { layout: this.#live.layout(), cycle: this.#live.storage.get('cycle') ?? null, ...(reshard && { reshardTo: reshard.shards }) };
+  /** The live layout of the app's shards and the active cycle (coordinator: shard 0). */
+  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null }> {
+    return { layout: this.#live.layout(), cycle: this.#live.storage.get('cycle') ?? null };
   }
 
   /** A shard other than 0 joins the coordinator's cycle: the cycle's operations routed here are staged. */

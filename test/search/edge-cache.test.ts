@@ -1,7 +1,8 @@
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AnswerMemo, searchKey } from '../../src/search/answers';
-import { edgeCacheUrl } from '../../src/search/edge-cache';
+import { answerEnd, edgeCacheUrl } from '../../src/search/edge-cache';
+import { compressEnd } from '../../src/search/gzip-splice';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
 import { bulk, edgeCacheApp, envelope, feedingApp, settled, type FeedingApp } from '../feeding/helpers';
 import { ADMIN_TOKEN, BASE, call, expectOk, json, waitFor } from '../helpers';
@@ -206,6 +207,56 @@ describe('the edge cache on workers.dev', () => {
   });
 });
 
+describe("the isolate's memory of answers and their compressed ends", () => {
+  it('counts compressed ends towards its bound of 2,000,000 characters per app, letting older answers go', async () => {
+    const big = await feedingApp({
+      fields: [
+        { code: 'title', dataType: 'string', searchMode: 'balanced', display: true },
+        { code: 'notes', dataType: 'string', searchMode: 'off', display: true },
+      ],
+    });
+    // Incompressible notes (random base64: deflate keeps three quarters), 8 documents in every answer.
+    const notes = () => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(21_750))));
+    const entries = Array.from({ length: 8 }, (_, i) => envelope(`n${i}`, { title: 'Boot', notes: notes() }));
+    const { documents } = await json<{ documents: Array<{ id: number }> }>(await expectOk(bulk(big, entries)));
+    for (const entry of documents) expect((await settled(big, entry.id)).state).toBe('FINISHED');
+
+    // On workers.dev no Cache API: an answer is a HIT only from the isolate's memory.
+    const ask = (rows: number) =>
+      exports.default.fetch(
+        new Request(`https://edge-search.example.workers.dev/api/v1/search/${big.tenant}/${big.code}?q=boot&rows=${rows}`, {
+          cf: { clientAcceptEncoding: 'gzip' },
+        }),
+      );
+    // 8 questions with the same 8 documents, ~232,000 characters each: all fit uncompressed.
+    const questions = Array.from({ length: 8 }, (_, i) => 8 + i);
+    let result: unknown;
+    for (const rows of questions) {
+      const first = await ask(rows);
+      expect(first.headers.get('X-Edge-Cache')).toBe('MISS');
+      result = (await json<{ result: unknown }>(first)).result;
+    }
+    const answerChars = JSON.stringify(result).length;
+    expect(questions.length * answerChars).toBeLessThan(2_000_000);
+    // Repeated until each goes out as its compressed end: counted with it, they no longer all fit.
+    for (const rows of questions) {
+      await waitFor(
+        () => ask(rows),
+        (res) => res.headers.get('Content-Encoding') === 'gzip',
+      );
+    }
+    const compressedBytes = (await compressEnd(answerEnd(JSON.stringify(result)))).deflated.length;
+    const fit = Math.floor(2_000_000 / (answerChars + compressedBytes));
+    expect(fit).toBeLessThan(questions.length);
+
+    // The most recently repeated are still remembered, the others were let go.
+    let hits = 0;
+    for (const rows of questions.toReversed()) if ((await ask(rows)).headers.get('X-Edge-Cache') === 'HIT') hits++;
+    expect(hits).toBeGreaterThan(0);
+    expect(hits).toBeLessThanOrEqual(fit);
+  });
+});
+
 describe("the search app's memory of repeated answers", () => {
   it('answers the same serialized result for a repeated request of one version, and recomputes after a change', async () => {
     const request = { q: 'shoe', page: 1, rows: 10 };
@@ -258,6 +309,19 @@ describe('AnswerMemo', () => {
     memo.set(2, 'f', 'u');
     expect(memo.get(2, 'a')).toBeUndefined();
     expect(memo.get(2, 'f')).toBe('u');
+  });
+
+  it('counts an answer that grew anew, letting the least recently used go, and ignores one already let go', () => {
+    const memo = new AnswerMemo<string>(100, (json) => json.length);
+    for (const key of ['a', 'b', 'c', 'd', 'e']) memo.set(1, key, key.repeat(20)); // 100 characters: all fit
+    memo.update('e', 'e'.repeat(20), 'e'.repeat(25)); // 105: the least recently used (a) goes
+    expect(memo.get(1, 'a')).toBeUndefined();
+    expect(memo.get(1, 'b')).toBe('b'.repeat(20));
+    expect(memo.get(1, 'e')).toBe('e'.repeat(25));
+    memo.update('a', 'a'.repeat(20), 'a'.repeat(5)); // let go before it grew: not put back
+    expect(memo.get(1, 'a')).toBeUndefined();
+    memo.update('c', 'stale', 'c'); // no longer what the memo holds
+    expect(memo.get(1, 'c')).toBe('c'.repeat(20));
   });
 });
 

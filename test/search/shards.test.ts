@@ -476,14 +476,28 @@ describe('a re-index job changing the shard count', () => {
     );
   }
 
-  /** An app of 1 shard and 40 documents a job began moving to 4 shards (what `reshard` does first), and shard 3's rows. */
+  /**
+   * An app of 1 shard and 40 documents a job began moving to 4 shards (what `reshard` does first), shard 3's rows, and
+   * the swap the shards would vote for.
+   */
   async function movingToFourShards() {
     const app = await shardedApp(1);
     await feedFully(app, DOCUMENTS.slice(0, 40));
-    const reshard = { id: -1, shards: 4, job: 'job-a', startedAt: Date.now() };
+    const reshard = { id: -1, shards: 4, job: 'job-a', startedAt: Date.now(), coordinator: app.searchApp.name };
     for (const shard of [0, 1, 2, 3]) expect((await app.searchApp.shard(shard).beginReshard(reshard)).ok).toBe(true);
     const rows = (await app.searchApp.shard(0).movingRows(-1, '', 1_000)).rows.filter((row) => shardOf(row.id, 4) === 3);
-    return { app, reshard, rows };
+    const config = indexConfigOf((await findSearchApp(createDb(env.DB), app.tenant, app.code))!);
+    const swap = { cycleId: reshard.id, layout: { shards: 4, generation: 1 }, config };
+    return { app, reshard, rows, swap };
+  }
+
+  /** Moves a shard's `reshard` (or `sealedUntil`) record back past its end, as if the lease (or seal) lapsed. */
+  async function lapse(app: FeedingApp, shard: number, key: 'reshard' | 'sealedUntil') {
+    await runInDurableObject(app.searchApp.shard(shard), (_instance, state) => {
+      const value = JSON.parse(state.storage.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).one().value);
+      const lapsed = key === 'reshard' ? { ...value, startedAt: Date.now() - RESHARD_LEASE_MS - 1 } : Date.now() - 1;
+      state.storage.sql.exec('UPDATE meta SET value = ? WHERE key = ?', JSON.stringify(lapsed), key);
+    });
   }
 
   it('deleting the app while its documents move leaves nothing in any shard, and the move stops', async () => {
@@ -520,14 +534,46 @@ describe('a re-index job changing the shard count', () => {
       [3, 'reshard'],
       [0, 'sealedUntil'],
     ] as const) {
-      await runInDurableObject(app.searchApp.shard(shard), (_instance, state) => {
-        const value = JSON.parse(state.storage.sql.exec<{ value: string }>('SELECT value FROM meta WHERE key = ?', key).one().value);
-        const lapsed = key === 'reshard' ? { ...value, startedAt: Date.now() - RESHARD_LEASE_MS - 1 } : Date.now() - 1;
-        state.storage.sql.exec('UPDATE meta SET value = ? WHERE key = ?', JSON.stringify(lapsed), key);
-      });
+      await lapse(app, shard, key);
       await runDurableObjectAlarm(app.searchApp.shard(shard));
       expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
     }
+  });
+
+  it('deleting the app reaches the shards a job racing the deletion wrote into after their wipe', async () => {
+    const { app, reshard, rows, swap } = await movingToFourShards();
+    await expectOk(call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN }));
+    // The job joined shard 5 (a count shard 0 never named), staged and voted there after the wipe.
+    const late = app.searchApp.shard(5);
+    expect((await late.beginReshard({ ...reshard, shards: 6 })).ok).toBe(true);
+    expect((await late.stageMoved(reshard.id, rows, [])).ok).toBe(true);
+    expect((await late.prepareSwap({ ...swap, layout: { shards: 6, generation: 1 } }, shardName(app.tenant, app.code, 5))).ok).toBe(true);
+    expect(await storedRows(app, 5)).toBeGreaterThan(rows.length);
+    // What the job does at its end when its app is gone; shard 0 no longer knows of any other shard.
+    await app.searchApp.destroy();
+    expect(await storedRows(app, 5)).toBe(0);
+  });
+
+  it('a shard that voted for a move keeps it past the lease while the coordinator holds it, and drops it once the app is gone', async () => {
+    const { app, reshard, rows, swap } = await movingToFourShards();
+    const shard3 = app.searchApp.shard(3);
+    const stageAndVote = async () => {
+      expect((await shard3.stageMoved(reshard.id, rows, [])).ok).toBe(true);
+      expect((await shard3.prepareSwap(swap, shardName(app.tenant, app.code, 3))).ok).toBe(true);
+    };
+    await stageAndVote();
+    // The job died after the vote: shard 0 still holds the move, which a retry may commit.
+    await lapse(app, 3, 'reshard');
+    await runDurableObjectAlarm(shard3);
+    expect(await storedRows(app, 3)).toBeGreaterThan(rows.length);
+
+    await expectOk(call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN }));
+    // A job racing the deletion joined, staged and voted after the last wipe, then died: no job or deletion comes back.
+    expect((await shard3.beginReshard(reshard)).ok).toBe(true);
+    await stageAndVote();
+    await lapse(app, 3, 'reshard');
+    await runDurableObjectAlarm(shard3);
+    expect(await storedRows(app, 3)).toBe(0);
   });
 
   it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {

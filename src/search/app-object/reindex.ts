@@ -3,7 +3,7 @@
  * vectors it needs first), and moving the documents to a new shard count (a re-shard: staged under a negative id in
  * the new layout's shards, caught up, then swapped in as a full feed is).
  */
-import { activeReshard, RESHARD_LEASE_MS, type DocumentRow, type HashedVector, type Reshard } from '../app-storage';
+import { activeReshard, RESHARD_LEASE_MS, type DocumentRow, type HashedVector, type Reshard, type ReshardFate } from '../app-storage';
 import { contentHash, embeddingText } from '../embedding/text';
 import type { DocumentPayload } from '../engine/types';
 import type { Outcome } from '../search-app-client';
@@ -133,10 +133,21 @@ export class Reindexing {
   }
 
   /**
+   * As the coordinator (shard 0) of the re-shard `id` to `generation`: `committed` once that generation is live here
+   * (shard 0 commits last), `pending` while this shard still holds the re-shard (its job, or a retry, may commit it),
+   * else `abandoned`: aborted, lapsed before this shard voted, or wiped with its app.
+   */
+  reshardFate(id: number, generation: number): ReshardFate {
+    if (this.live.layout().generation >= generation) return 'committed';
+    return this.live.storage.get('reshard')?.id === id ? 'pending' : 'abandoned';
+  }
+
+  /**
    * The alarm's part: what a move leaves when its job died without ending it (and the app may have been deleted
    * meanwhile, so no retry can name this shard) goes once it lapsed: the seal, and the rows staged for a re-shard
-   * whose lease ended, unless this shard voted for its swap (a decided swap still commits them). Arms the alarm
-   * again for what has not lapsed yet.
+   * whose lease ended. A shard that voted for the swap asks the coordinator first: a swap that may still commit (or
+   * did) keeps them, asked again a lease later; one that never will (aborted, or its app deleted) does not.
+   * Arms the alarm again for what has not lapsed yet.
    */
   async expire(): Promise<void> {
     const storage = this.live.storage;
@@ -148,10 +159,24 @@ export class Reindexing {
     if (!reshard) return;
     const lapses = reshard.startedAt + RESHARD_LEASE_MS;
     if (lapses > now) return this.live.armAlarm(lapses);
-    if (storage.get('ready')?.cycleId === reshard.id) return;
+    const voted = storage.get('ready');
+    if (voted?.cycleId === reshard.id) {
+      if (!reshard.coordinator || (await this.#coordinatorFate(reshard.coordinator, reshard.id, voted.layout.generation)) !== 'abandoned')
+        return this.live.armAlarm(now + RESHARD_LEASE_MS);
+      // Asked across an await: the job may have aborted or committed meanwhile.
+      if (storage.get('ready')?.cycleId !== reshard.id) return;
+      storage.set('ready', undefined);
+    }
     this.live.transaction(() => {
       storage.discardStaged(reshard.id);
       storage.set('reshard', undefined);
     });
+  }
+
+  async #coordinatorFate(coordinator: string, id: number, generation: number): Promise<ReshardFate> {
+    const { env, ctx } = this.live;
+    const target = env.SEARCH_APP.idFromName(coordinator);
+    if (target.equals(ctx.id)) return this.reshardFate(id, generation);
+    return env.SEARCH_APP.get(target).reshardFate(id, generation);
   }
 }

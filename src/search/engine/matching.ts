@@ -131,13 +131,17 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
       if (typos === 1 || exact) slotMarks[at + SLOT_WORDS] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
-      if (position === queryPosition) slotMarks[at + SLOT_ALIGNED] |= mask;
+      if (position === queryPosition) {
+        slotMarks[at + SLOT_ALIGNED] |= mask;
+        // The field's end as the query reaches it: a word matched elsewhere in the field (`code`, a typo of `node`
+        // in `node-code`) does not make the field equal the query.
+        slotMarks[at + SLOT_END] = Math.max(slotMarks[at + SLOT_END], position + spanOf(occurrence));
+      }
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field.
         if (first > 0 && position > 0 && slotMarks[at + SLOT_LAST] === (after | (position - 1))) adjacent[ord] |= mask;
         slotMarks[at + SLOT_LAST] = last | position;
       }
-      slotMarks[at + SLOT_END] = Math.max(slotMarks[at + SLOT_END], position + spanOf(occurrence));
     }
   }
   for (let i = 0; i < touchedCount; i++) {
@@ -175,8 +179,10 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         m.altHits[ord] = 1;
         const marks = at * SLOT_MARKS;
         m.slotMarks[marks + SLOT_WORDS] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
-        if (position - last === queryPosition) m.slotMarks[marks + SLOT_ALIGNED] |= alternative.mask;
-        m.slotMarks[marks + SLOT_END] = Math.max(m.slotMarks[marks + SLOT_END], position + 1);
+        if (position - last === queryPosition) {
+          m.slotMarks[marks + SLOT_ALIGNED] |= alternative.mask;
+          m.slotMarks[marks + SLOT_END] = Math.max(m.slotMarks[marks + SLOT_END], position + 1);
+        }
       }
     }
   });
