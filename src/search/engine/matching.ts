@@ -29,6 +29,9 @@ export const SLOT_ALIGNED = 1;
 const SLOT_LAST = 2;
 export const SLOT_END = 3;
 export const SLOT_MARKS = 4;
+/** `altState`: its bits of the fewest typos + 1, and its bit of a whole match. */
+const ALT_TYPOS = 15;
+const ALT_WHOLE = 16;
 
 /** What a query matched, in dense arrays indexed by ordinal (reused across queries: `release` after use). */
 export interface Matches {
@@ -68,9 +71,11 @@ interface HitBuffer {
 /** Matches plus the per-alternative working arrays, kept with the index state between queries. */
 export interface Scratch extends Matches {
   altBest: Float64Array;
-  /** Fewest typos + 1 (0: not matched yet by the alternative). */
-  altTypos: Uint8Array;
-  altExact: Uint8Array;
+  /**
+   * Per document, for the alternative being matched: the fewest typos + 1 in bits 0-3 (0: not matched yet) and
+   * `ALT_WHOLE` once matched whole; one array, so a posting touches one place for both.
+   */
+  altState: Uint8Array;
   /** 1 once the document matched the phrase alternative. */
   altHits: Uint8Array;
   /** The documents the alternative matched, in the order first matched (typed lists: broad queries grow no array). */
@@ -111,22 +116,22 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const hits = m.hits;
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
   const { mask, first } = alternative;
-  const { altBest, altTypos, altExact, slotMarks, adjacent } = m;
+  const { altBest, altState, slotMarks, adjacent } = m;
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
     const count = collectHits(state, expansion, alternative.quality, hits);
     const typos = expansion.typos + 1;
     const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
-    const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? 1 : 0;
+    const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? ALT_WHOLE : 0;
     for (let h = 0; h < count; h++) {
       const ord = hits.ords[h];
-      if (altTypos[ord] === 0) {
+      const seen = altState[ord];
+      if (seen === 0) {
         touched[touchedCount++] = ord;
-        altTypos[ord] = typos;
-      } else if (typos < altTypos[ord]) altTypos[ord] = typos;
+        altState[ord] = typos | whole;
+      } else altState[ord] = Math.min(seen & ALT_TYPOS, typos) | (seen & ALT_WHOLE) | whole;
       if (hits.scores[h] > altBest[ord]) altBest[ord] = hits.scores[h];
-      altExact[ord] |= whole;
       const at = (ord * slotCount + hits.slots[h]) * SLOT_MARKS;
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
@@ -146,10 +151,9 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   }
   for (let i = 0; i < touchedCount; i++) {
     const ord = touched[i];
-    record(m, ord, mask, altBest[ord], altTypos[ord] - 1, altExact[ord] === 1);
+    record(m, ord, mask, altBest[ord], (altState[ord] & ALT_TYPOS) - 1, (altState[ord] & ALT_WHOLE) !== 0);
     altBest[ord] = 0;
-    altTypos[ord] = 0;
-    altExact[ord] = 0;
+    altState[ord] = 0;
   }
 }
 
@@ -326,8 +330,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       adjacent: new Uint32Array(size),
       rank: new Float64Array(size),
       altBest: new Float64Array(size),
-      altTypos: new Uint8Array(size),
-      altExact: new Uint8Array(size),
+      altState: new Uint8Array(size),
       altHits: new Uint8Array(size),
       touched: new Int32Array(size),
       matched: new Int32Array(size),
