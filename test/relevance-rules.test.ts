@@ -87,12 +87,38 @@ describe('relevance rules', () => {
     // A word as typed before a completion: `kde` starts `kde-full`, only completes `kded5`.
     expect(top('kde')[0]).toBe('kde-full');
   });
+  it('takes a field to equal the query only where the query words reach its end', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('term', { name: 'term', description: 'terminal' });
+    // `tern` is one typo from `term` but stands where no query word does: the name starts with `term`, not equals it.
+    engine.add('term-tern', { name: 'term-tern', description: 'term term term' });
+    expect(top('term', engine)).toEqual(['term', 'term-tern']);
+  });
+  it('does not take a name starting with a namespace (more than 50 names start so) as a name being typed', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (let i = 0; i < 51; i++) engine.add(`node-m${i}`, { name: `node-m${i}`, description: 'a module' });
+    engine.add('nodejs', { name: 'nodejs', description: 'runtime' });
+    expect(top('node', engine)[0]).toBe('nodejs');
+    // Fifty are a family: a name starting with `node` is being typed.
+    const family = new SearchIndex({ fields, sorts: [] });
+    for (let i = 0; i < 50; i++) family.add(`node-m${i}`, { name: `node-m${i}`, description: 'a module' });
+    family.add('nodejs', { name: 'nodejs', description: 'runtime' });
+    expect(top('node', family)[0]).toBe('node-m0');
+  });
   it('finds other forms of a word: verb, -ing, -er and -ment forms share a stem', () => {
     expect(top('record screen')[0]).toBe('simplescreenrecorder');
     expect(top('scan document')[0]).toBe('xsane');
     expect(top('typing')).toContain('tuxtype');
     expect(top('network manager')[0]).toBe('network-manager');
     expect(top('networkmanager management')[0]).toBe('network-manager');
+  });
+  it('finds other forms of a three-letter word (`rip` ~ `ripper`, `tag` ~ `tagging`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('cd-discid', { name: 'cd-discid', description: 'read the identifier of a cd' });
+    engine.add('asunder', { name: 'asunder', description: 'graphical audio cd ripper' });
+    engine.add('easytag', { name: 'easytag', description: 'tagging of audio files' });
+    expect(top('rip a cd', engine)[0]).toBe('asunder');
+    expect(top('tag audio', engine)[0]).toBe('easytag');
   });
   it('ranks the word as typed above its other forms', () => {
     expect(top('type')).toEqual(['stype', 'tuxtype']);
@@ -176,6 +202,20 @@ describe('relevance rules', () => {
     ])
       engine.add(name, { name, description });
     expect(top('media player', engine)).toEqual(['vlc', 'mplay', 'ampx-lib-dev']);
+  });
+  it('ranks a name of four words or more sharing all but its last two with more than five names as a part', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Equal descriptions and lengths: without the rule, ids would put the variants first.
+    for (const feature of ['alpha', 'beta', 'gamma', 'delta', 'eps', 'zeta'])
+      engine.add(`aaa-dns-server+${feature}-dev`, { name: `aaa-dns-server+${feature}-dev`, description: 'domain resolver' });
+    engine.add('other-name-of-five-words', { name: 'other-name-of-five-words', description: 'domain resolver' });
+    expect(top('domain resolver', engine)[0]).toBe('other-name-of-five-words');
+    // Five such names are not yet variants.
+    const fewer = new SearchIndex({ fields, sorts: [] });
+    for (const feature of ['alpha', 'beta', 'gamma', 'delta', 'eps'])
+      fewer.add(`aaa-dns-server+${feature}-dev`, { name: `aaa-dns-server+${feature}-dev`, description: 'domain resolver' });
+    fewer.add('other-name-of-five-words', { name: 'other-name-of-five-words', description: 'domain resolver' });
+    expect(top('domain resolver', fewer)[0]).toBe('aaa-dns-server+alpha-dev');
   });
   it('keeps the family prior through a few changes, new documents ranking without one', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

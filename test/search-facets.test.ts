@@ -170,6 +170,33 @@ describe('facet counts over large match sets and after changes', () => {
     );
   });
 
+  it('counts what the index holds at each search when documents, and values new to a facet, come and go between searches', () => {
+    const index = new SearchIndex(catalogue);
+    const documents = new Map<string, ReturnType<typeof documentOf>>();
+    const add = (id: string, document: ReturnType<typeof documentOf>) => {
+      documents.set(id, document);
+      index.add(id, document);
+    };
+    // `common` matches most documents (counted through the others), `plain` few.
+    const expectCounts = () => {
+      for (const q of ['common', 'plain'])
+        expect(index.search({ q, page: 1, rows: 5 }).facets.map(({ id, values }) => ({ id, values }))).toEqual(
+          expectedFacets(documents, (title) => title.startsWith(q)),
+        );
+    };
+    for (let i = 0; i < 30; i++) add(`d${i}`, documentOf(i));
+    expectCounts();
+    // A colour and a category no document had before: value ids the earlier counts had no room for.
+    for (let i = 30; i < 40; i++) add(`d${i}`, { ...documentOf(i), colour: 'violet', kinds: ['toys/wooden'] });
+    expectCounts();
+    for (let i = 0; i < 40; i += 3) {
+      documents.delete(`d${i}`);
+      index.remove(`d${i}`);
+    }
+    add('d3', { ...documentOf(3), colour: 'amber' });
+    expectCounts();
+  });
+
   it('answers browsing (no query, no filter) for the index as it is now: every change shows in hits, totals and counts', () => {
     const index = new SearchIndex(catalogue);
     for (let i = 0; i < 6; i++) index.add(`d${i}`, documentOf(i));

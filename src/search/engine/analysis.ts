@@ -92,16 +92,16 @@ export function pluralForms(word: string): string[] {
   return forms;
 }
 
-const MIN_STEMMED = 4;
+const MIN_STEMMED = 3;
 /** Agent nouns Porter keeps whole (`scanner`, `player`, `editor`): their verb too, a doubled consonant undone. */
 const AGENT = /(?:([bdgmnpt])\1)?(?:er|or)s?$/;
 const MIN_AGENT = 6;
-const MIN_VERB = 4;
+const MIN_VERB = 3;
 
 /**
  * Stems of an English word (Porter's, and for an agent noun its verb's): two words share a stem when they are
  * forms of one another (`record`, `recorder`, `recording`; `scan`, `scanner`; `manager`, `management`).
- * None for short words, words with digits, or non-ASCII words.
+ * None for words under three letters (`rip` ~ `ripper`, `tag` ~ `tagging` have some), words with digits, or non-ASCII words.
  */
 export function stems(word: string): string[] {
   let found = stemMemo.get(word);

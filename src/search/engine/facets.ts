@@ -3,6 +3,7 @@
  * filter), or over everything (cached per index version); only the facets a request selects.
  */
 import { compareStrings, type Tally, type ValueColumn } from './columns';
+import { clearRowTally, countedIds, countRows, facetRows, prepareRowTally } from './facet-rows';
 import { facetField, type Filtered } from './filters';
 import { isNumeric } from './plan';
 import { QueryError } from './query-error';
@@ -103,7 +104,9 @@ export function selectFacets(state: IndexState, ids: string[] | undefined): Face
 
 /**
  * Counts and stats over the filtered candidates, each facet leaving out its own disjunctive filter. A set of
- * more than half the live documents is counted through its complement (live counts minus the rest's).
+ * more than half the live documents is counted through its complement (live counts minus the rest's). When every
+ * facet counts over the same documents, they are counted all at once, document by document (facet-rows.ts), else
+ * facet by facet.
  */
 export function filteredFacets(
   state: IndexState,
@@ -113,30 +116,85 @@ export function filteredFacets(
   opened: OpenedCategories = () => undefined,
 ): FacetAnswer {
   const sets = new Map<number, CountedSet>();
+  const setOf = (needed: number) => {
+    let set = sets.get(needed);
+    if (!set) sets.set(needed, (set = countedSet(state, filtered, needed)));
+    return set;
+  };
+  const together = countedTogether(state, filtered, selected, limits);
+  const byRows = together !== undefined ? rowCounts(state, setOf(together)) : undefined;
   const tally = tallyFor(state);
   const facets = facetList(state, selected, (facetId, column) => {
     const limit = limits.of(facetId);
     if (limit === 0) return [];
     const needed = neededBits(filtered, facetId);
-    let set = sets.get(needed);
-    if (!set) sets.set(needed, (set = countedSet(state, filtered, needed)));
+    const set = setOf(needed);
+    const categories = opened(facetId);
+    const fromRows = byRows?.of(column);
+    if (fromRows) return countedValues(column, fromRows, set.complement, limit, categories);
     prepare(tally, column.values.length);
     column.count(set.ords, set.ords.length, tally);
-    const categories = opened(facetId);
-    if (!set.complement) {
-      const values = topValues(column, tally.counts, tally.touched.subarray(0, tally.size), limit, categories);
-      for (let i = 0; i < tally.size; i++) tally.counts[tally.touched[i]] = 0;
-      tally.size = 0;
-      return values;
-    }
-    const { counts } = tally;
-    for (let id = 0; id < column.values.length; id++) counts[id] = column.live[id] - counts[id];
-    const values = topValues(column, counts, undefined, limit, categories);
-    counts.fill(0, 0, column.values.length);
+    const values = countedValues(
+      column,
+      { counts: tally.counts, ids: tally.touched.subarray(0, tally.size) },
+      set.complement,
+      limit,
+      categories,
+    );
+    if (set.complement) tally.counts.fill(0, 0, column.values.length);
+    else for (let i = 0; i < tally.size; i++) tally.counts[tally.touched[i]] = 0;
     tally.size = 0;
     return values;
   });
+  byRows?.clear();
   return { facets, ...numericStats(state, filtered, selected) };
+}
+
+/** One facet's counts over its set: `counts[id]` for the value ids listed in `ids`, 0 for the others. */
+interface ColumnCounts {
+  counts: Uint32Array;
+  ids: ArrayLike<number>;
+}
+
+/** The values to answer of a facet's counts, or (`complement`) of the live counts minus them (`counts` rewritten so). */
+function countedValues(column: ValueColumn, counted: ColumnCounts, complement: boolean, limit: number, opened?: string[]): Facet['values'] {
+  if (!complement) return topValues(column, counted.counts, counted.ids, limit, opened);
+  const { counts } = counted;
+  for (let id = 0; id < column.values.length; id++) counts[id] = column.live[id] - counts[id];
+  return topValues(column, counts, undefined, limit, opened);
+}
+
+/**
+ * The disjunctive filters every facet of the index must pass to count, when every one is to be counted over the
+ * same documents: then counting by document pays (with facets left out or counted over other documents, rows
+ * would count their values for nothing).
+ */
+function countedTogether(state: IndexState, filtered: Filtered, selected: FacetSelection, limits: FacetLimits): number | undefined {
+  let needed: number | undefined;
+  for (const facetId of state.facets.keys()) {
+    if (!selected(facetId) || limits.of(facetId) === 0) return undefined;
+    const own = neededBits(filtered, facetId);
+    if (needed !== undefined && own !== needed) return undefined;
+    needed = own;
+  }
+  return state.facets.size > 1 ? needed : undefined;
+}
+
+/** Every facet's counts over a set, counted by document; `of` a column answers its counts, `clear` readies the tally for the next query. */
+function rowCounts(state: IndexState, set: CountedSet): { of(column: ValueColumn): ColumnCounts | undefined; clear(): void } | undefined {
+  const rows = facetRows(state);
+  if (!rows) return undefined;
+  const tally = (state.caches.rowTally = prepareRowTally(state.caches.rowTally, rows));
+  countRows(rows, set.ords, tally);
+  const { starts, ids } = countedIds(tally);
+  return {
+    of: (column) => {
+      const k = rows.columns.indexOf(column);
+      if (k < 0) return undefined;
+      return { counts: tally.counts.subarray(tally.offsets[k], tally.offsets[k + 1]), ids: ids.subarray(starts[k], starts[k + 1]) };
+    },
+    clear: () => clearRowTally(tally, set.complement),
+  };
 }
 
 /** The query's reusable tally, large enough for the largest facet column (a search runs alone on its index). */

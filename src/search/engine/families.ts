@@ -3,7 +3,8 @@
  * title or name). A document whose whole title begins other titles heads a family (`gimp` before `gimp-data`,
  * `gimp-help-de`; a product before its `case` and `charger`) and scores more, the more members it has; one whose
  * title extends a family head's, or shares all but its last word with another title (`libfoo-dev`, `libfoo-doc`),
- * is a part or add-on and scores less; and longer titles score a little less than short ones. A title beginning
+ * or (from four words) all but its last two with more than `VARIANTS` titles (feature variants such as
+ * `librust-foo-server+tls-dev`, `+h2-dev`, ...), is a part or add-on and scores less; and longer titles score a little less than short ones. A title beginning
  * more than `MAX_FAMILY` others is a namespace (`python3-…`, `gnome-…`), not a family: extending it makes no part.
  * Derived from the postings (titles are not stored as such), again after enough changes. A shard of a larger index
  * counts the other shards' titles too (`titleShare`, summed at ingest: corpus.ts), so its prior is the whole index's.
@@ -20,6 +21,9 @@ const HEAD_BONUS = 0.5;
 const MAX_BONUS = 1;
 const PART = 0.5;
 const MAX_FAMILY = 50;
+/** Titles sharing all but their last two words (four words or more) that make each a variant, hence a part. */
+const VARIANTS = 5;
+const MIN_VARIANT_WORDS = 4;
 /** Score divisor per title word beyond the first: 1 + LENGTH_PENALTY × (words - 1). */
 const LENGTH_PENALTY = 0.2;
 const SYMBOLS = /[^\p{L}\p{N}]/u;
@@ -31,11 +35,13 @@ const SYMBOLS = /[^\p{L}\p{N}]/u;
 const MIN_STALE_CHANGES = 256;
 const STALE_SHARE = 0.01;
 
-/** Score multipliers per ordinal, as of one index version and one share of the other shards. */
+/** Score multipliers per ordinal and the namespaces, as of one index version and one share of the other shards. */
 export interface FamilyCache {
   version: number;
   others: OtherShards | undefined;
   prior: Float32Array;
+  /** Keys of the title beginnings that begin more than `MAX_FAMILY` titles. */
+  namespaces: Set<number>;
 }
 
 /**
@@ -55,12 +61,29 @@ export interface TitleShare {
  * ordinals past its end (added since) count 1. In a shard, families count the other shards' titles too.
  */
 export function familyPrior(state: IndexState): Float32Array {
+  return families(state).prior;
+}
+
+/**
+ * Whether the titles beginning with `words` are a namespace (more than `MAX_FAMILY` of them: `node`, `python3`),
+ * so that a title starting with them tells no name apart.
+ */
+export function beginsNamespace(state: IndexState, words: readonly string[]): boolean {
+  const { namespaces } = families(state);
+  if (!namespaces.size || !words.length) return false;
+  let hash = 0;
+  for (const word of words) hash = mix(hash, titleWordKey(word));
+  return namespaces.has(hash);
+}
+
+/** The prior and namespaces in use, computed again after enough changes. */
+function families(state: IndexState): FamilyCache {
   const cached = state.caches.families;
   const tolerated = Math.max(MIN_STALE_CHANGES, state.liveCount * STALE_SHARE);
-  if (cached && cached.others === state.others && state.version - cached.version <= tolerated) return cached.prior;
-  const prior = computePrior(state);
-  state.caches.families = { version: state.version, others: state.others, prior };
-  return prior;
+  if (cached && cached.others === state.others && state.version - cached.version <= tolerated) return cached;
+  const computed = { version: state.version, others: state.others, ...computePrior(state) };
+  state.caches.families = computed;
+  return computed;
 }
 
 /** Every title beginning and whole title of this index with its counts. */
@@ -81,6 +104,7 @@ interface Titles {
   words: Int32Array[];
   whole: Int32Array;
   allButLast: Int32Array;
+  allButTwo: Int32Array;
   /** Titles each beginning begins. */
   beginnings: Map<number, number>;
   /** Titles equal to each whole. */
@@ -98,23 +122,25 @@ function readTitles(state: IndexState): Titles {
   const wholes = new Map<number, number>();
   const whole = new Int32Array(size);
   const allButLast = new Int32Array(size);
+  const allButTwo = new Int32Array(size);
   for (let ord = 0; ord < size; ord++) {
     const length = lengths[ord];
     let hash = 0;
     for (let at = 0; at < length; at++) {
       if (at > 0) beginnings.set(hash, (beginnings.get(hash) ?? 0) + 1);
+      if (at === length - 2) allButTwo[ord] = hash;
       if (at === length - 1) allButLast[ord] = hash;
       hash = mix(hash, words[at][ord]);
     }
     whole[ord] = hash;
     if (length) wholes.set(hash, (wholes.get(hash) ?? 0) + 1);
   }
-  return { size, lengths, words, whole, allButLast, beginnings, wholes };
+  return { size, lengths, words, whole, allButLast, allButTwo, beginnings, wholes };
 }
 
-function computePrior(state: IndexState): Float32Array {
+function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set<number> } {
   const titles = readTitles(state);
-  const { size, lengths, words, whole, allButLast } = titles;
+  const { size, lengths, words, whole, allButLast, allButTwo } = titles;
   const others = state.others;
   const beginnings = (key: number) => (titles.beginnings.get(key) ?? 0) + (others?.beginnings.get(key) ?? 0);
   const isWhole = (key: number) => titles.wholes.has(key) || (others?.wholes.has(key) ?? false);
@@ -128,10 +154,17 @@ function computePrior(state: IndexState): Float32Array {
     else if (length > 1 && isPart(ord)) factor *= PART;
     prior[ord] = factor;
   }
-  return prior;
+  const namespaces = new Set<number>();
+  for (const key of titles.beginnings.keys()) if (beginnings(key) > MAX_FAMILY) namespaces.add(key);
+  for (const key of others?.beginnings.keys() ?? []) if (beginnings(key) > MAX_FAMILY) namespaces.add(key);
+  return { prior, namespaces };
 
   function isPart(ord: number): boolean {
     if (beginnings(allButLast[ord]) > 1) return true;
+    if (lengths[ord] >= MIN_VARIANT_WORDS) {
+      const variants = beginnings(allButTwo[ord]);
+      if (variants > VARIANTS && variants <= MAX_FAMILY) return true;
+    }
     for (let at = 0, hash = 0; at < lengths[ord] - 1; at++) {
       hash = mix(hash, words[at][ord]);
       if (isWhole(hash) && beginnings(hash) <= MAX_FAMILY) return true;
@@ -163,11 +196,16 @@ function titleWords(state: IndexState, slot: number): Int32Array[] {
       for (let p = from; p < to; p += 2) {
         if ((data[p] & 31) !== slot) continue;
         const position = positionOf(data[p + 1]);
-        if (position < MAX_WORDS) words[position][data[p] >>> 5] = key ??= fnv1a(text.terms[termId]) & 0x3fffffff;
+        if (position < MAX_WORDS) words[position][data[p] >>> 5] = key ??= titleWordKey(text.terms[termId]);
       }
     }
   }
   return words;
+}
+
+/** The key of a title word: a hash of the word (the same in every shard). */
+function titleWordKey(word: string): number {
+  return fnv1a(word) & 0x3fffffff;
 }
 
 /** A hash of the title words so far, kept a small integer (fast Map keys). */

@@ -6,17 +6,29 @@
  */
 import { expand, type Expansion } from './expansions';
 import { isNumeric, type ExactField } from './plan';
-import { bm25, corpusStatistics, inverseDocumentFrequency } from './ranking';
+import { corpusStatistics, inverseDocumentFrequency, lengthNorm, saturation } from './ranking';
 import type { Alternative, QueryPlan } from './query-plan';
 import { capacity, documentsByValue, liveOrds, type IndexState } from './state';
 import { frequencyOf, positionOf, spanOf } from './text-index';
 
 /** Bonus of a whole-phrase match in an exact-mode field, in BM25 units. */
 const EXACT_FIELD_SCORE = 8;
-/** Where the second set of query word bits starts in `words`, `typos` and `slotWords`. */
+/** Where the second set of query word bits starts in `words`, `typos` and a slot's `SLOT_WORDS`. */
 export const WHOLE = 16;
-/** Positions take 19 bits (text-index.ts): the query word of `slotLast` is above them. */
+/** Positions take 19 bits (text-index.ts): the query word of `SLOT_LAST` is above them. */
 const LAST_WORD = 19;
+/**
+ * What `slotMarks` holds per document and text slot, at `(ord * slots + slot) * SLOT_MARKS` plus: the words matched
+ * there without a typo (bits 0-15) and those matched as typed (16-31); those at the position they have in the query
+ * (from the field's start); 1 + the last query word matched there (`<< LAST_WORD`) and its position, for adjacent
+ * query words; and where the last one ends. They tell whether the field starts with or equals the query, and how
+ * exactly. Side by side, so matching a posting touches one place in memory, not four arrays.
+ */
+export const SLOT_WORDS = 0;
+export const SLOT_ALIGNED = 1;
+const SLOT_LAST = 2;
+export const SLOT_END = 3;
+export const SLOT_MARKS = 4;
 
 /** What a query matched, in dense arrays indexed by ordinal (reused across queries: `release` after use). */
 export interface Matches {
@@ -32,18 +44,10 @@ export interface Matches {
   words: Uint32Array;
   /** Bit i: query word i matched without a typo; bit 16 + i: with at most one. */
   typos: Uint32Array;
-  /**
-   * Per document and text slot (`ord * slots + slot`): the words matched there without a typo (bits 0-15) and those
-   * matched as typed (16-31), those at the position they have in the query (from the field's start), and where the
-   * last one ends. They tell whether the field starts with or equals the query, and how exactly.
-   */
-  slotWords: Uint32Array;
-  slotAligned: Uint32Array;
-  /** Per document and slot: 1 + the last query word matched there (`<< LAST_WORD`) and its position, for adjacent query words. */
-  slotLast: Uint32Array;
+  /** Per document and text slot: `SLOT_MARKS` numbers (see there). */
+  slotMarks: Uint32Array;
   /** Bit i set: query word i matched right after word i - 1 in the same field (proximity). */
   adjacent: Uint32Array;
-  slotEnd: Uint32Array;
   /**
    * The criteria before the score, packed in one number per document (see ranking.ts), above 0 once computed: ranking
    * is lazy, and computes them with the final score on first use.
@@ -57,6 +61,8 @@ interface HitBuffer {
   slots: Uint8Array;
   occurrences: Int32Array;
   scores: Float64Array;
+  /** Per text slot: `normsOf`. */
+  norms: Array<LengthNorms | undefined>;
 }
 
 /** Matches plus the per-alternative working arrays, kept with the index state between queries. */
@@ -105,7 +111,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const hits = m.hits;
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
   const { mask, first } = alternative;
-  const { altBest, altTypos, altExact, slotWords, slotAligned, slotLast, slotEnd, adjacent } = m;
+  const { altBest, altTypos, altExact, slotMarks, adjacent } = m;
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
@@ -121,17 +127,21 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       } else if (typos < altTypos[ord]) altTypos[ord] = typos;
       if (hits.scores[h] > altBest[ord]) altBest[ord] = hits.scores[h];
       altExact[ord] |= whole;
-      const at = ord * slotCount + hits.slots[h];
+      const at = (ord * slotCount + hits.slots[h]) * SLOT_MARKS;
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
-      if (typos === 1 || exact) slotWords[at] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
-      if (position === queryPosition) slotAligned[at] |= mask;
+      if (typos === 1 || exact) slotMarks[at + SLOT_WORDS] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
+      if (position === queryPosition) {
+        slotMarks[at + SLOT_ALIGNED] |= mask;
+        // The field's end as the query reaches it: a word matched elsewhere in the field (`code`, a typo of `node`
+        // in `node-code`) does not make the field equal the query.
+        slotMarks[at + SLOT_END] = Math.max(slotMarks[at + SLOT_END], position + spanOf(occurrence));
+      }
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field.
-        if (first > 0 && position > 0 && slotLast[at] === (after | (position - 1))) adjacent[ord] |= mask;
-        slotLast[at] = last | position;
+        if (first > 0 && position > 0 && slotMarks[at + SLOT_LAST] === (after | (position - 1))) adjacent[ord] |= mask;
+        slotMarks[at + SLOT_LAST] = last | position;
       }
-      slotEnd[at] = Math.max(slotEnd[at], position + spanOf(occurrence));
     }
   }
   for (let i = 0; i < touchedCount; i++) {
@@ -167,9 +177,12 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         if (t < last) continue;
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
-        m.slotWords[at] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
-        if (position - last === queryPosition) m.slotAligned[at] |= alternative.mask;
-        m.slotEnd[at] = Math.max(m.slotEnd[at], position + 1);
+        const marks = at * SLOT_MARKS;
+        m.slotMarks[marks + SLOT_WORDS] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
+        if (position - last === queryPosition) {
+          m.slotMarks[marks + SLOT_ALIGNED] |= alternative.mask;
+          m.slotMarks[marks + SLOT_END] = Math.max(m.slotMarks[marks + SLOT_END], position + 1);
+        }
       }
     }
   });
@@ -190,7 +203,7 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
   const text = state.text;
   const statistics = corpusStatistics(state);
   const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * quality;
-  const averages = slots.map((slot) => statistics.averageLength(slot.slot));
+  const norms = slots.map((slot) => normsOf(hits, slot.slot, statistics.averageLength(slot.slot)));
   const completed = expansion.kind === 'prefix' || expansion.kind === 'stem';
   const fuzzy = expansion.kind === 'fuzzy';
   const matches = slots.map((slot) => !!slot.weight && !(completed && !slot.prefix) && !(fuzzy && !slot.fuzzy));
@@ -198,22 +211,51 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
   const { lengths } = text;
   const entries = text.count(expansion.termId);
   if (hits.ords.length < entries) growHits(hits, entries);
-  const alive = state.alive;
+  // Without removed documents every ordinal in the postings is alive: no look-up per posting.
+  const alive = state.liveCount < capacity(state) ? state.alive : undefined;
   let count = 0;
   for (const { data, from, to } of text.runs(expansion.termId))
     for (let p = from; p < to; p += 2) {
       const ord = data[p] >>> 5;
       const slot = data[p] & 31;
-      if (alive[ord] !== 1 || !matches[slot]) continue;
+      if (!matches[slot] || (alive && alive[ord] !== 1)) continue;
       const occurrence = data[p + 1];
       const length = ord < lengths[slot].length ? lengths[slot][ord] : 0;
+      const known = norms[slot].byLength;
+      let norm = length < KEPT_NORMS ? known[length] : 0;
+      if (norm === 0) {
+        norm = lengthNorm(length, norms[slot].average);
+        if (length < KEPT_NORMS) known[length] = norm;
+      }
       hits.ords[count] = ord;
       hits.slots[count] = slot;
       hits.occurrences[count] = occurrence;
-      hits.scores[count] = factors[slot] * bm25(frequencyOf(occurrence), length, averages[slot]);
+      hits.scores[count] = factors[slot] * saturation(frequencyOf(occurrence), norm);
       count++;
     }
   return count;
+}
+
+/** Field lengths below this have their `lengthNorm` kept (longer ones are computed per posting). */
+const KEPT_NORMS = 2048;
+
+/**
+ * A text slot's `lengthNorm` by field length, for one average length, filled as postings need them (0: not yet), so
+ * a posting's score takes one division instead of two. Kept between queries until the slot's average length changes.
+ */
+interface LengthNorms {
+  average: number;
+  byLength: Float64Array;
+}
+
+function normsOf(hits: HitBuffer, slot: number, average: number): LengthNorms {
+  let norms = hits.norms[slot];
+  if (!norms) norms = hits.norms[slot] = { average, byLength: new Float64Array(KEPT_NORMS) };
+  else if (norms.average !== average) {
+    norms.average = average;
+    norms.byLength.fill(0);
+  }
+  return norms;
 }
 
 function growHits(hits: HitBuffer, size: number): void {
@@ -251,13 +293,13 @@ export function release(matches: Matches): void {
 const DENSE_SPREAD = 4;
 
 function clearRange(m: Matches, from: number, to: number): void {
-  const slots = m.slotWords.length / m.score.length;
+  const marks = m.slotMarks.length / m.score.length;
   for (const array of [m.score, m.words, m.typos, m.adjacent, m.rank]) array.fill(0, from, to);
-  for (const array of [m.slotWords, m.slotEnd, m.slotAligned, m.slotLast]) array.fill(0, from * slots, to * slots);
+  m.slotMarks.fill(0, from * marks, to * marks);
 }
 
 function clearEach(m: Matches): void {
-  const slots = m.slotWords.length / m.score.length;
+  const marks = m.slotMarks.length / m.score.length;
   for (let i = 0; i < m.ords.length; i++) {
     const ord = m.ords[i];
     m.score[ord] = 0;
@@ -265,12 +307,7 @@ function clearEach(m: Matches): void {
     m.typos[ord] = 0;
     m.adjacent[ord] = 0;
     m.rank[ord] = 0;
-    for (let at = ord * slots; at < (ord + 1) * slots; at++) {
-      m.slotWords[at] = 0;
-      m.slotEnd[at] = 0;
-      m.slotAligned[at] = 0;
-      m.slotLast[at] = 0;
-    }
+    for (let at = ord * marks; at < (ord + 1) * marks; at++) m.slotMarks[at] = 0;
   }
 }
 
@@ -285,10 +322,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       score: new Float64Array(size),
       words: new Uint32Array(size),
       typos: new Uint32Array(size),
-      slotWords: new Uint32Array(size * slots),
-      slotEnd: new Uint32Array(size * slots),
-      slotAligned: new Uint32Array(size * slots),
-      slotLast: new Uint32Array(size * slots),
+      slotMarks: new Uint32Array(size * slots * SLOT_MARKS),
       adjacent: new Uint32Array(size),
       rank: new Float64Array(size),
       altBest: new Float64Array(size),
@@ -300,7 +334,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       matchedCount: 0,
       phraseStep: new Uint8Array(size * slots),
       phraseNext: new Uint32Array(size * slots),
-      hits: { ords: new Int32Array(0), slots: new Uint8Array(0), occurrences: new Int32Array(0), scores: new Float64Array(0) },
+      hits: { ords: new Int32Array(0), slots: new Uint8Array(0), occurrences: new Int32Array(0), scores: new Float64Array(0), norms: [] },
     };
     state.caches.scratch = scratch;
   }

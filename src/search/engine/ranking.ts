@@ -3,8 +3,9 @@
  * (as Algolia and Meilisearch rank; docs/decisions.md):
  * 1. words: more query words matched (stop words are optional and not counted);
  * 2. typos: fewer typos over the matched words (a completion is no typo);
- * 3. attribute exactness: the heavier field first, then one whose words equal the query, then (in the heaviest
- *    fields only) start with it, as typed (`kde` -> `kde-full`) before completed (`pyth` -> `python3`) before with typos;
+ * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
+ *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace) start with it,
+ *    as typed (`kde` -> `kde-full`) before completed (`pyth` -> `python3`) before with typos;
  * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
  *    not a typo (the score weighs the forms below the word as typed);
  * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal,
@@ -16,8 +17,9 @@
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
 import { compareStrings, type ValueColumn } from './columns';
+import { beginsNamespace } from './families';
 import { fnv1a } from './hash';
-import { WHOLE, type Matches } from './matching';
+import { SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
 import type { SortSpec, TextField } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
@@ -90,10 +92,14 @@ export function termFrequency(state: IndexState, term: string): number {
   return 0;
 }
 
-/** BM25's term-frequency part, for a term `tf` times in a field of `length` words (k1 1.2, b 0.7). */
-export function bm25(tf: number, length: number, averageLength: number): number {
-  const norm = 1 - B + (B * length) / averageLength;
-  return (tf * (K1 + 1)) / (tf + K1 * norm);
+/** BM25's length part for a field of `length` words: k1 × (1 - b + b × length / average length) (k1 1.2, b 0.7). */
+export function lengthNorm(length: number, averageLength: number): number {
+  return K1 * (1 - B + (B * length) / averageLength);
+}
+
+/** BM25's term-frequency part, for a term `tf` times in a field whose `lengthNorm` is `norm`. */
+export function saturation(tf: number, norm: number): number {
+  return (tf * (K1 + 1)) / (tf + norm);
 }
 
 /** Negative when ordinal `a` comes before `b`. */
@@ -124,15 +130,21 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   const slots = state.plan.text;
   const slotCount = slots.length;
   const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
-  const { words: matched, typos: typoBits, rank, score, adjacent, slotAligned } = m;
+  // A name starting with a namespace (`node-…` for `node`) is not a name being typed.
+  const namespace = beginsNamespace(
+    state,
+    m.plan.words.filter((_, i) => counted & (1 << i)),
+  );
+  const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
   const finish = (ord: number): void => {
     // A computed rank is above 0 (63 - typos > 0 in it).
     if (rank[ord] !== 0 || matched[ord] === 0) return;
     score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(adjacent[ord]));
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
-    for (let slot = 0, at = ord * slotCount; slot < slotCount; slot++, at++) {
-      if ((slotAligned[at] & counted) === counted) level = Math.max(level, attributeLevel(state, m, slots[slot], ord, heaviest));
+    for (let slot = 0, at = ord * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
+      if ((slotMarks[at + SLOT_ALIGNED] & counted) === counted)
+        level = Math.max(level, attributeLevel(state, m, slots[slot], ord, heaviest, namespace));
     }
     const words = matched[ord] & counted;
     const withTypos = words & ~typoBits[ord];
@@ -170,14 +182,15 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
 const wordCounts = new Uint32Array(WHOLE + 1);
 
 /** Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not). */
-function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: number, heaviest: number): number {
+function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: number, heaviest: number, namespace: boolean): number {
   const { counted } = m.plan;
-  const at = ord * state.plan.text.length + slot.slot;
-  const equals = m.slotEnd[at] >= state.text.length(slot.slot, ord) ? 1 : 0;
-  // Starting with the query tells a name being typed, in the heaviest field; a description starting so says little.
-  if (!equals && slot.weight < heaviest) return 0;
+  const at = (ord * state.plan.text.length + slot.slot) * SLOT_MARKS;
+  const equals = m.slotMarks[at + SLOT_END] >= state.text.length(slot.slot, ord) ? 1 : 0;
+  // Starting with the query tells a name being typed, in the heaviest field, unless more than 50 names start so (a
+  // namespace: families.ts); a description starting so says little.
+  if (!equals && (slot.weight < heaviest || namespace)) return 0;
   // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
-  const slotWords = m.slotWords[at];
+  const slotWords = m.slotMarks[at + SLOT_WORDS];
   const how = ((slotWords >>> WHOLE) & counted) === counted ? 5 : (slotWords & counted) === counted ? 3 : 1;
   return Math.min(Math.round(slot.weight * 4), 4095) * 8 + how + equals;
 }

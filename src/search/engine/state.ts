@@ -5,6 +5,7 @@
  */
 import type { OtherShards } from './corpus';
 import { NumberColumn, ValueColumn, type Tally } from './columns';
+import type { FacetRows, RowTally } from './facet-rows';
 import type { FacetCache } from './facets';
 import type { ExpansionCache } from './expansions';
 import type { FamilyCache } from './families';
@@ -42,8 +43,10 @@ export interface QueryCaches {
   browseFacets?: FacetCache;
   /** `liveOrds` of one index version. */
   live?: { version: number; ords: readonly number[] };
-  /** Facet counting's per-value counts (facets.ts). */
+  /** Facet counting's per-value counts (facets.ts), by column and by document (facet-rows.ts). */
   tally?: Tally;
+  rowTally?: RowTally;
+  facetRows?: FacetRows;
   families?: FamilyCache;
   /** Suggest's marks of the documents already counted for a term (suggest.ts). */
   seen?: SeenStamps;
