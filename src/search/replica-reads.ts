@@ -8,7 +8,7 @@
  * answer served by a replica is never older than what the primary answered `VERSION_BOUND_MS` before.
  */
 import type { Env } from '../env';
-import { nearestReplicaRegion, replicaName, type ReplicaRegion } from './replica-regions';
+import { replicaName, type ReplicaRegion } from './replica-regions';
 import type { SearchAppObject } from './search-app-object';
 
 /** Where reads of an index object go: the app's replica regions and the continent the request came from. */
@@ -17,24 +17,18 @@ export interface ReadPlacement {
   continent?: string;
 }
 
-/** A Durable Object to read from: a replica (with its region and name) or the primary (no region). */
+/** A replica to read from, with its region and name. */
 export interface ReadTarget {
   stub: DurableObjectStub<SearchAppObject>;
-  region?: ReplicaRegion;
+  region: ReplicaRegion;
   name: string;
 }
 
 /**
- * The object a read of the index object `primaryName` goes to first. A replica is created with the region as its
- * location hint (which only counts when the object is created: a replica stays where it was first placed).
+ * The replica of the index object `primaryName` in `region` (created there on first use), the region nearest to the
+ * request (`nearestReplicaRegion`). A replica is created with the region as its location hint (which only counts when
+ * the object is created: a replica stays where it was first placed).
  */
-export function readTarget(env: Env, primaryName: string, placement: ReadPlacement): ReadTarget {
-  const region = nearestReplicaRegion(placement.continent, placement.regions);
-  if (!region) return { stub: env.SEARCH_APP.get(env.SEARCH_APP.idFromName(primaryName)), name: primaryName };
-  return replicaTarget(env, primaryName, region);
-}
-
-/** The replica of the index object `primaryName` in `region` (created there on first use). */
 export function replicaTarget(env: Env, primaryName: string, region: ReplicaRegion): ReadTarget {
   const name = replicaName(primaryName, region);
   return { stub: env.SEARCH_APP.get(env.SEARCH_APP.idFromName(name), { locationHint: region }), region, name };

@@ -12,7 +12,7 @@ import { ApiError, type ErrorDetail } from '../errors';
 import type { VersionedAnswer } from './answers';
 import { navigationFirst } from './answers';
 import { currentVersion, VERSION_BOUND_MS } from './edge-cache';
-import { readTarget, replicaTarget, type ReadPlacement } from './replica-reads';
+import { replicaTarget, type ReadPlacement } from './replica-reads';
 import { nearestReplicaRegion, type ReplicaRegion } from './replica-regions';
 import type { DocumentRow, FullFeedCycle, HashedVector, PreparedSwap, Reshard } from './app-storage';
 import {
@@ -116,15 +116,14 @@ export class SearchAppClient {
    * shards reads each shard from that shard's nearest replica under the same bound, per shard, else from its primary.
    */
   async nearestAnswer(read: IndexRead, placement: ReadPlacement, fresh = false): Promise<RoutedAnswer> {
-    if ((knownShards.get(this.#app) ?? 1) === 1) {
-      const target = readTarget(this.#env, this.name, placement);
-      if (target.region) {
-        const minVersion = await currentVersion(this, fresh);
-        const outcome = await target.stub.replicaAnswer({ primary: this.name, name: target.name }, read, minVersion, fresh);
-        const answer = outcome && unwrap(outcome);
-        if (answer?.shards === 1) return { version: answer.version, json: answer.json, servedBy: target.region };
-        if (answer) knownShards.set(this.#app, answer.shards);
-      }
+    const region = nearestReplicaRegion(placement.continent, placement.regions);
+    if ((knownShards.get(this.#app) ?? 1) === 1 && region) {
+      const target = replicaTarget(this.#env, this.name, region);
+      const minVersion = await currentVersion(this, fresh);
+      const outcome = await target.stub.replicaAnswer({ primary: this.name, name: target.name }, read, minVersion, fresh);
+      const answer = outcome && unwrap(outcome);
+      if (answer?.shards === 1) return { version: answer.version, json: answer.json, servedBy: region };
+      if (answer) knownShards.set(this.#app, answer.shards);
     }
     const reads = await this.#shardReads(placement, fresh);
     const answer =

@@ -1,6 +1,7 @@
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AnswerMemo, searchKey } from '../../src/search/answers';
+import type { SearchRequest } from '../../src/search/engine/types';
 import { answerEnd, edgeCacheUrl } from '../../src/search/edge-cache';
 import { compressEnd } from '../../src/search/gzip-splice';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
@@ -287,6 +288,28 @@ describe("the search app's memory of repeated answers", () => {
     const [entry] = (await json<{ documents: Array<{ id: number }> }>(res)).documents;
     expect((await settled(app, entry.id)).state).toBe('FINISHED');
     expect((await fresh('hiking')).total).toBe(0);
+  });
+});
+
+describe('keys of questions', () => {
+  it('are one string per question: keys sorted at every level, tracking fields and undefined values left out', () => {
+    const key = searchKey({
+      rows: 10,
+      q: 'shoe',
+      page: 2,
+      filters: { size: { filterType: 'range', minValue: 3, maxValue: undefined }, brand: { values: ['b', 'a'], filterType: 'term' } },
+      facetLimits: { z: 1, '10': 2, '9': 3, a: 4 },
+      sort: undefined,
+      requestId: 'r',
+      userId: 'u',
+    } as SearchRequest);
+    expect(key).toBe(
+      'search {"facetLimits":{"9":3,"10":2,"a":4,"z":1},"filters":{"brand":{"filterType":"term","values":["b","a"]},' +
+        '"size":{"filterType":"range","minValue":3}},"page":2,"q":"shoe","rows":10}',
+    );
+    expect(searchKey({ q: 'shoe', page: 1, rows: 10 }, { ratio: 0.5, embedder: 'e' })).toBe(
+      'search {"hybrid":{"embedder":"e","ratio":0.5},"page":1,"q":"shoe","rows":10}',
+    );
   });
 });
 
