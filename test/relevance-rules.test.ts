@@ -155,6 +155,15 @@ describe('relevance rules', () => {
     // Stop words glue among themselves.
     expect(top('things to do', engine)).toEqual(['todo']);
   });
+  it('treats the filler words of a question as optional, and as words in a query without stop words', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('fotoxx', { name: 'fotoxx', description: 'photo program with an editor' });
+    engine.add('krita', { name: 'krita', description: 'edit photos' });
+    // `program` fills the question: both match `edit` and `photos`, and the words as typed come first.
+    expect(top('program to edit photos', engine)[0]).toBe('krita');
+    // Without a stop word the query is keywords: `program` counts.
+    expect(top('program edit photos', engine)[0]).toBe('fotoxx');
+  });
   it('treats stop words as optional', () => {
     expect(top('the gimp')[0]).toBe('gimp');
     expect(top('the')).toEqual([]);
