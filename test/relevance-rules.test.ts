@@ -239,6 +239,21 @@ describe('relevance rules', () => {
     fewer.add('other-name-of-five-words', { name: 'other-name-of-five-words', description: 'domain resolver' });
     expect(top('domain resolver', fewer)[0]).toBe('aaa-dns-server+alpha-dev');
   });
+  it('ranks names beginning like more than five others, none of them named so, as parts', () => {
+    // Equal descriptions and lengths, each name's first two words its own: without the rule, ids would put
+    // `ampx-aa-kit` first.
+    const family = new SearchIndex({ fields, sorts: [] });
+    for (const part of ['aa', 'bb', 'cc', 'dd', 'ee', 'ff'])
+      family.add(`ampx-${part}-kit`, { name: `ampx-${part}-kit`, description: 'media player' });
+    family.add('solo-app-kit', { name: 'solo-app-kit', description: 'media player' });
+    expect(top('media player', family)[0]).toBe('solo-app-kit');
+    // Five such names are not yet a family.
+    const fewer = new SearchIndex({ fields, sorts: [] });
+    for (const part of ['aa', 'bb', 'cc', 'dd', 'ee'])
+      fewer.add(`ampx-${part}-kit`, { name: `ampx-${part}-kit`, description: 'media player' });
+    fewer.add('solo-app-kit', { name: 'solo-app-kit', description: 'media player' });
+    expect(top('media player', fewer)[0]).toBe('ampx-aa-kit');
+  });
   it('keeps the family prior through a few changes, new documents ranking without one', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const name of ['vlc', 'vlc-data', 'mplay']) engine.add(name, { name, description: 'media player' });
