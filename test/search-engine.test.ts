@@ -208,6 +208,32 @@ describe('sorts and paging', () => {
   });
 });
 
+describe('matching details only the documents ranking reaches', () => {
+  // A filter every document passes: the query is matched as filtered, its details recorded for what the page can reach.
+  const everything = { section: { filterType: 'term' as const, values: ['no-such-section'], filterOperator: 'not' as const } };
+  const part = { feedingKey: (id: string) => id.length };
+  const answer = (index: SearchIndex, request: Partial<SearchRequest>) => {
+    const { total, hits, merge } = index.search({ page: 1, rows: 10, ...request }, undefined, part);
+    return { total, hits, merge };
+  };
+  it('answers as matching every document at once: pages past the first, sorts, totals and merge keys', () => {
+    for (const q of ['python', 'library', 'pythn', 'python library', 'perl modul'])
+      for (const page of [1, 2, 9])
+        for (const sort of [undefined, 'biggest']) {
+          const plain = answer(debian, { q, page, sort });
+          expect(plain.total).toBeGreaterThan(10);
+          expect(answer(debian, { q, page, sort, filters: everything })).toEqual(plain);
+        }
+  });
+  it('leaves nothing behind for the next query', () => {
+    const fresh = debianIndex();
+    answer(debian, { q: 'python library' });
+    answer(debian, { q: 'documentation', page: 4, filters: everything });
+    answer(debian, { q: 'python', sort: 'biggest', filters: everything });
+    for (const q of ['python', 'library', 'perl module', 'documentation']) expect(answer(debian, { q })).toEqual(answer(fresh, { q }));
+  });
+});
+
 describe('index lifecycle', () => {
   it('replaces and removes documents', () => {
     const shop = shopIndex();

@@ -32,6 +32,9 @@ export const SLOT_MARKS = 4;
 /** `altState`: its bits of the fewest typos + 1, and its bit of a whole match. */
 const ALT_TYPOS = 15;
 const ALT_WHOLE = 16;
+/** `detailed`: a document being detailed by the current `detailMatches`, and one detailed before. */
+const DETAILING = 1;
+const DETAILED = 2;
 
 /** What a query matched, in dense arrays indexed by ordinal (reused across queries: `release` after use). */
 export interface Matches {
@@ -56,6 +59,15 @@ export interface Matches {
    * is lazy, and computes them with the final score on first use.
    */
   rank: Float64Array;
+  /**
+   * Every matched document's details are recorded. Otherwise matching recorded only which words each matched (the
+   * low bits of `words`), and `detailMatches` records the rest (`score`, `typos`, `slotMarks`, `adjacent`, the
+   * whole bits of `words`) for the documents ranking reaches: a query whose page only documents matching all its
+   * words (or passing its filters) can reach details those, not every document matching any word.
+   */
+  complete: boolean;
+  /** Per document: `DETAILED` once its details are recorded (read only when not `complete`). */
+  detailed: Uint8Array;
 }
 
 /** The postings of one expansion that a query reads, reused from expansion to expansion. */
@@ -83,23 +95,43 @@ export interface Scratch extends Matches {
   /** The documents the query matched so far, the first `matchedCount`, listed in `ords` once matching is done. */
   matched: Int32Array;
   matchedCount: number;
+  /** Matching began without details: the documents detailed since, the first `detailedCount` (what `release` clears). */
+  detailsLater: boolean;
+  detailedOrds: Int32Array;
+  detailedCount: number;
+  /** The exact-mode fields' matching documents, kept for `detailMatches`. */
+  exactMatches: Array<{ ords: number[]; score: number }>;
   /** Per document and slot, while matching a phrase: terms matched in a row, and the position the next must have. */
   phraseStep: Uint8Array;
   phraseNext: Uint32Array;
   hits: HitBuffer;
 }
 
-/** Scores every document matching at least one alternative of the plan. */
-export function matchPlan(state: IndexState, plan: QueryPlan): Matches {
+/**
+ * Every document matching at least one alternative of the plan. `detailsLater`: the caller ranks only some of them
+ * (a query of several counted words, or filtered candidates), so matching records only the words each matched,
+ * and ranking details the documents it reaches (`detailMatches`); otherwise every match is detailed at once.
+ */
+export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = false): Matches {
   const m = scratchFor(state, plan);
-  for (const alternative of plan.alternatives) matchAlternative(state, m, alternative);
+  // A phrase alternative's words are only known to match once its terms' positions are followed: done at once.
+  m.complete = !detailsLater || plan.alternatives.some((alternative) => alternative.terms.length > 1);
+  m.detailsLater = !m.complete;
   const all = (1 << plan.words.length) - 1;
   const query = plan.words.join(' ');
-  for (const field of state.plan.exact) {
-    for (const ord of exactFieldMatches(state, field, query)) {
-      record(m, ord, all, EXACT_FIELD_SCORE * Math.max(field.weight, 1), 0, true);
-    }
+  m.exactMatches = state.plan.exact.map((field) => ({
+    ords: exactFieldMatches(state, field, query),
+    score: EXACT_FIELD_SCORE * Math.max(field.weight, 1),
+  }));
+  for (const alternative of plan.alternatives) {
+    if (m.complete) matchAlternative(state, m, alternative);
+    else markWords(state, m, alternative);
   }
+  for (const { ords, score } of m.exactMatches)
+    for (const ord of ords) {
+      if (m.complete) record(m, ord, all, score, 0, true);
+      else markWord(m, ord, all);
+    }
   // An array of its final length filled in place: pushing 48,000 ordinals grows and copies it again and again.
   const ords: number[] = new Array<number>(m.matchedCount);
   for (let i = 0; i < m.matchedCount; i++) ords[i] = m.matched[i];
@@ -107,7 +139,52 @@ export function matchPlan(state: IndexState, plan: QueryPlan): Matches {
   return m;
 }
 
-function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative): void {
+/**
+ * Records the details of the matched documents of `ords` not detailed yet (every matched document when absent):
+ * the plan's alternatives matched again, their postings read for those documents only, in the same order as
+ * matching at once would (every score the same sum in the same order).
+ */
+export function detailMatches(state: IndexState, matches: Matches, ords: readonly number[] = matches.ords): void {
+  const m = matches as Scratch;
+  if (m.complete) return;
+  const { detailed, words } = m;
+  const first = m.detailedCount;
+  for (let i = 0; i < ords.length; i++) {
+    const ord = ords[i];
+    if (detailed[ord] !== 0 || words[ord] === 0) continue;
+    detailed[ord] = DETAILING;
+    m.detailedOrds[m.detailedCount++] = ord;
+  }
+  if (m.detailedCount === first) return;
+  for (const alternative of m.plan.alternatives) matchAlternative(state, m, alternative, detailed);
+  const all = (1 << m.plan.words.length) - 1;
+  for (const { ords: exact, score } of m.exactMatches)
+    for (const ord of exact) if (detailed[ord] === DETAILING) record(m, ord, all, score, 0, true);
+  for (let i = first; i < m.detailedCount; i++) detailed[m.detailedOrds[i]] = DETAILED;
+  if (m.detailedCount === m.ords.length) m.complete = true;
+}
+
+/** The words an alternative matches, per document (the low bits of `words`), without details. */
+function markWords(state: IndexState, m: Scratch, alternative: Alternative): void {
+  const { text } = state;
+  const alive = aliveIfRemoved(state);
+  for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
+    const matches = slotsMatching(state, expansion);
+    for (const { data, from, to } of text.runs(expansion.termId))
+      for (let p = from; p < to; p += 2) {
+        const ord = data[p] >>> 5;
+        if (matches[data[p] & 31] && !(alive && alive[ord] !== 1)) markWord(m, ord, alternative.mask);
+      }
+  }
+}
+
+function markWord(m: Scratch, ord: number, mask: number): void {
+  if (m.words[ord] === 0) m.matched[m.matchedCount++] = ord;
+  m.words[ord] |= mask;
+}
+
+/** Records an alternative's matches, of the documents marked `DETAILING` in `wanted` when given. */
+function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative, wanted?: Uint8Array): void {
   if (alternative.terms.length > 1) return matchPhrase(state, m, alternative);
   const slotCount = state.plan.text.length;
   const queryPosition = alternative.first - m.plan.firstCounted;
@@ -120,7 +197,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
-    const count = collectHits(state, expansion, alternative.quality, hits);
+    const count = collectHits(state, expansion, alternative.quality, hits, wanted);
     const typos = expansion.typos + 1;
     const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
     const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? ALT_WHOLE : 0;
@@ -201,28 +278,30 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
   }
 }
 
-/** The live postings of an expansion in fields it may match, with their BM25 scores, written to `hits`. */
-function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer): number {
+/**
+ * The live postings of an expansion in fields it may match (of the documents marked `DETAILING` in `wanted` when
+ * given), with their BM25 scores, written to `hits`.
+ */
+function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer, wanted?: Uint8Array): number {
   const slots = state.plan.text;
   const text = state.text;
   const statistics = corpusStatistics(state);
   const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * quality;
   const norms = slots.map((slot) => normsOf(hits, slot.slot, statistics.averageLength(slot.slot)));
-  const completed = expansion.kind === 'prefix' || expansion.kind === 'stem';
-  const fuzzy = expansion.kind === 'fuzzy';
-  const matches = slots.map((slot) => !!slot.weight && !(completed && !slot.prefix) && !(fuzzy && !slot.fuzzy));
+  const matches = slotsMatching(state, expansion);
   const factors = slots.map((slot) => slot.weight * weight);
   const { lengths } = text;
   const entries = text.count(expansion.termId);
   if (hits.ords.length < entries) growHits(hits, entries);
-  // Without removed documents every ordinal in the postings is alive: no look-up per posting.
-  const alive = state.liveCount < capacity(state) ? state.alive : undefined;
+  // The documents detailed here are alive: one look-up per posting tells both.
+  const accept = wanted ?? aliveIfRemoved(state);
+  const accepted = wanted ? DETAILING : 1;
   let count = 0;
   for (const { data, from, to } of text.runs(expansion.termId))
     for (let p = from; p < to; p += 2) {
       const ord = data[p] >>> 5;
       const slot = data[p] & 31;
-      if (!matches[slot] || (alive && alive[ord] !== 1)) continue;
+      if (!matches[slot] || (accept && accept[ord] !== accepted)) continue;
       const occurrence = data[p + 1];
       const length = ord < lengths[slot].length ? lengths[slot][ord] : 0;
       const known = norms[slot].byLength;
@@ -238,6 +317,18 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
       count++;
     }
   return count;
+}
+
+/** Per text slot, whether an expansion matches there: a scoring field, and one that allows completions or typos if it is one. */
+function slotsMatching(state: IndexState, expansion: Expansion): boolean[] {
+  const completed = expansion.kind === 'prefix' || expansion.kind === 'stem';
+  const fuzzy = expansion.kind === 'fuzzy';
+  return state.plan.text.map((slot) => !!slot.weight && !(completed && !slot.prefix) && !(fuzzy && !slot.fuzzy));
+}
+
+/** `state.alive` when documents were removed; without, every ordinal in the postings is alive: no look-up per posting. */
+function aliveIfRemoved(state: IndexState): Uint8Array | undefined {
+  return state.liveCount < capacity(state) ? state.alive : undefined;
 }
 
 /** Field lengths below this have their `lengthNorm` kept (longer ones are computed per posting). */
@@ -279,7 +370,20 @@ function record(m: Scratch, ord: number, mask: number, score: number, typos: num
 
 /** Clears the scratch arrays a query used, for the next query. */
 export function release(matches: Matches): void {
-  const { ords } = matches;
+  const m = matches as Scratch;
+  if (m.detailsLater) {
+    clearOrds(m, m.ords, false);
+    clearOrds(m, m.detailedOrds.subarray(0, m.detailedCount), true);
+  } else clearOrds(m, m.ords, true);
+  m.ords = [];
+  m.detailedCount = 0;
+}
+
+/** Touched ordinals spread over at most this many times their number are cleared as one range. */
+const DENSE_SPREAD = 4;
+
+/** Clears `words` at `ords` (`details`: the detail arrays instead). */
+function clearOrds(m: Scratch, ords: ArrayLike<number>, details: boolean): void {
   let low = Infinity;
   let high = -1;
   for (let i = 0; i < ords.length; i++) {
@@ -288,29 +392,30 @@ export function release(matches: Matches): void {
     if (ord > high) high = ord;
   }
   // A broad query touched most ordinals of its range: clearing the whole range is a memset, not scattered writes.
-  if (high - low < DENSE_SPREAD * ords.length) clearRange(matches, low, high + 1);
-  else clearEach(matches);
-  matches.ords = [];
+  const dense = high - low < DENSE_SPREAD * ords.length;
+  if (!details) {
+    if (dense) m.words.fill(0, low, high + 1);
+    else for (let i = 0; i < ords.length; i++) m.words[ords[i]] = 0;
+  } else if (dense) clearRange(m, low, high + 1);
+  else clearEach(m, ords);
 }
 
-/** Touched ordinals spread over at most this many times their number are cleared as one range. */
-const DENSE_SPREAD = 4;
-
-function clearRange(m: Matches, from: number, to: number): void {
+function clearRange(m: Scratch, from: number, to: number): void {
   const marks = m.slotMarks.length / m.score.length;
-  for (const array of [m.score, m.words, m.typos, m.adjacent, m.rank]) array.fill(0, from, to);
+  for (const array of [m.score, m.words, m.typos, m.adjacent, m.rank, m.detailed]) array.fill(0, from, to);
   m.slotMarks.fill(0, from * marks, to * marks);
 }
 
-function clearEach(m: Matches): void {
+function clearEach(m: Scratch, ords: ArrayLike<number>): void {
   const marks = m.slotMarks.length / m.score.length;
-  for (let i = 0; i < m.ords.length; i++) {
-    const ord = m.ords[i];
+  for (let i = 0; i < ords.length; i++) {
+    const ord = ords[i];
     m.score[ord] = 0;
     m.words[ord] = 0;
     m.typos[ord] = 0;
     m.adjacent[ord] = 0;
     m.rank[ord] = 0;
+    m.detailed[ord] = 0;
     for (let at = ord * marks; at < (ord + 1) * marks; at++) m.slotMarks[at] = 0;
   }
 }
@@ -335,6 +440,12 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       touched: new Int32Array(size),
       matched: new Int32Array(size),
       matchedCount: 0,
+      complete: true,
+      detailed: new Uint8Array(size),
+      detailsLater: false,
+      detailedOrds: new Int32Array(size),
+      detailedCount: 0,
+      exactMatches: [],
       phraseStep: new Uint8Array(size * slots),
       phraseNext: new Uint32Array(size * slots),
       hits: { ords: new Int32Array(0), slots: new Uint8Array(0), occurrences: new Int32Array(0), scores: new Float64Array(0), norms: [] },
@@ -344,6 +455,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   scratch.plan = plan;
   scratch.ords = [];
   scratch.matchedCount = 0;
+  scratch.detailedCount = 0;
   return scratch;
 }
 

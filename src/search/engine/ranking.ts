@@ -19,7 +19,7 @@
 import { compareStrings, type ValueColumn } from './columns';
 import { beginsNamespace } from './families';
 import { fnv1a } from './hash';
-import { SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
+import { detailMatches, SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
 import type { SortSpec, TextField } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
@@ -119,7 +119,7 @@ export interface Relevance {
   finish(ord: number): void;
   /**
    * The documents of `ords` (matched ones) that can be among the first `k`: those matching the most counted query
-   * words (criterion 1, which decides before every other), at least `k` of them when there are.
+   * words (criterion 1, which decides before every other), at least `k` of them when there are; their matches detailed.
    */
   contenders(ords: readonly number[], k: number): readonly number[];
 }
@@ -139,6 +139,8 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   const finish = (ord: number): void => {
     // A computed rank is above 0 (63 - typos > 0 in it).
     if (rank[ord] !== 0 || matched[ord] === 0) return;
+    // A document `contenders` did not list (a sort, a merge key, hybrid scores): every match is detailed then.
+    if (!m.complete && m.detailed[ord] === 0) detailMatches(state, m);
     score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(adjacent[ord]));
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
@@ -169,10 +171,14 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     let least = WHOLE;
     let reached = histogram[least];
     while (least > 0 && reached < k) reached += histogram[--least];
-    if (reached === ords.length) return ords;
+    if (reached === ords.length) {
+      detailMatches(state, m, ords);
+      return ords;
+    }
     const kept: number[] = new Array<number>(reached);
     let length = 0;
     for (let i = 0; i < ords.length; i++) if (popcount(matched[ords[i]] & counted) >= least) kept[length++] = ords[i];
+    detailMatches(state, m, kept);
     return kept;
   };
   return { compare, finish, contenders };

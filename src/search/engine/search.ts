@@ -9,7 +9,7 @@ import { checkedFacetLimits, checkedFacetPaths, facetsOfEverything, filteredFace
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
 import { matchPlan, release } from './matching';
-import { planQuery } from './query-plan';
+import { planQuery, type QueryPlan } from './query-plan';
 import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
 import type { SortSpec } from './plan';
 import { liveOrds, type IndexState } from './state';
@@ -54,16 +54,21 @@ export interface ShardPartOptions {
   strict?: boolean;
 }
 
-/** The documents matching the query words, ranked; undefined when the query has no words. */
-export function keywordCandidates(state: IndexState, q: string, strict = false): Candidates | undefined {
+/**
+ * The documents matching the query words, ranked; undefined when the query has no words. `filtered`: filters will
+ * narrow them down (so matching details only the documents the page can reach, as it does for a query of several words).
+ */
+export function keywordCandidates(state: IndexState, q: string, strict = false, filtered = false): Candidates | undefined {
   const plan = planQuery(state, q);
   if (!plan) return undefined;
-  let matches = matchPlan(state, plan);
+  const detailsLater = (q: QueryPlan) => filtered || popcount(q.counted) > 1;
+  let matches = matchPlan(state, plan, detailsLater(plan));
   const relaxed = !strict && !matches.ords.length;
   if (relaxed) {
     // Nothing matched: fall back to completing every word, with one more typo allowed.
     release(matches);
-    matches = matchPlan(state, planQuery(state, q, true) ?? plan);
+    const fallback = planQuery(state, q, true) ?? plan;
+    matches = matchPlan(state, fallback, detailsLater(fallback));
   }
   const found = matches;
   const { counted } = found.plan;
@@ -110,7 +115,7 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
   const limits = checkedFacetLimits(state, request);
   const opened = checkedFacetPaths(state, request);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
-  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.strict);
+  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.strict, filters.length > 0);
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
     ords: liveOrds(state),
     done: () => {},
