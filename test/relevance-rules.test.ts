@@ -142,6 +142,19 @@ describe('relevance rules', () => {
     // `tool` is no stop word: the document matching both words comes before the name matching one.
     expect(top('diff tool', engine)).toEqual(['meld', 'diff-cover']);
   });
+  it('glues a stop word to a counted word only when they are the whole query', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('acd', { name: 'acd', description: 'data definitions' });
+    engine.add('xfburn', { name: 'xfburn', description: 'burns a cd' });
+    engine.add('onboard', { name: 'onboard', description: 'keyboard on the screen' });
+    engine.add('todo', { name: 'todo', description: 'hierarchical lists' });
+    // `acd` is not the word `cd`: glued inside a longer query, `a cd` would match it as `cd`.
+    expect(top('burn a cd', engine)).toEqual(['xfburn']);
+    expect(top('a cd', engine)[0]).toBe('acd');
+    expect(top('on board', engine)[0]).toBe('onboard');
+    // Stop words glue among themselves.
+    expect(top('things to do', engine)).toEqual(['todo']);
+  });
   it('treats stop words as optional', () => {
     expect(top('the gimp')[0]).toBe('gimp');
     expect(top('the')).toEqual([]);

@@ -54,7 +54,7 @@ export class SearchAppObject extends DurableObject<Env> {
     this.#recovery = new FeedingRecovery(this.#live);
     this.#feeding = new Feeding(this.#live, this.#recovery);
     this.#fullFeeds = new FullFeeds(this.#live, this.#recovery, env);
-    this.#reindexing = new Reindexing(this.#live);
+    this.#reindexing = new Reindexing(this.#live, this.#fullFeeds);
     this.#replication = new Replication(this.#live);
     this.#answering = new Answering(this.#live);
   }
@@ -140,7 +140,7 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#reindexing.stageMoved(id, rows, vectors);
   }
 
-  /** As shard 0: what became of the re-shard `id` to `generation` (asked by shards that voted for it, once it lapsed). */
+  /** As shard 0: what became of the re-shard `id` to `generation` (asked by shards that voted for it, once it lapsed), settling one that lapsed here. */
   async reshardFate(id: number, generation: number): Promise<ReshardFate> {
     return this.#reindexing.reshardFate(id, generation);
   }

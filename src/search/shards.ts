@@ -25,7 +25,12 @@ export function shardOf(documentId: string, shards: number): number {
 
 /** The Durable Object name of an app's shard. */
 export function shardName(tenantCode: string, code: string, shard: number): string {
-  return shard === 0 ? `${tenantCode}/${code}` : `${tenantCode}/${code}#${shard}`;
+  return shardOfPrimary(`${tenantCode}/${code}`, shard);
+}
+
+/** The Durable Object name of a shard of the app whose shard 0 is named `primary`. */
+export function shardOfPrimary(primary: string, shard: number): string {
+  return shard === 0 ? primary : `${primary}#${shard}`;
 }
 
 /** 0 to n − 1. */

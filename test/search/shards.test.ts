@@ -576,6 +576,65 @@ describe('a re-index job changing the shard count', () => {
     expect(await storedRows(app, 3)).toBe(0);
   });
 
+  /** What a shard holds of a move: its re-shard record, its vote and its staged rows. */
+  async function heldMove(app: FeedingApp, shard: number) {
+    return runInDurableObject(app.searchApp.shard(shard), async (_instance, state) => ({
+      keys: state.storage.sql
+        .exec<{ key: string }>("SELECT key FROM meta WHERE key IN ('reshard', 'ready') ORDER BY key")
+        .toArray()
+        .map((row) => row.key),
+      staged: state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM staged').one().n,
+    }));
+  }
+
+  /** A move to 4 shards whose every shard staged its rows and voted for the swap, after which its job died. */
+  async function votedMove() {
+    const moving = await movingToFourShards();
+    const { app, reshard, swap } = moving;
+    const rows = (await app.searchApp.shard(0).movingRows(-1, '', 1_000)).rows;
+    for (const shard of [0, 1, 2, 3]) {
+      const routed = rows.filter((row) => shardOf(row.id, 4) === shard);
+      expect((await app.searchApp.shard(shard).stageMoved(reshard.id, routed, [])).ok).toBe(true);
+      expect((await app.searchApp.shard(shard).prepareSwap(swap, shardName(app.tenant, app.code, shard))).ok).toBe(true);
+    }
+    return moving;
+  }
+
+  it('a move whose job died after every shard voted, never retried, is dropped by every shard once its lease lapsed', async () => {
+    const { app, rows } = await votedMove();
+    expect(await heldMove(app, 3)).toEqual({ keys: ['ready', 'reshard'], staged: rows.length });
+    // Within the lease the job may still commit: the alarms keep the move.
+    await runDurableObjectAlarm(app.searchApp.shard(3));
+    expect(await heldMove(app, 3)).toEqual({ keys: ['ready', 'reshard'], staged: rows.length });
+
+    for (const shard of [0, 1, 2, 3]) await lapse(app, shard, 'reshard');
+    // Shard 3 asks the coordinator, which finds no shard committed and drops the move: so does shard 3.
+    await runDurableObjectAlarm(app.searchApp.shard(3));
+    expect(await storedRows(app, 3)).toBe(0);
+    expect(await heldMove(app, 0)).toEqual({ keys: [], staged: 0 });
+    for (const shard of [1, 2]) {
+      await runDurableObjectAlarm(app.searchApp.shard(shard));
+      expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+    }
+    // The old layout stays live, whole.
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 1, generation: 0 });
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(40);
+  });
+
+  it('a move whose job died while committing is committed by every shard once its lease lapsed', async () => {
+    const { app, swap } = await votedMove();
+    // The job committed shard 1 and died before the others (shard 0 commits last).
+    expect(await app.searchApp.shard(1).commitSwap(swap.layout.generation)).toBe(true);
+    for (const shard of [0, 2, 3]) await lapse(app, shard, 'reshard');
+    // Shard 2 asks the coordinator, which finds shard 1 committed: the swap was decided, it commits, and so does shard 2.
+    await runDurableObjectAlarm(app.searchApp.shard(2));
+    for (const shard of [0, 2]) expect(await heldMove(app, shard), `shard ${shard}`).toEqual({ keys: [], staged: 0 });
+    await runDurableObjectAlarm(app.searchApp.shard(3));
+    expect(await heldMove(app, 3)).toEqual({ keys: [], staged: 0 });
+    for (const shard of [0, 1, 2, 3]) expect((await app.searchApp.shard(shard).shardView()).layout, `shard ${shard}`).toEqual(swap.layout);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(40);
+  });
+
   it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {
     const app = await shardedApp(1, 'reshard-refusal');
     await feedFully(app, DOCUMENTS.slice(0, 40));

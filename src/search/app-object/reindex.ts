@@ -7,6 +7,8 @@ import { activeReshard, RESHARD_LEASE_MS, type DocumentRow, type HashedVector, t
 import { contentHash, embeddingText } from '../embedding/text';
 import type { DocumentPayload } from '../engine/types';
 import type { Outcome } from '../search-app-client';
+import { shardNumbers, shardOfPrimary } from '../shards';
+import type { FullFeeds } from './full-feed';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
 
 /** Texts a re-index still has to embed, and where the next page of documents starts (null: all seen). */
@@ -30,7 +32,10 @@ function vectorHash(config: AppIndexConfig, payload: DocumentPayload): string | 
 
 /** Re-index and re-shard work on one shard. */
 export class Reindexing {
-  constructor(private readonly live: LiveIndex) {}
+  constructor(
+    private readonly live: LiveIndex,
+    private readonly fullFeeds: FullFeeds,
+  ) {}
 
   /**
    * Rebuilds the index from the stored documents with a new configuration. With an embedder, each document first
@@ -134,19 +139,55 @@ export class Reindexing {
 
   /**
    * As the coordinator (shard 0) of the re-shard `id` to `generation`: `committed` once that generation is live here
-   * (shard 0 commits last), `pending` while this shard still holds the re-shard (its job, or a retry, may commit it),
-   * else `abandoned`: aborted, lapsed before this shard voted, or wiped with its app.
+   * (shard 0 commits last), `pending` while this shard holds the re-shard within its lease (its job, or a retry, may
+   * commit it), else `abandoned`: aborted, lapsed before this shard voted, or wiped with its app. One held past its
+   * lease is settled here first (`#settle`): no job runs it any more.
    */
-  reshardFate(id: number, generation: number): ReshardFate {
+  async reshardFate(id: number, generation: number): Promise<ReshardFate> {
+    const storage = this.live.storage;
     if (this.live.layout().generation >= generation) return 'committed';
-    return this.live.storage.get('reshard')?.id === id ? 'pending' : 'abandoned';
+    const reshard = storage.get('reshard');
+    if (reshard?.id !== id) return 'abandoned';
+    if (activeReshard(storage)) return 'pending';
+    return this.#settle(reshard, generation);
+  }
+
+  /**
+   * As the coordinator of a re-shard whose lease lapsed (its job died: a queue consumer runs 15 minutes at most, and a
+   * retry begins again here first): commits it here when a shard of the new layout already did (the job died while
+   * committing: the decision was taken), else drops it, so every shard that voted drops its staging when it asks.
+   */
+  async #settle(reshard: Reshard, generation: number): Promise<ReshardFate> {
+    const storage = this.live.storage;
+    if (storage.get('ready')?.cycleId === reshard.id && reshard.coordinator) {
+      const { coordinator } = reshard;
+      const views = await Promise.all(
+        shardNumbers(reshard.shards)
+          .slice(1)
+          .map((shard) => this.live.object(shardOfPrimary(coordinator, shard)).shardView()),
+      );
+      // Asked across an await: a retry may have begun the move again, or a search committed it, meanwhile.
+      const current = storage.get('reshard');
+      if (current?.id !== reshard.id || current.startedAt !== reshard.startedAt) return this.reshardFate(reshard.id, generation);
+      if (views.some((view) => view.layout.generation >= generation)) {
+        await this.fullFeeds.commitSwap(generation);
+        return 'committed';
+      }
+    }
+    this.live.transaction(() => {
+      storage.discardStaged(reshard.id);
+      storage.set('reshard', undefined);
+      if (storage.get('ready')?.cycleId === reshard.id) storage.set('ready', undefined);
+    });
+    return 'abandoned';
   }
 
   /**
    * The alarm's part: what a move leaves when its job died without ending it (and the app may have been deleted
    * meanwhile, so no retry can name this shard) goes once it lapsed: the seal, and the rows staged for a re-shard
-   * whose lease ended. A shard that voted for the swap asks the coordinator first: a swap that may still commit (or
-   * did) keeps them, asked again a lease later; one that never will (aborted, or its app deleted) does not.
+   * whose lease ended. A shard that voted for the swap asks the coordinator, which settles a lapsed move
+   * (`reshardFate`): one that may still commit keeps them, asked again a lease later; one committed elsewhere commits
+   * here too; one that never will (aborted, lapsed, or its app deleted) drops them.
    * Arms the alarm again for what has not lapsed yet.
    */
   async expire(): Promise<void> {
@@ -161,8 +202,13 @@ export class Reindexing {
     if (lapses > now) return this.live.armAlarm(lapses);
     const voted = storage.get('ready');
     if (voted?.cycleId === reshard.id) {
-      if (!reshard.coordinator || (await this.#coordinatorFate(reshard.coordinator, reshard.id, voted.layout.generation)) !== 'abandoned')
-        return this.live.armAlarm(now + RESHARD_LEASE_MS);
+      const { generation } = voted.layout;
+      const fate = reshard.coordinator ? await this.#coordinatorFate(reshard.coordinator, reshard.id, generation) : 'pending';
+      if (fate === 'pending') return this.live.armAlarm(now + RESHARD_LEASE_MS);
+      if (fate === 'committed') {
+        await this.fullFeeds.commitSwap(generation);
+        return;
+      }
       // Asked across an await: the job may have aborted or committed meanwhile.
       if (storage.get('ready')?.cycleId !== reshard.id) return;
       storage.set('ready', undefined);
@@ -175,8 +221,7 @@ export class Reindexing {
 
   async #coordinatorFate(coordinator: string, id: number, generation: number): Promise<ReshardFate> {
     const { env, ctx } = this.live;
-    const target = env.SEARCH_APP.idFromName(coordinator);
-    if (target.equals(ctx.id)) return this.reshardFate(id, generation);
-    return env.SEARCH_APP.get(target).reshardFate(id, generation);
+    if (env.SEARCH_APP.idFromName(coordinator).equals(ctx.id)) return this.reshardFate(id, generation);
+    return this.live.object(coordinator).reshardFate(id, generation);
   }
 }

@@ -81,7 +81,7 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   const among = (counted & (counted - 1)) !== 0;
   words.forEach((word, i) => {
     // Stop words are optional: they join neighbours, but alone they match nothing unless the query has nothing else.
-    if (!(counted & (1 << i))) return joins(state, words, i, alternatives);
+    if (!(counted & (1 << i))) return joins(state, words, i, alternatives, counted);
     // A word indexed nowhere as typed, among other words (`gnome trminla`), takes one more typo, as the fallback
     // gives every word when nothing matches (whole-index frequencies: every shard decides alike).
     const lenient = relaxed || (among && !termFrequency(state, word));
@@ -101,7 +101,7 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
         alternatives.push({ mask: 1 << i, first: i, terms: [form], prefix: false, typos: 0, quality: PLURAL, exact: false });
     }
     if (word.length >= MIN_SPLIT_WORD && rare(state, word)) alternatives.push(...splits(state, word, i, !termFrequency(state, word)));
-    joins(state, words, i, alternatives);
+    joins(state, words, i, alternatives, counted);
   });
   for (const synonym of synonyms) {
     for (let i = 0; i + synonym.input.length <= words.length; i++) {
@@ -129,9 +129,17 @@ function alternative(first: number, last: number, terms: string[], words: string
   };
 }
 
-/** Word i glued to the next one or two (`wire shark` -> `wireshark`), for names typed as separate words. */
-function joins(state: IndexState, words: string[], i: number, alternatives: Alternative[]): void {
+/**
+ * Word i glued to the next one or two (`wire shark` -> `wireshark`), for names typed as separate words. A stop word
+ * glues to a counted word only when the glued words are the whole query (`on board` -> `onboard`): inside a longer
+ * query the glued form would stand for the counted word (`rip a cd` -> `acd`, `a list` -> `alist`); stop words
+ * still glue among themselves (`to do` -> `todo`).
+ */
+function joins(state: IndexState, words: string[], i: number, alternatives: Alternative[], counted: number): void {
   for (let end = i + 1; end < words.length && end - i < MAX_JOINED; end++) {
+    const span = ((1 << (end + 1)) - 1) & ~((1 << i) - 1);
+    const mixed = (span & counted) !== 0 && (span & ~counted) !== 0;
+    if (mixed && (i > 0 || end < words.length - 1)) continue;
     const glued = words.slice(i, end + 1);
     // Typos in a glued form only when one of its words is not indexed as typed (`thunder brid`): real words
     // glued (`debian games`) are meant exactly, and typo look-ups are the costly part of a first query.
