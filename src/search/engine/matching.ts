@@ -333,8 +333,11 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
   return count;
 }
 
-/** Steps of a binary search in a long posting run (log2 of 65,536 entries). */
-const SEARCH_STEPS = 16;
+/**
+ * Postings read in a row that cost about as much as one document's binary search in a long run: 16 steps (log2 of
+ * 65,536 entries), each a dependent read about 4 times as costly as the next posting in a row.
+ */
+const SEARCH_COST = 64;
 
 /**
  * The ranges of a run's postings to read, written to `hits.ranges`, and how many: the whole run, or, for few
@@ -342,7 +345,7 @@ const SEARCH_STEPS = 16;
  * ordinal order: a document's entries are added together, and ordinals only grow.
  */
 function rangesToRead({ data, from, to }: PostingRun, hits: HitBuffer, wanted?: Int32Array): number {
-  if (!wanted || wanted.length * SEARCH_STEPS * 2 >= to - from) {
+  if (!wanted || wanted.length * SEARCH_COST * 2 >= to - from) {
     hits.ranges[0] = from;
     hits.ranges[1] = to;
     return 1;
