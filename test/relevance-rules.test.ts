@@ -155,6 +155,15 @@ describe('relevance rules', () => {
     // Stop words glue among themselves.
     expect(top('things to do', engine)).toEqual(['todo']);
   });
+  it('treats the filler words of a question as optional, and as words in a query without stop words', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('fotoxx', { name: 'fotoxx', description: 'photo program with an editor' });
+    engine.add('krita', { name: 'krita', description: 'edit photos' });
+    // `program` fills the question: both match `edit` and `photos`, and the words as typed come first.
+    expect(top('program to edit photos', engine)[0]).toBe('krita');
+    // Without a stop word the query is keywords: `program` counts.
+    expect(top('program edit photos', engine)[0]).toBe('fotoxx');
+  });
   it('treats stop words as optional', () => {
     expect(top('the gimp')[0]).toBe('gimp');
     expect(top('the')).toEqual([]);
@@ -229,6 +238,21 @@ describe('relevance rules', () => {
       fewer.add(`aaa-dns-server+${feature}-dev`, { name: `aaa-dns-server+${feature}-dev`, description: 'domain resolver' });
     fewer.add('other-name-of-five-words', { name: 'other-name-of-five-words', description: 'domain resolver' });
     expect(top('domain resolver', fewer)[0]).toBe('aaa-dns-server+alpha-dev');
+  });
+  it('ranks names beginning like more than five others, none of them named so, as parts', () => {
+    // Equal descriptions and lengths, each name's first two words its own: without the rule, ids would put
+    // `ampx-aa-kit` first.
+    const family = new SearchIndex({ fields, sorts: [] });
+    for (const part of ['aa', 'bb', 'cc', 'dd', 'ee', 'ff'])
+      family.add(`ampx-${part}-kit`, { name: `ampx-${part}-kit`, description: 'media player' });
+    family.add('solo-app-kit', { name: 'solo-app-kit', description: 'media player' });
+    expect(top('media player', family)[0]).toBe('solo-app-kit');
+    // Five such names are not yet a family.
+    const fewer = new SearchIndex({ fields, sorts: [] });
+    for (const part of ['aa', 'bb', 'cc', 'dd', 'ee'])
+      fewer.add(`ampx-${part}-kit`, { name: `ampx-${part}-kit`, description: 'media player' });
+    fewer.add('solo-app-kit', { name: 'solo-app-kit', description: 'media player' });
+    expect(top('media player', fewer)[0]).toBe('ampx-aa-kit');
   });
   it('keeps the family prior through a few changes, new documents ranking without one', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

@@ -4,8 +4,10 @@
  * `gimp-help-de`; a product before its `case` and `charger`) and scores more, the more members it has; one whose
  * title extends a family head's, or shares all but its last word with another title (`libfoo-dev`, `libfoo-doc`),
  * or (from four words) all but its last two with more than `VARIANTS` titles (feature variants such as
- * `librust-foo-server+tls-dev`, `+h2-dev`, ...), is a part or add-on and scores less; and longer titles score a little less than short ones. A title beginning
- * more than `MAX_FAMILY` others is a namespace (`python3-…`, `gnome-…`), not a family: extending it makes no part.
+ * `librust-foo-server+tls-dev`, `+h2-dev`, ...), or begins like more than `VARIANTS` titles (itself among them)
+ * where none is that beginning (a family without a head: `java-common`, `java-policy`, ...), is a part or add-on and
+ * scores less; and longer titles score a little less than short ones. A title beginning more than `MAX_FAMILY` others
+ * is a namespace (`python3-…`, `gnome-…`), not a family: extending it makes no part.
  * Derived from the postings (titles are not stored as such), again after enough changes. A shard of a larger index
  * counts the other shards' titles too (`titleShare`, summed at ingest: corpus.ts), so its prior is the whole index's.
  */
@@ -21,7 +23,10 @@ const HEAD_BONUS = 0.5;
 const MAX_BONUS = 1;
 const PART = 0.5;
 const MAX_FAMILY = 50;
-/** Titles sharing all but their last two words (four words or more) that make each a variant, hence a part. */
+/**
+ * Titles sharing all but their last two words (four words or more) that make each a variant, hence a part; and titles
+ * sharing a beginning no title equals (a family without a head) that make each a part.
+ */
 const VARIANTS = 5;
 const MIN_VARIANT_WORDS = 4;
 /** Score divisor per title word beyond the first: 1 + LENGTH_PENALTY × (words - 1). */
@@ -167,7 +172,8 @@ function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set
     }
     for (let at = 0, hash = 0; at < lengths[ord] - 1; at++) {
       hash = mix(hash, words[at][ord]);
-      if (isWhole(hash) && beginnings(hash) <= MAX_FAMILY) return true;
+      const members = beginnings(hash);
+      if (members <= MAX_FAMILY && (members > VARIANTS || isWhole(hash))) return true;
     }
     return false;
   }

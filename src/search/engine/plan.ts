@@ -3,7 +3,7 @@
  * which fields are tokenized, matched as exact phrases or values, faceted, kept as sort columns.
  */
 import { tokenize } from './analysis';
-import { ENGLISH_STOP_WORDS } from './stop-words';
+import { ENGLISH_FILLER_WORDS, ENGLISH_STOP_WORDS } from './stop-words';
 import type { IndexConfig, SearchAppField } from './types';
 
 export const MAX_TEXT_FIELDS = 32;
@@ -33,6 +33,8 @@ export interface SortSpec {
 export interface RankingPlan {
   synonyms: Array<{ input: string[]; replacements: string[][] }>;
   stopWords: Set<string>;
+  /** Optional only in a query holding a stop word: the English filler words with the default stop words, else none. */
+  fillerWords: Set<string>;
   customRanking: Array<{ field: SearchAppField; direction: 'asc' | 'desc' }>;
 }
 
@@ -69,7 +71,7 @@ export function planIndex(config: IndexConfig): IndexPlan {
     valueColumns: new Set(),
     sorts: new Map(),
     suggestSlots: new Set(),
-    ranking: { synonyms: [], stopWords: new Set(), customRanking: [] },
+    ranking: { synonyms: [], stopWords: new Set(), fillerWords: new Set(), customRanking: [] },
   };
   for (const field of config.fields) {
     const mode = field.searchMode;
@@ -130,5 +132,7 @@ function planRanking({ ranking = {} }: IndexConfig, plan: IndexPlan): RankingPla
     customRanking.push({ field, direction });
   }
   const stopWords = new Set((ranking.stopWords ?? ENGLISH_STOP_WORDS).flatMap(tokenize));
-  return { synonyms, stopWords, customRanking };
+  // An app's own stop words replace both English lists.
+  const fillerWords = new Set(ranking.stopWords ? [] : ENGLISH_FILLER_WORDS);
+  return { synonyms, stopWords, fillerWords, customRanking };
 }

@@ -73,9 +73,11 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   }
   if (!words.length) return undefined;
   const last = words.length - 1;
-  const { stopWords, synonyms } = state.plan.ranking;
+  const { stopWords, fillerWords, synonyms } = state.plan.ranking;
 
-  const stops = words.reduce((bits, word, i) => (stopWords.has(word) ? bits | (1 << i) : bits), 0);
+  const stopBits = words.reduce((bits, word, i) => (stopWords.has(word) ? bits | (1 << i) : bits), 0);
+  // A query holding a stop word reads as a sentence: its filler words (`program`, `make`, `computer`) are optional too.
+  const stops = stopBits && words.reduce((bits, word, i) => (fillerWords.has(word) ? bits | (1 << i) : bits), stopBits);
   const all = (1 << words.length) - 1;
   const counted = stops === all ? all : all & ~stops;
   const among = (counted & (counted - 1)) !== 0;

@@ -71,3 +71,34 @@ export const ENGLISH_STOP_WORDS = [
   'you',
   'your',
 ];
+
+/**
+ * Words with content that fill requests and questions (`program to edit photos`, `I want to make music`, `what
+ * hardware is in my computer`): optional like stop words, but only in a query that reads as a sentence (one holding
+ * a stop word). Alone or beside other keywords they count (`diff tool`: a shop sells tools).
+ */
+export const ENGLISH_FILLER_WORDS = [
+  'app',
+  'application',
+  'applications',
+  'apps',
+  'computer',
+  'get',
+  'help',
+  'like',
+  'make',
+  'need',
+  'please',
+  'program',
+  'programs',
+  'software',
+  'thing',
+  'things',
+  'tool',
+  'tools',
+  'use',
+  'using',
+  'utility',
+  'want',
+  'way',
+];
