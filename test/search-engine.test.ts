@@ -216,14 +216,30 @@ describe('matching details only the documents ranking reaches', () => {
     const { total, hits, merge } = index.search({ page: 1, rows: 10, ...request }, undefined, part);
     return { total, hits, merge };
   };
+  // Postings in two runs per term: the loaded ones, then those of documents added after the load.
+  const grown = SearchIndex.load(debianConfig, debianIndex().serialize());
+  for (const { header, payload } of sample.slice(0, 400)) grown.add(`${header.id}-again`, payload);
   it('answers as matching every document at once: pages past the first, sorts, totals and merge keys', () => {
-    for (const q of ['python', 'library', 'pythn', 'python library', 'perl modul'])
-      for (const page of [1, 2, 9])
-        for (const sort of [undefined, 'biggest']) {
-          const plain = answer(debian, { q, page, sort });
-          expect(plain.total).toBeGreaterThan(10);
-          expect(answer(debian, { q, page, sort, filters: everything })).toEqual(plain);
-        }
+    for (const index of [debian, grown])
+      for (const q of ['python', 'library', 'pythn', 'python library', 'perl modul'])
+        for (const page of [1, 2, 9])
+          for (const sort of [undefined, 'biggest']) {
+            const plain = answer(index, { q, page, sort });
+            expect(plain.total).toBeGreaterThan(10);
+            expect(answer(index, { q, page, sort, filters: everything })).toEqual(plain);
+          }
+  });
+  it('details the few documents passing a filter as when it details every one', () => {
+    const section = new Map(sample.flatMap(({ header, payload }) => [header.id, `${header.id}-again`].map((id) => [id, payload.section])));
+    const perl = { section: { filterType: 'term' as const, values: ['perl'] } };
+    for (const index of [debian, grown])
+      for (const q of ['library', 'module', 'documentation', 'data', 'perl']) {
+        const all = index.search({ q, page: 1, rows: 10_000 }, undefined, part);
+        const inPerl = all.hits.flatMap((hit, i) => (section.get(hit.id) === 'perl' ? [{ id: hit.id, key: all.merge?.keys[i] }] : []));
+        const filtered = index.search({ q, page: 1, rows: 10, filters: perl }, undefined, part);
+        expect(inPerl.length).toBeGreaterThan(0);
+        expect(filtered.hits.map((hit, i) => ({ id: hit.id, key: filtered.merge?.keys[i] }))).toEqual(inPerl.slice(0, 10));
+      }
   });
   it('leaves nothing behind for the next query', () => {
     const fresh = debianIndex();

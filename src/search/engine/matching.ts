@@ -9,7 +9,7 @@ import { isNumeric, type ExactField } from './plan';
 import { corpusStatistics, inverseDocumentFrequency, lengthNorm, saturation } from './ranking';
 import type { Alternative, QueryPlan } from './query-plan';
 import { capacity, documentsByValue, liveOrds, type IndexState } from './state';
-import { frequencyOf, positionOf, spanOf } from './text-index';
+import { frequencyOf, positionOf, spanOf, type PostingRun } from './text-index';
 
 /** Bonus of a whole-phrase match in an exact-mode field, in BM25 units. */
 const EXACT_FIELD_SCORE = 8;
@@ -78,6 +78,14 @@ interface HitBuffer {
   scores: Float64Array;
   /** Per text slot: `normsOf`. */
   norms: Array<LengthNorms | undefined>;
+  /** The ranges of a posting run to read (`rangesToRead`), from and to, pair after pair. */
+  ranges: Int32Array;
+}
+
+/** The documents `detailMatches` details: marked `DETAILING` in `marks`, and listed in ascending order. */
+interface Wanted {
+  marks: Uint8Array;
+  ords: Int32Array;
 }
 
 /** Matches plus the per-alternative working arrays, kept with the index state between queries. */
@@ -156,7 +164,8 @@ export function detailMatches(state: IndexState, matches: Matches, ords: readonl
     m.detailedOrds[m.detailedCount++] = ord;
   }
   if (m.detailedCount === first) return;
-  for (const alternative of m.plan.alternatives) matchAlternative(state, m, alternative, detailed);
+  const wanted = { marks: detailed, ords: m.detailedOrds.subarray(first, m.detailedCount).sort() };
+  for (const alternative of m.plan.alternatives) matchAlternative(state, m, alternative, wanted);
   const all = (1 << m.plan.words.length) - 1;
   for (const { ords: exact, score } of m.exactMatches)
     for (const ord of exact) if (detailed[ord] === DETAILING) record(m, ord, all, score, 0, true);
@@ -183,8 +192,8 @@ function markWord(m: Scratch, ord: number, mask: number): void {
   m.words[ord] |= mask;
 }
 
-/** Records an alternative's matches, of the documents marked `DETAILING` in `wanted` when given. */
-function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative, wanted?: Uint8Array): void {
+/** Records an alternative's matches, of the `wanted` documents only when given. */
+function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative, wanted?: Wanted): void {
   if (alternative.terms.length > 1) return matchPhrase(state, m, alternative);
   const slotCount = state.plan.text.length;
   const queryPosition = alternative.first - m.plan.firstCounted;
@@ -279,10 +288,10 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
 }
 
 /**
- * The live postings of an expansion in fields it may match (of the documents marked `DETAILING` in `wanted` when
- * given), with their BM25 scores, written to `hits`.
+ * The live postings of an expansion in fields it may match (of the `wanted` documents only, when given), with their
+ * BM25 scores, written to `hits`.
  */
-function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer, wanted?: Uint8Array): number {
+function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer, wanted?: Wanted): number {
   const slots = state.plan.text;
   const text = state.text;
   const statistics = corpusStatistics(state);
@@ -294,28 +303,75 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
   const entries = text.count(expansion.termId);
   if (hits.ords.length < entries) growHits(hits, entries);
   // The documents detailed here are alive: one look-up per posting tells both.
-  const accept = wanted ?? aliveIfRemoved(state);
+  const accept = wanted?.marks ?? aliveIfRemoved(state);
   const accepted = wanted ? DETAILING : 1;
   let count = 0;
-  for (const { data, from, to } of text.runs(expansion.termId))
-    for (let p = from; p < to; p += 2) {
-      const ord = data[p] >>> 5;
-      const slot = data[p] & 31;
-      if (!matches[slot] || (accept && accept[ord] !== accepted)) continue;
-      const occurrence = data[p + 1];
-      const length = ord < lengths[slot].length ? lengths[slot][ord] : 0;
-      const known = norms[slot].byLength;
-      let norm = length < KEPT_NORMS ? known[length] : 0;
-      if (norm === 0) {
-        norm = lengthNorm(length, norms[slot].average);
-        if (length < KEPT_NORMS) known[length] = norm;
+  for (const run of text.runs(expansion.termId)) {
+    const { data } = run;
+    const rangeCount = rangesToRead(run, hits, wanted?.ords);
+    const { ranges } = hits;
+    for (let r = 0; r < rangeCount; r++)
+      for (let p = ranges[2 * r], to = ranges[2 * r + 1]; p < to; p += 2) {
+        const ord = data[p] >>> 5;
+        const slot = data[p] & 31;
+        if (!matches[slot] || (accept && accept[ord] !== accepted)) continue;
+        const occurrence = data[p + 1];
+        const length = ord < lengths[slot].length ? lengths[slot][ord] : 0;
+        const known = norms[slot].byLength;
+        let norm = length < KEPT_NORMS ? known[length] : 0;
+        if (norm === 0) {
+          norm = lengthNorm(length, norms[slot].average);
+          if (length < KEPT_NORMS) known[length] = norm;
+        }
+        hits.ords[count] = ord;
+        hits.slots[count] = slot;
+        hits.occurrences[count] = occurrence;
+        hits.scores[count] = factors[slot] * saturation(frequencyOf(occurrence), norm);
+        count++;
       }
-      hits.ords[count] = ord;
-      hits.slots[count] = slot;
-      hits.occurrences[count] = occurrence;
-      hits.scores[count] = factors[slot] * saturation(frequencyOf(occurrence), norm);
+  }
+  return count;
+}
+
+/**
+ * Postings read in a row that cost about as much as one document's binary search in a long run: 16 steps (log2 of
+ * 65,536 entries), each a dependent read about 4 times as costly as the next posting in a row.
+ */
+const SEARCH_COST = 64;
+
+/**
+ * The ranges of a run's postings to read, written to `hits.ranges`, and how many: the whole run, or, for few
+ * `wanted` documents (ascending) among many postings, each one's entries found by binary search. A run is in
+ * ordinal order: a document's entries are added together, and ordinals only grow.
+ */
+function rangesToRead({ data, from, to }: PostingRun, hits: HitBuffer, wanted?: Int32Array): number {
+  if (!wanted || wanted.length * SEARCH_COST * 2 >= to - from) {
+    hits.ranges[0] = from;
+    hits.ranges[1] = to;
+    return 1;
+  }
+  if (hits.ranges.length < wanted.length * 2) hits.ranges = new Int32Array(wanted.length * 4);
+  const { ranges } = hits;
+  let count = 0;
+  // Entries (pairs) at `from + 2 * i`: the first at or after `low` whose document is not before the wanted one.
+  let low = 0;
+  const size = (to - from) / 2;
+  for (let w = 0; w < wanted.length && low < size; w++) {
+    const ord = wanted[w];
+    let high = size;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (data[from + 2 * middle] >>> 5 < ord) low = middle + 1;
+      else high = middle;
+    }
+    const start = low;
+    while (low < size && data[from + 2 * low] >>> 5 === ord) low++;
+    if (low > start) {
+      ranges[2 * count] = from + 2 * start;
+      ranges[2 * count + 1] = from + 2 * low;
       count++;
     }
+  }
   return count;
 }
 
@@ -448,7 +504,14 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       exactMatches: [],
       phraseStep: new Uint8Array(size * slots),
       phraseNext: new Uint32Array(size * slots),
-      hits: { ords: new Int32Array(0), slots: new Uint8Array(0), occurrences: new Int32Array(0), scores: new Float64Array(0), norms: [] },
+      hits: {
+        ords: new Int32Array(0),
+        slots: new Uint8Array(0),
+        occurrences: new Int32Array(0),
+        scores: new Float64Array(0),
+        norms: [],
+        ranges: new Int32Array(2),
+      },
     };
     state.caches.scratch = scratch;
   }
