@@ -426,12 +426,7 @@ export class SearchAppClient {
    * changed enough since its last share.
    */
   async shareStatistics(): Promise<void> {
-    const shards = await this.#liveShards();
-    if (shards.length === 1) return;
-    // RPC typing widens the typed arrays; the object declares StatisticsShare.
-    const shares = (await Promise.all(shards.map((shard) => this.shard(shard).statisticsShare()))) as StatisticsShare[];
-    const summed = sumShares(shares);
-    await Promise.all(shards.map((shard) => this.shard(shard).useOtherShards(othersShare(summed, shares[shard]))));
+    await exchangeStatistics((await this.#liveShards()).map((shard) => this.shard(shard)));
   }
 
   /** Rebuilds every shard's indexes with `config`; 409 while a semantic text of a document has no stored vector. */
@@ -586,9 +581,8 @@ export class SearchAppClient {
     const others = shardNumbers(swap.layout.shards).slice(1);
     await Promise.all(others.map((shard) => this.shard(shard).commitSwap(swap.layout.generation)));
     await this.stub.commitSwap(swap.layout.generation);
-    for (const shard of shardNumbers(old.shards).slice(swap.layout.shards)) await this.shard(shard).destroy();
     knownShards.set(this.#app, swap.layout.shards);
-    await this.shareStatistics();
+    await afterLastCommit((shard) => this.shard(shard), old, swap.layout);
   }
 
   // ---------------------------------------------------------------- re-shard
@@ -682,6 +676,24 @@ export class SearchAppClient {
         .map((shard) => this.shard(shard).abortSwap(cycle.id)),
     );
   }
+}
+
+/**
+ * What follows a cross-shard swap's last commit (shard 0's), whoever made it: the shards the new layout drops are
+ * destroyed, and the new layout's shards exchange statistics, so each scores as one index of every document again.
+ */
+export async function afterLastCommit(shard: (shard: number) => ShardStub, old: ShardLayout, layout: ShardLayout): Promise<void> {
+  for (const dropped of shardNumbers(old.shards).slice(layout.shards)) await shard(dropped).destroy();
+  await exchangeStatistics(shardNumbers(layout.shards).map(shard));
+}
+
+/** The shards (in shard order) hand each other what the others hold, summed (`useOtherShards`). */
+async function exchangeStatistics(shards: ShardStub[]): Promise<void> {
+  if (shards.length === 1) return;
+  // RPC typing widens the typed arrays; the object declares StatisticsShare.
+  const shares = (await Promise.all(shards.map((shard) => shard.statisticsShare()))) as StatisticsShare[];
+  const summed = sumShares(shares);
+  await Promise.all(shards.map((shard, i) => shard.useOtherShards(othersShare(summed, shares[i]))));
 }
 
 function sum(values: number[]): number {

@@ -6,7 +6,7 @@
 import { activeReshard, RESHARD_LEASE_MS, type DocumentRow, type HashedVector, type Reshard, type ReshardFate } from '../app-storage';
 import { contentHash, embeddingText } from '../embedding/text';
 import type { DocumentPayload } from '../engine/types';
-import type { Outcome } from '../search-app-client';
+import { afterLastCommit, type Outcome } from '../search-app-client';
 import { shardNumbers, shardOfPrimary } from '../shards';
 import type { FullFeeds } from './full-feed';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
@@ -155,22 +155,33 @@ export class Reindexing {
   /**
    * As the coordinator of a re-shard whose lease lapsed (its job died: a queue consumer runs 15 minutes at most, and a
    * retry begins again here first): commits it here when a shard of the new layout already did (the job died while
-   * committing: the decision was taken), else drops it, so every shard that voted drops its staging when it asks.
+   * committing: the decision was taken) and ends it as the job would have, else drops it, so every shard that voted
+   * drops its staging when it asks.
    */
   async #settle(reshard: Reshard, generation: number): Promise<ReshardFate> {
     const storage = this.live.storage;
     if (storage.get('ready')?.cycleId === reshard.id && reshard.coordinator) {
       const { coordinator } = reshard;
+      const shard = (n: number) => this.live.object(shardOfPrimary(coordinator, n));
       const views = await Promise.all(
         shardNumbers(reshard.shards)
           .slice(1)
-          .map((shard) => this.live.object(shardOfPrimary(coordinator, shard)).shardView()),
+          .map((n) => shard(n).shardView()),
       );
       // Asked across an await: a retry may have begun the move again, or a search committed it, meanwhile.
       const current = storage.get('reshard');
       if (current?.id !== reshard.id || current.startedAt !== reshard.startedAt) return this.reshardFate(reshard.id, generation);
       if (views.some((view) => view.layout.generation >= generation)) {
+        // Finished as the job would have: every other shard commits, then this one, then what follows the last commit
+        // (this object's own part in it through its stub too).
+        const old = this.live.layout();
+        await Promise.all(
+          shardNumbers(reshard.shards)
+            .slice(1)
+            .map((n) => shard(n).commitSwap(generation)),
+        );
         await this.fullFeeds.commitSwap(generation);
+        await afterLastCommit(shard, old, this.live.layout());
         return 'committed';
       }
     }
