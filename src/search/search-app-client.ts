@@ -5,16 +5,15 @@
  * An app's documents live in one or more shard objects (`shards.ts`). With one shard every call goes to the
  * app's one object as it always did. With more, searches and suggestions fan out to every shard in parallel and
  * merge (`engine/merge.ts`), feeding routes each operation to its document's shard, and a full feed stages in
- * every shard and swaps them as one step (`finishFullFeed`).
+ * every shard and swaps them as one step (`finishFullFeed`, two-phase: `shard-swap.ts`).
  */
 import type { Env } from '../env';
-import { ApiError, type ErrorDetail } from '../errors';
 import type { VersionedAnswer } from './answers';
 import { navigationFirst } from './answers';
 import { currentVersion, VERSION_BOUND_MS } from './edge-cache';
 import { replicaTarget, type ReadPlacement } from './replica-reads';
 import { nearestReplicaRegion, type ReplicaRegion } from './replica-regions';
-import type { DocumentRow, FullFeedCycle, HashedVector, PreparedSwap, Reshard } from './app-storage';
+import type { FullFeedCycle, HashedVector } from './app-storage';
 import {
   combineHybridNorms,
   facetLimitsOf,
@@ -23,11 +22,8 @@ import {
   mergeHits,
   mergeSuggestions,
   openedCategoriesOf,
-  othersShare,
   partsToAskStrictly,
   shardFacetLimit,
-  sumShares,
-  type StatisticsShare,
 } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
@@ -37,19 +33,9 @@ import type { FullFeedStatus } from './app-object/full-feed';
 import type { AppIndexConfig, SemanticSearch, ShardView } from './app-object/live-index';
 import type { MissingVectors } from './app-object/reindex';
 import type { IndexStats, SearchAppObject } from './search-app-object';
+import { unwrap, type Outcome } from './outcome';
+import { commitSwap, exchangeStatistics, prepareSwap, reshardApp, type SwappingShards } from './shard-swap';
 import { MAX_SHARDS, shardName, shardNumbers, shardOf, SINGLE_SHARD, type ShardLayout } from './shards';
-
-/**
- * What the Durable Object answers for a call that can fail on the caller's input. Error classes do not
- * survive RPC (they arrive as plain `Error`), so the problem travels as data and the client throws it.
- */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; status: 400 | 404 | 409; message: string; details?: ErrorDetail[] };
-
-/** The value of an outcome, or its problem thrown as ApiError. */
-function unwrap<T>(outcome: Outcome<T>): T {
-  if (outcome.ok) return outcome.value;
-  throw new ApiError(outcome.status, outcome.message, outcome.details);
-}
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
@@ -75,14 +61,6 @@ export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 
 /** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
 const SUGGEST_OVERSAMPLING = 4;
-
-/** Rows a re-shard moves per call. */
-const RESHARD_PAGE = 1_000;
-/** Catch-up rounds before live feeding waits for the last one, at most; fewer once a round moved at most RESHARD_SEAL_BELOW rows. */
-const RESHARD_ROUNDS = 5;
-const RESHARD_SEAL_BELOW = 1_000;
-/** How long live feeding waits at most for a re-shard's last catch-up and swap (a job that dies meanwhile holds it no longer). */
-const RESHARD_SEAL_MS = 30_000;
 
 /** The shard count each isolate last learnt per app (`<tenant>/<code>`): searches ask that many shards first. */
 const knownShards = new Map<string, number>();
@@ -552,106 +530,34 @@ export class SearchAppClient {
     const shards = cycle.shards ?? 1;
     if (shards === 1 && layout.shards === 1) return (await this.stub.finishFullFeed(cycleId, config)) ? 'swapped' : 'not-ending';
     const swap = { cycleId, layout: { shards, generation: layout.generation + 1 }, config };
-    const refusal = await this.#prepareSwap(swap);
+    const refusal = await prepareSwap(this.#swapping, swap);
     if (refusal) {
       await this.failFullFeed(cycleId, `the swap was refused: ${refusal}`);
       return 'refused';
     }
-    await this.#commitSwap(swap, layout);
+    await commitSwap(this.#swapping, swap, layout);
     return 'swapped';
-  }
-
-  /** Phase 1 of a cross-shard swap: every shard of the new layout votes; the first refusal's reason, or undefined. */
-  async #prepareSwap(swap: PreparedSwap): Promise<string | undefined> {
-    const votes = await Promise.all(
-      shardNumbers(swap.layout.shards).map(async (shard) => {
-        try {
-          return await this.shard(shard).prepareSwap(swap, shardName(this.#tenantCode, this.#code, shard));
-        } catch (error) {
-          return { ok: false as const, message: `shard ${shard} did not answer: ${String(error)}` };
-        }
-      }),
-    );
-    const refusal = votes.find((vote) => !vote.ok);
-    return refusal && !refusal.ok ? refusal.message : undefined;
-  }
-
-  /** Phase 2: every shard commits the new generation, shard 0 last; shards the new layout drops are destroyed. */
-  async #commitSwap(swap: PreparedSwap, old: ShardLayout): Promise<void> {
-    const others = shardNumbers(swap.layout.shards).slice(1);
-    await Promise.all(others.map((shard) => this.shard(shard).commitSwap(swap.layout.generation)));
-    await this.stub.commitSwap(swap.layout.generation);
-    knownShards.set(this.#app, swap.layout.shards);
-    await afterLastCommit((shard) => this.shard(shard), old, swap.layout);
   }
 
   // ---------------------------------------------------------------- re-shard
 
   /**
    * Moves the documents to `shards` shards (a re-index job, when the app's setting differs from the live layout),
-   * atomically like a full feed's swap: every shard of the new layout stages the rows routed to it (copied page by
-   * page from the live shards, then the rows changed meanwhile, round after round), live feeding waits (its batches
-   * are retried) for the last catch-up, then the two-phase commit makes the new layout live; shards it drops are
-   * destroyed. Searches never mix layouts (generations, as for a full feed). A refusal or failure before the commit
-   * discards what was staged, the old layout staying live, and throws; 409 while a full feed is in progress.
+   * atomically like a full feed's swap (`shard-swap.ts`); 409 while a full feed is in progress.
    */
   async reshard(shards: number, config: AppIndexConfig, job: string): Promise<void> {
     const { layout } = await this.layout();
-    if (layout.shards === shards) return;
-    const swap: PreparedSwap = { cycleId: -(layout.generation + 1), layout: { shards, generation: layout.generation + 1 }, config };
-    // A retry after some shards committed: the swap was decided, commit the rest.
-    const views = await Promise.all(shardNumbers(shards).map((shard) => this.shard(shard).shardView()));
-    if (views.some((view) => view.layout.generation === swap.layout.generation)) return this.#commitSwap(swap, layout);
-    const reshard: Reshard = { id: swap.cycleId, shards, job, startedAt: Date.now(), coordinator: this.name };
-    unwrap(await this.stub.beginReshard(reshard));
-    const targets = shardNumbers(shards);
-    const sources = shardNumbers(layout.shards);
-    try {
-      await Promise.all(targets.slice(1).map(async (shard) => unwrap(await this.shard(shard).beginReshard(reshard))));
-      let since = sources.map(() => -1);
-      let moved = Infinity;
-      for (let round = 0; round < RESHARD_ROUNDS && moved > RESHARD_SEAL_BELOW; round++) {
-        const rounds = await Promise.all(sources.map((shard, i) => this.#moveRows(shard, since[i], reshard)));
-        since = rounds.map((r) => r.seq);
-        moved = sum(rounds.map((r) => r.moved));
-      }
-      await Promise.all(sources.map((shard) => this.shard(shard).seal(RESHARD_SEAL_MS)));
-      await Promise.all(sources.map((shard, i) => this.#moveRows(shard, since[i], reshard)));
-      const refusal = await this.#prepareSwap(swap);
-      if (refusal) throw new ApiError(409, `the new shard layout was refused: ${refusal}`);
-    } catch (error) {
-      // Every shard is told, whichever fails to answer (one that voted and missed it asks the coordinator at its lease's end).
-      await Promise.allSettled([...new Set([...targets, ...sources])].map((shard) => this.shard(shard).abortSwap(reshard.id)));
-      throw error;
-    }
-    await this.#commitSwap(swap, layout);
+    if (layout.shards !== shards) await reshardApp(this.#swapping, layout, shards, config, job);
   }
 
-  /** Moves one live shard's rows changed after `since` to the shards of the re-shard's layout; answers how many and the sequence read. */
-  async #moveRows(source: number, since: number, reshard: Reshard): Promise<{ moved: number; seq: number }> {
-    let after = '';
-    let moved = 0;
-    let seq: number | undefined;
-    for (;;) {
-      const page = await this.shard(source).movingRows(since, after, RESHARD_PAGE);
-      // The sequence before the first page: changes after it are the next round's.
-      seq ??= page.seq;
-      if (!page.rows.length) return { moved, seq };
-      const byShard = new Map<number, DocumentRow[]>();
-      for (const row of page.rows) {
-        const target = shardOf(row.id, reshard.shards);
-        byShard.set(target, [...(byShard.get(target) ?? []), row]);
-      }
-      await Promise.all(
-        [...byShard].map(async ([target, rows]) => {
-          const used = new Set(rows.map((row) => row.vector));
-          const vectors = page.vectors.filter((vector) => used.has(vector.hash));
-          unwrap(await this.shard(target).stageMoved(reshard.id, rows, vectors));
-        }),
-      );
-      moved += page.rows.length;
-      after = page.rows[page.rows.length - 1].id;
-    }
+  /** This app's shards as a swap reaches them; a committed layout is what searches in this isolate ask first. */
+  get #swapping(): SwappingShards {
+    return {
+      coordinator: this.name,
+      shard: (shard) => this.shard(shard),
+      shardName: (shard) => shardName(this.#tenantCode, this.#code, shard),
+      committed: (layout) => knownShards.set(this.#app, layout.shards),
+    };
   }
 
   /** Full-feed progress; staged and live documents summed over the shards. */
@@ -676,24 +582,6 @@ export class SearchAppClient {
         .map((shard) => this.shard(shard).abortSwap(cycle.id)),
     );
   }
-}
-
-/**
- * What follows a cross-shard swap's last commit (shard 0's), whoever made it: the shards the new layout drops are
- * destroyed, and the new layout's shards exchange statistics, so each scores as one index of every document again.
- */
-export async function afterLastCommit(shard: (shard: number) => ShardStub, old: ShardLayout, layout: ShardLayout): Promise<void> {
-  for (const dropped of shardNumbers(old.shards).slice(layout.shards)) await shard(dropped).destroy();
-  await exchangeStatistics(shardNumbers(layout.shards).map(shard));
-}
-
-/** The shards (in shard order) hand each other what the others hold, summed (`useOtherShards`). */
-async function exchangeStatistics(shards: ShardStub[]): Promise<void> {
-  if (shards.length === 1) return;
-  // RPC typing widens the typed arrays; the object declares StatisticsShare.
-  const shares = (await Promise.all(shards.map((shard) => shard.statisticsShare()))) as StatisticsShare[];
-  const summed = sumShares(shares);
-  await Promise.all(shards.map((shard, i) => shard.useOtherShards(othersShare(summed, shares[i]))));
 }
 
 function sum(values: number[]): number {

@@ -6,7 +6,7 @@ import type { StatisticsShare } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { ReplicaIdentity, ReplicaSource } from './replica-follower';
-import type { Outcome } from './search-app-client';
+import type { Outcome } from './outcome';
 import type { ShardLayout } from './shards';
 import {
   Answering,

@@ -25,7 +25,7 @@ import type {
   Suggestion,
   SuggestRequest,
 } from '../engine/types';
-import type { Outcome } from '../search-app-client';
+import type { Outcome } from '../outcome';
 import { ok, type LiveIndex, type SemanticSearch, type ShardView } from './live-index';
 
 /** A read a replica can answer as well as the primary: keyword or hybrid search, or suggest. */

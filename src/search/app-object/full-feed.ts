@@ -4,7 +4,7 @@
  */
 import type { Env } from '../../env';
 import { activeReshard, type FailedCycle, type FullFeedCycle, type PreparedSwap } from '../app-storage';
-import type { Outcome } from '../search-app-client';
+import type { Outcome } from '../outcome';
 import type { FeedingRecovery } from './feeding';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
 

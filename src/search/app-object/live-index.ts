@@ -10,7 +10,7 @@ import { ChangeLog } from '../change-log';
 import { decodeShare, SearchIndex, VectorIndex, type HybridNorms, type HybridQuery } from '../engine';
 import type { IndexConfig } from '../engine/types';
 import type { SearchAppObject } from '../search-app-object';
-import type { Outcome } from '../search-app-client';
+import type { Outcome } from '../outcome';
 import { SINGLE_SHARD, type ShardLayout } from '../shards';
 
 /** What an app's indexes are built with: the engine's configuration and the embedder its vectors come from. */

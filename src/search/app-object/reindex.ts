@@ -6,7 +6,8 @@
 import { activeReshard, RESHARD_LEASE_MS, type DocumentRow, type HashedVector, type Reshard, type ReshardFate } from '../app-storage';
 import { contentHash, embeddingText } from '../embedding/text';
 import type { DocumentPayload } from '../engine/types';
-import { afterLastCommit, type Outcome } from '../search-app-client';
+import type { Outcome } from '../outcome';
+import { afterLastCommit } from '../shard-swap';
 import { shardNumbers, shardOfPrimary } from '../shards';
 import type { FullFeeds } from './full-feed';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';

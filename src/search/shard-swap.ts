@@ -1,0 +1,145 @@
+/**
+ * Changing which shards hold an app's live index as one step: a full feed's swap across shards and a re-shard.
+ * Both are a two-phase commit over the shard objects: every shard of the new layout votes (`prepareSwap`), then
+ * every shard commits the new generation, shard 0 last (`commitSwap`). Searches that meet shards of two
+ * generations meanwhile ask the ones behind for the newer, which they make live first, so no answer mixes them.
+ */
+import { ApiError } from '../errors';
+import type { DocumentRow, PreparedSwap, Reshard } from './app-storage';
+import { othersShare, sumShares, type StatisticsShare } from './engine';
+import type { AppIndexConfig } from './app-object/live-index';
+import { unwrap } from './outcome';
+import type { SearchAppObject } from './search-app-object';
+import { shardNumbers, shardOf, type ShardLayout } from './shards';
+
+type ShardStub = DurableObjectStub<SearchAppObject>;
+
+/** One app's shard objects as a swap reaches them. */
+export interface SwappingShards {
+  /** Shard 0's object name: the re-shard's coordinator, which a shard asks when the job died. */
+  coordinator: string;
+  shard(shard: number): ShardStub;
+  shardName(shard: number): string;
+  /** Told once shard 0 committed `layout`, before what follows the last commit. */
+  committed(layout: ShardLayout): void;
+}
+
+/** Rows a re-shard moves per call. */
+const RESHARD_PAGE = 1_000;
+/** Catch-up rounds before live feeding waits for the last one, at most; fewer once a round moved at most RESHARD_SEAL_BELOW rows. */
+const RESHARD_ROUNDS = 5;
+const RESHARD_SEAL_BELOW = 1_000;
+/** How long live feeding waits at most for a re-shard's last catch-up and swap (a job that dies meanwhile holds it no longer). */
+const RESHARD_SEAL_MS = 30_000;
+
+/** Phase 1 of a cross-shard swap: every shard of the new layout votes; the first refusal's reason, or undefined. */
+export async function prepareSwap(app: SwappingShards, swap: PreparedSwap): Promise<string | undefined> {
+  const votes = await Promise.all(
+    shardNumbers(swap.layout.shards).map(async (shard) => {
+      try {
+        return await app.shard(shard).prepareSwap(swap, app.shardName(shard));
+      } catch (error) {
+        return { ok: false as const, message: `shard ${shard} did not answer: ${String(error)}` };
+      }
+    }),
+  );
+  const refusal = votes.find((vote) => !vote.ok);
+  return refusal && !refusal.ok ? refusal.message : undefined;
+}
+
+/** Phase 2: every shard commits the new generation, shard 0 last; shards the new layout drops are destroyed. */
+export async function commitSwap(app: SwappingShards, swap: PreparedSwap, old: ShardLayout): Promise<void> {
+  const others = shardNumbers(swap.layout.shards).slice(1);
+  await Promise.all(others.map((shard) => app.shard(shard).commitSwap(swap.layout.generation)));
+  await app.shard(0).commitSwap(swap.layout.generation);
+  app.committed(swap.layout);
+  await afterLastCommit((shard) => app.shard(shard), old, swap.layout);
+}
+
+/**
+ * Moves the documents from the live `layout` to `shards` shards, atomically like a full feed's swap: every shard of
+ * the new layout stages the rows routed to it (copied page by page from the live shards, then the rows changed
+ * meanwhile, round after round), live feeding waits (its batches are retried) for the last catch-up, then the
+ * two-phase commit makes the new layout live; shards it drops are destroyed. A refusal or failure before the
+ * commit discards what was staged, the old layout staying live, and throws; 409 while a full feed is in progress.
+ */
+export async function reshardApp(
+  app: SwappingShards,
+  layout: ShardLayout,
+  shards: number,
+  config: AppIndexConfig,
+  job: string,
+): Promise<void> {
+  const swap: PreparedSwap = { cycleId: -(layout.generation + 1), layout: { shards, generation: layout.generation + 1 }, config };
+  // A retry after some shards committed: the swap was decided, commit the rest.
+  const views = await Promise.all(shardNumbers(shards).map((shard) => app.shard(shard).shardView()));
+  if (views.some((view) => view.layout.generation === swap.layout.generation)) return commitSwap(app, swap, layout);
+  const reshard: Reshard = { id: swap.cycleId, shards, job, startedAt: Date.now(), coordinator: app.coordinator };
+  unwrap(await app.shard(0).beginReshard(reshard));
+  const targets = shardNumbers(shards);
+  const sources = shardNumbers(layout.shards);
+  try {
+    await Promise.all(targets.slice(1).map(async (shard) => unwrap(await app.shard(shard).beginReshard(reshard))));
+    let since = sources.map(() => -1);
+    let moved = Infinity;
+    for (let round = 0; round < RESHARD_ROUNDS && moved > RESHARD_SEAL_BELOW; round++) {
+      const rounds = await Promise.all(sources.map((shard, i) => moveRows(app, shard, since[i], reshard)));
+      since = rounds.map((r) => r.seq);
+      moved = rounds.reduce((total, r) => total + r.moved, 0);
+    }
+    await Promise.all(sources.map((shard) => app.shard(shard).seal(RESHARD_SEAL_MS)));
+    await Promise.all(sources.map((shard, i) => moveRows(app, shard, since[i], reshard)));
+    const refusal = await prepareSwap(app, swap);
+    if (refusal) throw new ApiError(409, `the new shard layout was refused: ${refusal}`);
+  } catch (error) {
+    // Every shard is told, whichever fails to answer (one that voted and missed it asks the coordinator at its lease's end).
+    await Promise.allSettled([...new Set([...targets, ...sources])].map((shard) => app.shard(shard).abortSwap(reshard.id)));
+    throw error;
+  }
+  await commitSwap(app, swap, layout);
+}
+
+/** Moves one live shard's rows changed after `since` to the shards of the re-shard's layout; answers how many and the sequence read. */
+async function moveRows(app: SwappingShards, source: number, since: number, reshard: Reshard): Promise<{ moved: number; seq: number }> {
+  let after = '';
+  let moved = 0;
+  let seq: number | undefined;
+  for (;;) {
+    const page = await app.shard(source).movingRows(since, after, RESHARD_PAGE);
+    // The sequence before the first page: changes after it are the next round's.
+    seq ??= page.seq;
+    if (!page.rows.length) return { moved, seq };
+    const byShard = new Map<number, DocumentRow[]>();
+    for (const row of page.rows) {
+      const target = shardOf(row.id, reshard.shards);
+      byShard.set(target, [...(byShard.get(target) ?? []), row]);
+    }
+    await Promise.all(
+      [...byShard].map(async ([target, rows]) => {
+        const used = new Set(rows.map((row) => row.vector));
+        const vectors = page.vectors.filter((vector) => used.has(vector.hash));
+        unwrap(await app.shard(target).stageMoved(reshard.id, rows, vectors));
+      }),
+    );
+    moved += page.rows.length;
+    after = page.rows[page.rows.length - 1].id;
+  }
+}
+
+/**
+ * What follows a cross-shard swap's last commit (shard 0's), whoever made it: the shards the new layout drops are
+ * destroyed, and the new layout's shards exchange statistics, so each scores as one index of every document again.
+ */
+export async function afterLastCommit(shard: (shard: number) => ShardStub, old: ShardLayout, layout: ShardLayout): Promise<void> {
+  for (const dropped of shardNumbers(old.shards).slice(layout.shards)) await shard(dropped).destroy();
+  await exchangeStatistics(shardNumbers(layout.shards).map(shard));
+}
+
+/** The shards (in shard order) hand each other what the others hold, summed (`useOtherShards`). */
+export async function exchangeStatistics(shards: ShardStub[]): Promise<void> {
+  if (shards.length === 1) return;
+  // RPC typing widens the typed arrays; the object declares StatisticsShare.
+  const shares = (await Promise.all(shards.map((shard) => shard.statisticsShare()))) as StatisticsShare[];
+  const summed = sumShares(shares);
+  await Promise.all(shards.map((shard, i) => shard.useOtherShards(othersShare(summed, shares[i]))));
+}
