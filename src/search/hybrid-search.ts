@@ -70,8 +70,8 @@ export function searchAnswer(
 ): SearchAnswer {
   const ratio = semanticRatioOf(app, request, requested);
   const active = activeEmbedder(app);
-  const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
-  const read: IndexAnswer = indexAnswer ?? ((fresh, semantic) => searchApp.searchAnswer(request, fresh, semantic));
+  const read: IndexAnswer =
+    indexAnswer ?? ((fresh, semantic) => new SearchAppClient(env, app.tenantCode, app.code).searchAnswer(request, fresh, semantic));
   const keyword = (fresh: boolean) => read(fresh);
   const q = request.q?.trim();
   if (!active || ratio === 0 || !q) return { key: once(() => searchKey(request)), answer: keyword };
