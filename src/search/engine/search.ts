@@ -61,7 +61,7 @@ export interface ShardPartOptions {
 export function keywordCandidates(state: IndexState, q: string, strict = false, filtered = false): Candidates | undefined {
   const plan = planQuery(state, q);
   if (!plan) return undefined;
-  const detailsLater = (q: QueryPlan) => filtered || popcount(q.counted) > 1;
+  const detailsLater = (queryPlan: QueryPlan) => filtered || popcount(queryPlan.counted) > 1;
   let matches = matchPlan(state, plan, detailsLater(plan));
   const relaxed = !strict && !matches.ords.length;
   if (relaxed) {
