@@ -1,5 +1,6 @@
 // Each ranking rule of issue 11 pinned on a small fixture (the whole catalogue is scored by `npm run relevance`).
 import { describe, expect, it } from 'vitest';
+import { sameWord } from '../src/search/engine/analysis';
 import { SearchIndex } from '../src/search/engine/index';
 import type { IndexConfig, RankingSettings } from '../src/search/engine/types';
 import { field } from './fixtures/field';
@@ -119,6 +120,25 @@ describe('relevance rules', () => {
     engine.add('easytag', { name: 'easytag', description: 'tagging of audio files' });
     expect(top('rip a cd', engine)[0]).toBe('asunder');
     expect(top('tag audio', engine)[0]).toBe('easytag');
+  });
+  it('takes no word for another form of one Porter alone relates to it (`animation`, `animals`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('animals', { name: 'animals', description: 'guessing game' });
+    engine.add('dirty-equals', { name: 'dirty-equals', description: 'comparisons' });
+    engine.add('synfig', { name: 'synfig', description: 'vector animation studio' });
+    engine.add('pulseeq', { name: 'pulseeq', description: 'audio equalizer' });
+    expect(top('animation', engine)).toEqual(['synfig']);
+    expect(top('equalizer', engine)).toEqual(['pulseeq']);
+    expect(sameWord('animation', 'animals')).toBe(false);
+    expect(sameWord('assembler', 'assembly')).toBe(false);
+    for (const [a, b] of [
+      ['recorder', 'recording'],
+      ['typing', 'type'],
+      ['modeling', 'modeller'],
+      ['installation', 'install'],
+      ['management', 'manager'],
+    ])
+      expect(sameWord(a, b)).toBe(true);
   });
   it('ranks the word as typed above its other forms', () => {
     expect(top('type')).toEqual(['stype', 'tuxtype']);
