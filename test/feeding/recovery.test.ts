@@ -1,12 +1,12 @@
 import { env } from 'cloudflare:workers';
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, json, waitFor } from '../helpers';
 import { MAX_REDRIVES } from '../../src/feeding/recovery';
 import { indexConfigOf } from '../../src/feeding/operations';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
-import { allSettled, bulk, envelope, feedingApp, fullFeed, getDocument, searchIds, type FeedingApp } from './helpers';
+import { allSettled, bulk, envelope, feedingApp, fullFeed, getDocument, runRecoveryCheck, searchIds, type FeedingApp } from './helpers';
 
 /** Outbox recovery: entries recorded in D1 whose queue messages never went out are sent again. */
 
@@ -32,14 +32,6 @@ async function lostEntries(app: FeedingApp, ids: string[], { cycleId = null as n
     rows.push(row!.id);
   }
   return rows;
-}
-
-/** Makes the app's recovery check due and runs the Durable Object's alarm, as the runtime would a moment later. */
-async function runRecoveryCheck(app: FeedingApp): Promise<void> {
-  await runInDurableObject(app.searchApp.stub, async (_instance, state) => {
-    state.storage.sql.exec(`UPDATE meta SET value = '0' WHERE key = 'recoveryAt'`);
-  });
-  expect(await runDurableObjectAlarm(app.searchApp.stub)).toBe(true);
 }
 
 async function recoveryArmed(app: FeedingApp): Promise<boolean> {
