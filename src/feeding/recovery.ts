@@ -55,6 +55,9 @@ export async function recoverApp(env: Env, db: Db, request: RecoveryRequest): Pr
   // The process may have died between a cycle's last entry and its swap: an ending cycle with nothing pending swaps now.
   const cycle = await searchApp.activeCycle();
   if (cycle?.state === 'ENDING') await finishCycleIfDrained(env, db, app, cycle.id);
+  // A cross-shard swap whose job died after shard 0 committed (or that a search committed) is followed up before its
+  // entries are FINISHED: dropped shards destroyed, statistics exchanged, so the shards rank as one index again.
+  await searchApp.settleSwap();
   await settleEndedCycles(db, app, searchApp, cycle?.id);
   const [open] = await db.all<{ n: number }>(sql`
     SELECT count(*) AS n FROM feeding_operations WHERE app_id = ${app.id} AND state IN ('CREATED', 'STARTED')`);

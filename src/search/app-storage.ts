@@ -29,6 +29,21 @@ export interface PreparedSwap {
   cycleId: number;
   layout: ShardLayout;
   config: AppIndexConfig;
+  /**
+   * The live layout the swap replaces, in the coordinator's (shard 0's) vote only: committing, shard 0 records what must
+   * follow its commit (`UnsettledSwap`) until that was done.
+   */
+  from?: ShardLayout;
+}
+
+/**
+ * A cross-shard swap shard 0 committed (it commits last) whose follow-up was not done yet: the shards `from` had and
+ * `layout` drops destroyed, the statistics of `layout`'s shards exchanged. Whoever committed may have stopped before
+ * (a job that died, a search that committed the shards behind): the next recovery check does it (`settleSwap`).
+ */
+export interface UnsettledSwap {
+  from: ShardLayout;
+  layout: ShardLayout;
 }
 
 /**
@@ -84,6 +99,8 @@ interface Meta {
   layout: ShardLayout;
   /** The swap this shard is prepared for (phase 1 of a cross-shard full-feed swap). */
   ready: PreparedSwap;
+  /** As shard 0: the last cross-shard swap, while what follows its commit is not done. */
+  unsettledSwap: UnsettledSwap;
   /** A primary's read replicas (their object names), told of every new index version. */
   replicas: string[];
   /** A replica's primary and its own name. */

@@ -34,7 +34,7 @@ import type { AppIndexConfig, SemanticSearch, ShardView } from './app-object/liv
 import type { MissingVectors } from './app-object/reindex';
 import type { IndexStats, SearchAppObject } from './search-app-object';
 import { unwrap, type Outcome } from './outcome';
-import { commitSwap, exchangeStatistics, prepareSwap, reshardApp, type SwappingShards } from './shard-swap';
+import { afterLastCommit, commitSwap, exchangeStatistics, prepareSwap, reshardApp, type SwappingShards } from './shard-swap';
 import { MAX_SHARDS, shardName, shardNumbers, shardOf, SINGLE_SHARD, type ShardLayout } from './shards';
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
@@ -404,7 +404,22 @@ export class SearchAppClient {
    * changed enough since its last share.
    */
   async shareStatistics(): Promise<void> {
-    await exchangeStatistics((await this.#liveShards()).map((shard) => this.shard(shard)));
+    const { layout } = await this.layout();
+    await exchangeStatistics(
+      shardNumbers(layout.shards).map((shard) => this.shard(shard)),
+      layout.generation,
+    );
+  }
+
+  /**
+   * Does what follows a cross-shard swap's last commit when whoever committed stopped before (a job that died after
+   * shard 0 committed, a search that committed the shards behind): the shards the new layout drops go and the shards
+   * exchange statistics (`afterLastCommit`). Shard 0 records the swap at its commit and arms a recovery check, which
+   * calls this.
+   */
+  async settleSwap(): Promise<void> {
+    const unsettled = await this.stub.unsettledSwap();
+    if (unsettled) await afterLastCommit((shard) => this.shard(shard), unsettled.from, unsettled.layout);
   }
 
   /** Rebuilds every shard's indexes with `config`; 409 while a semantic text of a document has no stored vector. */
@@ -530,7 +545,7 @@ export class SearchAppClient {
     const shards = cycle.shards ?? 1;
     if (shards === 1 && layout.shards === 1) return (await this.stub.finishFullFeed(cycleId, config)) ? 'swapped' : 'not-ending';
     const swap = { cycleId, layout: { shards, generation: layout.generation + 1 }, config };
-    const refusal = await prepareSwap(this.#swapping, swap);
+    const refusal = await prepareSwap(this.#swapping, swap, layout);
     if (refusal) {
       await this.failFullFeed(cycleId, `the swap was refused: ${refusal}`);
       return 'refused';

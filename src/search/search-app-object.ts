@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
-import type { DocumentRow, FullFeedCycle, HashedVector, PreparedSwap, Reshard, ReshardFate } from './app-storage';
+import type { DocumentRow, FullFeedCycle, HashedVector, PreparedSwap, Reshard, ReshardFate, UnsettledSwap } from './app-storage';
 import type { ChangePage } from './change-log';
 import type { StatisticsShare } from './engine';
 import type { HighlightRequest } from './engine/highlight';
@@ -23,6 +23,12 @@ import { FullFeeds, type FullFeedStatus } from './app-object/full-feed';
 import { LiveIndex, type AppIndexConfig, type SemanticSearch, type ShardView } from './app-object/live-index';
 import { Reindexing, type MissingVectors, type MovingRows } from './app-object/reindex';
 import { Replication } from './app-object/replication';
+
+/** A shard's statistics share, and the generation of the layout it was taken in. */
+export interface SharedStatistics {
+  generation: number;
+  share: StatisticsShare;
+}
 
 /** Index facts for tests and operations: live size, and the sequence numbers of the last batch and of the snapshot. */
 export interface IndexStats {
@@ -223,15 +229,47 @@ export class SearchAppObject extends DurableObject<Env> {
     this.#fullFeeds.abortSwap(cycleId);
   }
 
-  /** This shard's statistics, summed with the other shards' into what each is handed (`useOtherShards`). */
-  async statisticsShare(): Promise<StatisticsShare> {
-    this.#feeding.changesSinceShare = 0;
-    return this.#answering.statisticsShare();
+  /** As shard 0: the last cross-shard swap it committed, while what follows its commit is not done; else null. */
+  async unsettledSwap(): Promise<UnsettledSwap | null> {
+    return this.#fullFeeds.unsettledSwap();
   }
 
-  /** What the other shards hold of this shard's terms and titles: from now on it scores as one index of every document. */
-  async useOtherShards(others: StatisticsShare): Promise<void> {
+  /** As shard 0: what follows the commit of the swap to `generation` is done. */
+  async swapSettled(generation: number): Promise<void> {
+    this.#fullFeeds.swapSettled(generation);
+  }
+
+  /**
+   * This shard is not in the layout of `generation`, which shard 0 made live: its storage goes, with its replicas',
+   * unless it was taken up again since (`FullFeeds.droppable`). Answers whether it went.
+   */
+  async dropFromLayout(generation: number): Promise<boolean> {
+    if (!this.#fullFeeds.droppable(generation)) return false;
+    await this.#replication.destroyReplicas();
+    // Asked again across the await: a full feed or a move may have joined this shard meanwhile.
+    if (!this.#fullFeeds.droppable(generation)) return false;
+    await this.#deleteStorage();
+    return true;
+  }
+
+  /**
+   * This shard's statistics, summed with the other shards' into what each is handed (`useOtherShards`), and the
+   * generation of the layout it belongs to.
+   */
+  async statisticsShare(): Promise<SharedStatistics> {
+    this.#feeding.changesSinceShare = 0;
+    return { generation: this.#live.layout().generation, share: this.#answering.statisticsShare() };
+  }
+
+  /**
+   * What the other shards of the layout of `generation` hold of this shard's terms and titles: from now on it scores as
+   * one index of every document. Ignored (false) when this shard is at another generation: a swap came between the
+   * shares and now, and its own exchange follows it.
+   */
+  async useOtherShards(others: StatisticsShare, generation: number): Promise<boolean> {
+    if (this.#live.layout().generation !== generation) return false;
     this.#answering.useOtherShards(others);
+    return true;
   }
 
   /** This shard's version and the layout it belongs to. */

@@ -6,10 +6,10 @@
  */
 import { ApiError } from '../errors';
 import type { DocumentRow, PreparedSwap, Reshard } from './app-storage';
-import { othersShare, sumShares, type StatisticsShare } from './engine';
+import { othersShare, sumShares } from './engine';
 import type { AppIndexConfig } from './app-object/live-index';
 import { unwrap } from './outcome';
-import type { SearchAppObject } from './search-app-object';
+import type { SearchAppObject, SharedStatistics } from './search-app-object';
 import { shardNumbers, shardOf, type ShardLayout } from './shards';
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
@@ -32,12 +32,15 @@ const RESHARD_SEAL_BELOW = 1_000;
 /** How long live feeding waits at most for a re-shard's last catch-up and swap (a job that dies meanwhile holds it no longer). */
 const RESHARD_SEAL_MS = 30_000;
 
-/** Phase 1 of a cross-shard swap: every shard of the new layout votes; the first refusal's reason, or undefined. */
-export async function prepareSwap(app: SwappingShards, swap: PreparedSwap): Promise<string | undefined> {
+/**
+ * Phase 1 of a cross-shard swap: every shard of the new layout votes; the first refusal's reason, or undefined. Shard 0
+ * is told the layout `old` the swap replaces, so that its commit records what must follow (`UnsettledSwap`).
+ */
+export async function prepareSwap(app: SwappingShards, swap: PreparedSwap, old: ShardLayout): Promise<string | undefined> {
   const votes = await Promise.all(
     shardNumbers(swap.layout.shards).map(async (shard) => {
       try {
-        return await app.shard(shard).prepareSwap(swap, app.shardName(shard));
+        return await app.shard(shard).prepareSwap(shard === 0 ? { ...swap, from: old } : swap, app.shardName(shard));
       } catch (error) {
         return { ok: false as const, message: `shard ${shard} did not answer: ${String(error)}` };
       }
@@ -89,7 +92,7 @@ export async function reshardApp(
     }
     await Promise.all(sources.map((shard) => app.shard(shard).seal(RESHARD_SEAL_MS)));
     await Promise.all(sources.map((shard, i) => moveRows(app, shard, since[i], reshard)));
-    const refusal = await prepareSwap(app, swap);
+    const refusal = await prepareSwap(app, swap, layout);
     if (refusal) throw new ApiError(409, `the new shard layout was refused: ${refusal}`);
   } catch (error) {
     // Every shard is told, whichever fails to answer (one that voted and missed it asks the coordinator at its lease's end).
@@ -128,18 +131,26 @@ async function moveRows(app: SwappingShards, source: number, since: number, resh
 
 /**
  * What follows a cross-shard swap's last commit (shard 0's), whoever made it: the shards the new layout drops are
- * destroyed, and the new layout's shards exchange statistics, so each scores as one index of every document again.
+ * destroyed, and the new layout's shards exchange statistics, so each scores as one index of every document again;
+ * then shard 0 forgets the swap's record. Done again by the next recovery check when whoever committed stopped before
+ * (`SearchAppClient.settleSwap`); late, it leaves alone a dropped shard taken up again and a newer layout's statistics.
  */
 export async function afterLastCommit(shard: (shard: number) => ShardStub, old: ShardLayout, layout: ShardLayout): Promise<void> {
-  for (const dropped of shardNumbers(old.shards).slice(layout.shards)) await shard(dropped).destroy();
-  await exchangeStatistics(shardNumbers(layout.shards).map(shard));
+  for (const dropped of shardNumbers(old.shards).slice(layout.shards)) await shard(dropped).dropFromLayout(layout.generation);
+  await exchangeStatistics(shardNumbers(layout.shards).map(shard), layout.generation);
+  await shard(0).swapSettled(layout.generation);
 }
 
-/** The shards (in shard order) hand each other what the others hold, summed (`useOtherShards`). */
-export async function exchangeStatistics(shards: ShardStub[]): Promise<void> {
+/**
+ * The shards (in shard order) of the layout of `generation` hand each other what the others hold, summed
+ * (`useOtherShards`). Nothing is handed when a shard answered from another generation (a swap is committing: its own
+ * exchange follows), and a shard that reached another generation by the time it is handed its part ignores it.
+ */
+export async function exchangeStatistics(shards: ShardStub[], generation: number): Promise<void> {
   if (shards.length === 1) return;
-  // RPC typing widens the typed arrays; the object declares StatisticsShare.
-  const shares = (await Promise.all(shards.map((shard) => shard.statisticsShare()))) as StatisticsShare[];
-  const summed = sumShares(shares);
-  await Promise.all(shards.map((shard, i) => shard.useOtherShards(othersShare(summed, shares[i]))));
+  // RPC typing widens the typed arrays; the object declares SharedStatistics.
+  const shares = (await Promise.all(shards.map((shard) => shard.statisticsShare()))) as SharedStatistics[];
+  if (shares.some((shared) => shared.generation !== generation)) return;
+  const summed = sumShares(shares.map((shared) => shared.share));
+  await Promise.all(shards.map((shard, i) => shard.useOtherShards(othersShare(summed, shares[i].share), generation)));
 }

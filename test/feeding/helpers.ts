@@ -1,4 +1,6 @@
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { expect } from 'vitest';
 import debianSchema from '../fixtures/debian-packages.schema.json';
 import sample from '../fixtures/debian-sample.ndjson?raw';
 import { SearchAppClient } from '../../src/search/search-app-client';
@@ -82,4 +84,12 @@ export async function getDocument(app: FeedingApp, id: string) {
 /** Ids of every document the index finds for a query, in rank order. */
 export async function searchIds(app: FeedingApp, q = '', rows = 100): Promise<string[]> {
   return (await app.searchApp.search({ q, page: 1, rows })).documents.map((d) => d.id);
+}
+
+/** Makes the app's recovery check due and runs its Durable Object's (shard 0's) alarm, as the runtime would a moment later. */
+export async function runRecoveryCheck(app: FeedingApp): Promise<void> {
+  await runInDurableObject(app.searchApp.stub, async (_instance, state) => {
+    state.storage.sql.exec(`UPDATE meta SET value = '0' WHERE key = 'recoveryAt'`);
+  });
+  expect(await runDurableObjectAlarm(app.searchApp.stub)).toBe(true);
 }

@@ -1,12 +1,12 @@
 import { env } from 'cloudflare:workers';
-import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, json, waitFor } from '../helpers';
 import { MAX_REDRIVES } from '../../src/feeding/recovery';
 import { indexConfigOf } from '../../src/feeding/operations';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
-import { allSettled, bulk, envelope, feedingApp, fullFeed, getDocument, searchIds, type FeedingApp } from './helpers';
+import { allSettled, bulk, envelope, feedingApp, fullFeed, getDocument, runRecoveryCheck, searchIds, type FeedingApp } from './helpers';
 
 /** Outbox recovery: entries recorded in D1 whose queue messages never went out are sent again. */
 
@@ -32,14 +32,6 @@ async function lostEntries(app: FeedingApp, ids: string[], { cycleId = null as n
     rows.push(row!.id);
   }
   return rows;
-}
-
-/** Makes the app's recovery check due and runs the Durable Object's alarm, as the runtime would a moment later. */
-async function runRecoveryCheck(app: FeedingApp): Promise<void> {
-  await runInDurableObject(app.searchApp.stub, async (_instance, state) => {
-    state.storage.sql.exec(`UPDATE meta SET value = '0' WHERE key = 'recoveryAt'`);
-  });
-  expect(await runDurableObjectAlarm(app.searchApp.stub)).toBe(true);
 }
 
 async function recoveryArmed(app: FeedingApp): Promise<boolean> {
@@ -160,6 +152,25 @@ describe('entries of a cycle that ended while D1 was not told', () => {
     await app.searchApp.requestFullFeedEnd();
     expect(await app.searchApp.finishFullFeed(cycleId, indexConfigOf(row!))).toBe('swapped');
     expect(await states(ids)).toEqual(['PREPARED', 'PREPARED']);
+    expect(await recoveryArmed(app)).toBe(true);
+
+    await runRecoveryCheck(app);
+    await allSettled(app, ids);
+    expect(await states(ids)).toEqual(['FINISHED', 'FINISHED']);
+    expect((await searchIds(app)).sort()).toEqual(['staged-1', 'staged-2']);
+    expect(await status(app)).toMatchObject({ state: 'NONE' });
+  });
+
+  it('a cycle whose End died before the swap is swapped by the next recovery check, though no entry was open', async () => {
+    const { app, ids } = await stagedCycle();
+    // Nothing is open: a check finds nothing to send and the checks stop.
+    await runRecoveryCheck(app);
+    await waitFor(
+      () => recoveryArmed(app),
+      (armed) => !armed,
+    );
+    // What End does before it swaps, then the process died.
+    await app.searchApp.requestFullFeedEnd();
     expect(await recoveryArmed(app)).toBe(true);
 
     await runRecoveryCheck(app);

@@ -4,12 +4,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SearchRequest } from '../../src/search/engine/types';
 import { SearchAppClient } from '../../src/search/search-app-client';
 import { shardName, shardOf } from '../../src/search/shards';
+import { prepareSwap, type SwappingShards } from '../../src/search/shard-swap';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
 import { indexConfigOf } from '../../src/feeding/operations';
 import { RESHARD_LEASE_MS } from '../../src/search/app-storage';
 import type { FeedOperation } from '../../src/search/app-object/feeding';
-import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, type FeedingApp } from '../feeding/helpers';
+import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, runRecoveryCheck, type FeedingApp } from '../feeding/helpers';
 import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, uniqueCode, waitFor } from '../helpers';
 import { standInBaseUrl } from './stand-in';
 
@@ -41,6 +42,23 @@ async function feedFully(app: FeedingApp, entries: unknown[]): Promise<{ state: 
   return waitFor(
     async () => json<{ state: string }>(await call('GET', `/api/v1/data/fullfeed/status/${app.tenant}/${app.code}`, { token: app.feed })),
     (status) => status.state !== 'ACTIVE' && status.state !== 'ENDING',
+  );
+}
+
+/** Rows a shard object stores: documents (tombstones too), staged documents and metadata. */
+async function storedRows(app: FeedingApp, shard: number): Promise<number> {
+  return runInDurableObject(app.searchApp.shard(shard), async (_instance, state) =>
+    ['documents', 'staged', 'meta']
+      .map((table) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n)
+      .reduce((a, b) => a + b, 0),
+  );
+}
+
+/** Chunks of the other shards' statistics a shard stores (none: it scores alone). */
+async function othersChunks(app: FeedingApp, shard: number): Promise<number> {
+  return runInDurableObject(
+    app.searchApp.shard(shard),
+    async (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM others_chunks').one().n,
   );
 }
 
@@ -359,6 +377,124 @@ describe('a full feed over several shards', () => {
   });
 });
 
+describe('a cross-shard swap whose job died once the swap was decided', () => {
+  // Queries whose top 10 differ when each shard scores with its own statistics (as in the first describe).
+  const QUERIES = [
+    'python3',
+    'pyt',
+    'elpa',
+    'ada',
+    'apertium',
+    'gir1.2',
+    'libatk1.0',
+    'binutils',
+    'libboost',
+    'ceph',
+    'c',
+    'li',
+    'lib',
+    'p',
+  ];
+  let one: FeedingApp;
+  beforeAll(async () => {
+    one = await shardedApp(1);
+    await feedFully(one, DOCUMENTS);
+  }, 120_000);
+
+  /** The top 10 ids of every query. */
+  const ranked = async (app: FeedingApp) =>
+    Promise.all(QUERIES.map(async (q) => (await app.searchApp.search({ q, page: 1, rows: 10 })).documents.map((d) => d.id)));
+
+  /**
+   * An app fed 40 documents into `from` shards, then a full feed of every document into `to` shards, ended and voted
+   * for by every shard as the consumer's job does (`prepareSwap`); the test commits what the job did before it died.
+   */
+  async function votedFullFeed(from: number, to: number) {
+    const app = await shardedApp(from);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: to } }));
+    const { cycleId } = await json<{ cycleId: number }>(await expectOk(fullFeed(app, 'start')));
+    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS)));
+    const entries = Array.from({ length: accepted.lastId - accepted.firstId + 1 }, (_, i) => accepted.firstId + i);
+    await allSettled(app, entries, { staged: true });
+    // End as the route does, minus the swap it starts itself when nothing is pending: the job here is the one that dies.
+    await app.searchApp.requestFullFeedEnd();
+    const { layout } = await app.searchApp.layout();
+    const config = indexConfigOf((await findSearchApp(createDb(env.DB), app.tenant, app.code))!);
+    const swap = { cycleId, layout: { shards: to, generation: layout.generation + 1 }, config };
+    const shards: SwappingShards = {
+      coordinator: app.searchApp.name,
+      shard: (shard) => app.searchApp.shard(shard),
+      shardName: (shard) => shardName(app.tenant, app.code, shard),
+      committed: () => undefined,
+    };
+    expect(await prepareSwap(shards, swap, layout)).toBeUndefined();
+    return { app, cycleId, entries, swap, config };
+  }
+
+  /** The recovery check, then the cycle's entries are FINISHED. */
+  async function recovered(app: FeedingApp, entries: number[]) {
+    await runRecoveryCheck(app);
+    expect(new Set((await allSettled(app, entries)).values())).toEqual(new Set(['FINISHED']));
+  }
+
+  it('after shard 0 committed, the recovery check destroys the dropped shards and has the others exchange statistics', async () => {
+    const { app, cycleId, entries, swap, config } = await votedFullFeed(4, 2);
+    // The job committed both shards of the new layout, shard 0 last, and died before what follows.
+    for (const shard of [1, 0]) expect(await app.searchApp.shard(shard).commitSwap(swap.layout.generation)).toBe(true);
+    // Its retry finds the cycle ended.
+    expect(await app.searchApp.finishFullFeed(cycleId, config)).toBe('not-ending');
+
+    await recovered(app, entries);
+    for (const shard of [2, 3]) expect(await storedRows(app, shard), `dropped shard ${shard}`).toBe(0);
+    for (const shard of [0, 1]) expect(await othersChunks(app, shard), `shard ${shard}`).toBeGreaterThan(0);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(DOCUMENTS.length);
+    expect(await ranked(app)).toEqual(await ranked(one));
+  });
+
+  it('committed by a search that met two generations, the recovery check has the shards exchange statistics', async () => {
+    const { app, entries, swap } = await votedFullFeed(3, 3);
+    // The job committed shard 1 and died; a search meets generations 1 and 2 and commits shards 0 and 2 to 2.
+    expect(await app.searchApp.shard(1).commitSwap(swap.layout.generation)).toBe(true);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(DOCUMENTS.length);
+    for (const shard of [0, 2]) expect((await app.searchApp.shard(shard).shardView()).layout, `shard ${shard}`).toEqual(swap.layout);
+
+    await recovered(app, entries);
+    for (const shard of [0, 1, 2]) expect(await othersChunks(app, shard), `shard ${shard}`).toBeGreaterThan(0);
+    expect(await ranked(app)).toEqual(await ranked(one));
+  });
+
+  it('a late follow-up leaves alone the dropped shards a newer full feed stages into', async () => {
+    const { app, entries, swap } = await votedFullFeed(4, 2);
+    for (const shard of [1, 0]) expect(await app.searchApp.shard(shard).commitSwap(swap.layout.generation)).toBe(true);
+    // Before the recovery check, the app goes back to 4 shards and a new full feed stages into shards 2 and 3 too.
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 4 } }));
+    await expectOk(fullFeed(app, 'start'));
+    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(0, 60))));
+    await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
+
+    await recovered(app, entries);
+    await expectOk(fullFeed(app, 'end'));
+    const status = await waitFor(
+      async () => json<{ state: string }>(await call('GET', `/api/v1/data/fullfeed/status/${app.tenant}/${app.code}`, { token: app.feed })),
+      (s) => s.state !== 'ACTIVE' && s.state !== 'ENDING',
+    );
+    expect(status.state).toBe('NONE');
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 4, generation: swap.layout.generation + 1 });
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(60);
+  });
+
+  it('a statistics share handed after a newer swap is ignored', async () => {
+    const app = await shardedApp(2);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    const stale = await app.searchApp.shard(1).statisticsShare();
+    await feedFully(app, DOCUMENTS);
+    // An exchange of generation 1 reaching shard 0 only now (it took the shares before the swap).
+    expect(await app.searchApp.shard(0).useOtherShards(stale.share, stale.generation)).toBe(false);
+    expect(await ranked(app)).toEqual(await ranked(one));
+  });
+});
+
 describe('a re-index job changing the shard count', () => {
   /** Puts the app's `shards` setting, schedules a re-index job and waits for its end. */
   async function reshardTo(app: FeedingApp, shards: number): Promise<{ state: string; error?: string }> {
@@ -466,15 +602,6 @@ describe('a re-index job changing the shard count', () => {
       3,
     );
   });
-
-  /** Rows a shard object stores: documents (tombstones too), staged documents and metadata. */
-  async function storedRows(app: FeedingApp, shard: number): Promise<number> {
-    return runInDurableObject(app.searchApp.shard(shard), async (_instance, state) =>
-      ['documents', 'staged', 'meta']
-        .map((table) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n)
-        .reduce((a, b) => a + b, 0),
-    );
-  }
 
   /**
    * An app of 1 shard and 40 documents a job began moving to 4 shards (what `reshard` does first), shard 3's rows, and
@@ -635,11 +762,7 @@ describe('a re-index job changing the shard count', () => {
     for (const shard of [0, 1, 2, 3]) {
       expect(await heldMove(app, shard), `shard ${shard}`).toEqual({ keys: [], staged: 0 });
       expect((await app.searchApp.shard(shard).shardView()).layout, `shard ${shard}`).toEqual(swap.layout);
-      const others = await runInDurableObject(
-        app.searchApp.shard(shard),
-        async (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM others_chunks').one().n,
-      );
-      expect(others, `shard ${shard} holds the other shards' statistics`).toBeGreaterThan(0);
+      expect(await othersChunks(app, shard), `shard ${shard} holds the other shards' statistics`).toBeGreaterThan(0);
     }
     await runDurableObjectAlarm(app.searchApp.shard(3));
     expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(40);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { blendScores, VectorIndex } from '../../src/search/engine';
+import { RERANK_CANDIDATES } from '../../src/search/engine/vectors';
 
 /** A deterministic pseudo-random unit vector per seed. */
 function vector(seed: number, dimensions = 384): Float32Array {
@@ -55,6 +56,29 @@ describe('VectorIndex', () => {
     expect(index.size).toBe(1001);
     expect(index.ids.length).toBeLessThan(5000);
     expect(index.search(query, 1)[0].id).toBe('d42');
+  });
+
+  it('reranks the documents nearest by the Hamming distance of their whole binary codes, ties by insertion order', () => {
+    const index = new VectorIndex(384);
+    for (let i = 0; i < 3000; i++) index.add(`d${i}`, vector(1000 + i));
+    // The query is a document's own vector, so its binary code is that document's.
+    const query = vector(1007);
+    const { words, bits, ids } = index;
+    const distance = (ord: number, upTo: number) => {
+      let d = 0;
+      for (let w = 0; w < upTo; w++) for (let x = bits[ord * words + w] ^ bits[7 * words + w]; x; x &= x - 1) d++;
+      return d;
+    };
+    const byDistance = (upTo: number) => (a: number, b: number) => distance(a, upTo) - distance(b, upTo) || a - b;
+    // The coarse pass keeps the 2,000 nearest by the first 128 bits; the whole codes pick the reranked ones among them.
+    const coarse = ids
+      .map((_, ord) => ord)
+      .sort(byDistance(4))
+      .slice(0, 2000);
+    const reranked = coarse.sort(byDistance(words)).slice(0, RERANK_CANDIDATES);
+    const hits = index.search(query, RERANK_CANDIDATES);
+    expect(hits.map((hit) => hit.id).sort()).toEqual(reranked.map((ord) => ids[ord]).sort());
+    expect(hits[0].id).toBe('d7');
   });
 });
 

@@ -3,7 +3,7 @@
  * two-phase swap that makes a cycle's (or a re-shard's) staged documents live across shards as one step.
  */
 import type { Env } from '../../env';
-import { activeReshard, type FailedCycle, type FullFeedCycle, type PreparedSwap } from '../app-storage';
+import { activeReshard, type FailedCycle, type FullFeedCycle, type PreparedSwap, type UnsettledSwap } from '../app-storage';
 import type { Outcome } from '../outcome';
 import type { FeedingRecovery } from './feeding';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
@@ -48,12 +48,17 @@ export class FullFeeds {
     return ok(cycle);
   }
 
-  /** Marks the cycle as ending; the swap happens in `finish` once its operations are processed. */
-  requestEnd(): Outcome<FullFeedCycle> {
+  /**
+   * Marks the cycle as ending; the swap happens in `finish` once its operations are processed. Arms the recovery
+   * checks, which swap an ending cycle with nothing pending: the checks stop once no entry is open, and the process
+   * that would swap (End, or the consumer of the last entry) may die first.
+   */
+  async requestEnd(): Promise<Outcome<FullFeedCycle>> {
     const cycle = this.live.storage.get('cycle');
     if (!cycle) return { ok: false, status: 404, message: 'No active full feed' };
     const ending: FullFeedCycle = { ...cycle, state: 'ENDING', endRequestedAt: cycle.endRequestedAt ?? new Date().toISOString() };
     this.live.storage.set('cycle', ending);
+    await this.recovery.arm();
     return ok(ending);
   }
 
@@ -157,6 +162,7 @@ export class FullFeeds {
       storage.set('sealedUntil', undefined);
       storage.set('layout', ready.layout);
       storage.set('ready', undefined);
+      if (ready.from) storage.set('unsettledSwap', { from: ready.from, layout: ready.layout });
       // The other shards' statistics are of the old generation: the shard scores alone until the next exchange.
       storage.writeOtherShards(undefined);
       if (live.log.active) live.log.reset(live.version());
@@ -165,6 +171,26 @@ export class FullFeeds {
     live.notifyReplicas();
     await this.recovery.arm();
     return true;
+  }
+
+  /** As shard 0: the last cross-shard swap it committed, while what follows its commit is not done; else null. */
+  unsettledSwap(): UnsettledSwap | null {
+    return this.live.storage.get('unsettledSwap') ?? null;
+  }
+
+  /** As shard 0: what follows the commit of the swap to `generation` is done (a later swap's record stays). */
+  swapSettled(generation: number): void {
+    if (this.live.storage.get('unsettledSwap')?.layout.generation === generation) this.live.storage.set('unsettledSwap', undefined);
+  }
+
+  /**
+   * Whether this shard may go as one the layout of `generation` dropped: not when it holds that generation or a newer
+   * one, nor while it is in a full feed, a move or a swap (it was taken up again since, and a late follow-up must not
+   * wipe what it stages).
+   */
+  droppable(generation: number): boolean {
+    const storage = this.live.storage;
+    return this.live.layout().generation < generation && !storage.get('cycle') && !storage.get('reshard') && !storage.get('ready');
   }
 
   /** A swap that did not happen (a shard refused, or the cycle was cancelled or failed): the staged documents go. */

@@ -24,9 +24,20 @@ export interface VectorHit {
   score: number;
 }
 
-/** Set bits of every 16-bit number. */
-const POPCOUNT16 = new Uint8Array(1 << 16);
-for (let i = 1; i < POPCOUNT16.length; i++) POPCOUNT16[i] = POPCOUNT16[i >>> 1] + (i & 1);
+/** Ordinals are below this (they index typed arrays), so a distance and an ordinal pack into one number exactly. */
+const ORDINAL_SPAN = 2 ** 32;
+
+/** Set bits of a 32-bit word per byte (each 0 to 8), in parallel within the word. */
+function byteCounts(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (x + (x >>> 4)) & 0x0f0f0f0f;
+}
+
+/** Set bits of four 32-bit words: their byte counts added (at most 32 a byte), then the bytes summed by a multiply. */
+function popcount128(a: number, b: number, c: number, d: number): number {
+  return Math.imul(byteCounts(a) + byteCounts(b) + byteCounts(c) + byteCounts(d), 0x01010101) >>> 24;
+}
 
 interface Quantized {
   codes: Int8Array;
@@ -141,19 +152,7 @@ export class VectorIndex {
         distance[ord] = DEAD;
         continue;
       }
-      const a = bits[at] ^ q0,
-        b = bits[at + 1] ^ q1,
-        c = bits[at + 2] ^ q2,
-        d = bits[at + 3] ^ q3;
-      const coarse =
-        POPCOUNT16[a & 0xffff] +
-        POPCOUNT16[a >>> 16] +
-        POPCOUNT16[b & 0xffff] +
-        POPCOUNT16[b >>> 16] +
-        POPCOUNT16[c & 0xffff] +
-        POPCOUNT16[c >>> 16] +
-        POPCOUNT16[d & 0xffff] +
-        POPCOUNT16[d >>> 16];
+      const coarse = popcount128(bits[at] ^ q0, bits[at + 1] ^ q1, bits[at + 2] ^ q2, bits[at + 3] ^ q3);
       distance[ord] = coarse;
       histogram[coarse] += 1;
     }
@@ -181,16 +180,20 @@ export class VectorIndex {
       if (!accept || accept(this.ids[ordered[i]])) coarse.push(ordered[i]);
     }
     if (words <= 4) return coarse;
-    const full = coarse.map((ord) => {
+    // Whole distances and ordinals packed in one number each (distance × 2^32 + ordinal, exact in a double), so a
+    // typed array's numeric sort orders them by distance, then ordinal.
+    const keys = new Float64Array(coarse.length);
+    for (let i = 0; i < coarse.length; i++) {
+      const ord = coarse[i];
       let d = distance[ord];
-      for (let w = 4, at = ord * words + 4; w < words; w++, at++) {
-        const x = bits[at] ^ qbits[w];
-        d += POPCOUNT16[x & 0xffff] + POPCOUNT16[x >>> 16];
-      }
-      return { ord, d };
-    });
-    full.sort((x, y) => x.d - y.d || x.ord - y.ord);
-    return full.slice(0, limit).map((x) => x.ord);
+      for (let w = 4, at = ord * words + 4; w < words; w += 4, at += 4)
+        d += popcount128(bits[at] ^ qbits[w], bits[at + 1] ^ qbits[w + 1], bits[at + 2] ^ qbits[w + 2], bits[at + 3] ^ qbits[w + 3]);
+      keys[i] = d * ORDINAL_SPAN + ord;
+    }
+    keys.sort();
+    const nearest: number[] = [];
+    for (let i = 0; i < keys.length && i < limit; i++) nearest.push(keys[i] % ORDINAL_SPAN);
+    return nearest;
   }
 
   /** The binary form: a header with the ids, then scales (float32) and int8 codes of live vectors; signs are recomputed on load. */
