@@ -161,6 +161,25 @@ describe('entries of a cycle that ended while D1 was not told', () => {
     expect(await status(app)).toMatchObject({ state: 'NONE' });
   });
 
+  it('a cycle whose End died before the swap is swapped by the next recovery check, though no entry was open', async () => {
+    const { app, ids } = await stagedCycle();
+    // Nothing is open: a check finds nothing to send and the checks stop.
+    await runRecoveryCheck(app);
+    await waitFor(
+      () => recoveryArmed(app),
+      (armed) => !armed,
+    );
+    // What End does before it swaps, then the process died.
+    await app.searchApp.requestFullFeedEnd();
+    expect(await recoveryArmed(app)).toBe(true);
+
+    await runRecoveryCheck(app);
+    await allSettled(app, ids);
+    expect(await states(ids)).toEqual(['FINISHED', 'FINISHED']);
+    expect((await searchIds(app)).sort()).toEqual(['staged-1', 'staged-2']);
+    expect(await status(app)).toMatchObject({ state: 'NONE' });
+  });
+
   it('entries left PREPARED by a cancel whose D1 update never came are CANCELED by the next recovery check', async () => {
     const { app, ids } = await stagedCycle();
     await app.searchApp.cancelFullFeed();

@@ -48,12 +48,17 @@ export class FullFeeds {
     return ok(cycle);
   }
 
-  /** Marks the cycle as ending; the swap happens in `finish` once its operations are processed. */
-  requestEnd(): Outcome<FullFeedCycle> {
+  /**
+   * Marks the cycle as ending; the swap happens in `finish` once its operations are processed. Arms the recovery
+   * checks, which swap an ending cycle with nothing pending: the checks stop once no entry is open, and the process
+   * that would swap (End, or the consumer of the last entry) may die first.
+   */
+  async requestEnd(): Promise<Outcome<FullFeedCycle>> {
     const cycle = this.live.storage.get('cycle');
     if (!cycle) return { ok: false, status: 404, message: 'No active full feed' };
     const ending: FullFeedCycle = { ...cycle, state: 'ENDING', endRequestedAt: cycle.endRequestedAt ?? new Date().toISOString() };
     this.live.storage.set('cycle', ending);
+    await this.recovery.arm();
     return ok(ending);
   }
 
