@@ -1,5 +1,6 @@
 // Each ranking rule of issue 11 pinned on a small fixture (the whole catalogue is scored by `npm run relevance`).
 import { describe, expect, it } from 'vitest';
+import { sameWord } from '../src/search/engine/analysis';
 import { SearchIndex } from '../src/search/engine/index';
 import type { IndexConfig, RankingSettings } from '../src/search/engine/types';
 import { field } from './fixtures/field';
@@ -99,11 +100,25 @@ describe('relevance rules', () => {
     for (let i = 0; i < 51; i++) engine.add(`node-m${i}`, { name: `node-m${i}`, description: 'a module' });
     engine.add('nodejs', { name: 'nodejs', description: 'runtime' });
     expect(top('node', engine)[0]).toBe('nodejs');
-    // Fifty are a family: a name starting with `node` is being typed.
+    // Fifty with their head are a family: a name starting with `node` is being typed.
     const family = new SearchIndex({ fields, sorts: [] });
     for (let i = 0; i < 50; i++) family.add(`node-m${i}`, { name: `node-m${i}`, description: 'a module' });
     family.add('nodejs', { name: 'nodejs', description: 'runtime' });
-    expect(top('node', family)[0]).toBe('node-m0');
+    family.add('node', { name: 'node', description: 'the head' });
+    expect(top('node', family).slice(0, 2)).toEqual(['node', 'node-m0']);
+  });
+  it('does not take a name starting with a family without a head as a name being typed', () => {
+    const printers = (drivers: number) => {
+      const engine = new SearchIndex({ fields, sorts: [] });
+      for (const model of ['aa', 'bb', 'cc', 'dd', 'ee', 'ff'].slice(0, drivers))
+        engine.add(`printer-driver-${model}`, { name: `printer-driver-${model}`, description: 'printer driver' });
+      engine.add('system-config-printer', { name: 'system-config-printer', description: 'configure printers' });
+      return engine;
+    };
+    // Six names begin with `printer`, none is `printer`: they name its drivers.
+    expect(top('printer', printers(6))[0]).toBe('system-config-printer');
+    // Five are not yet a family: a name starting with `printer` is being typed.
+    expect(top('printer', printers(5))[0]).toBe('printer-driver-aa');
   });
   it('finds other forms of a word: verb, -ing, -er and -ment forms share a stem', () => {
     expect(top('record screen')[0]).toBe('simplescreenrecorder');
@@ -119,6 +134,25 @@ describe('relevance rules', () => {
     engine.add('easytag', { name: 'easytag', description: 'tagging of audio files' });
     expect(top('rip a cd', engine)[0]).toBe('asunder');
     expect(top('tag audio', engine)[0]).toBe('easytag');
+  });
+  it('takes no word for another form of one Porter alone relates to it (`animation`, `animals`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('animals', { name: 'animals', description: 'guessing game' });
+    engine.add('dirty-equals', { name: 'dirty-equals', description: 'comparisons' });
+    engine.add('synfig', { name: 'synfig', description: 'vector animation studio' });
+    engine.add('pulseeq', { name: 'pulseeq', description: 'audio equalizer' });
+    expect(top('animation', engine)).toEqual(['synfig']);
+    expect(top('equalizer', engine)).toEqual(['pulseeq']);
+    expect(sameWord('animation', 'animals')).toBe(false);
+    expect(sameWord('assembler', 'assembly')).toBe(false);
+    for (const [a, b] of [
+      ['recorder', 'recording'],
+      ['typing', 'type'],
+      ['modeling', 'modeller'],
+      ['installation', 'install'],
+      ['management', 'manager'],
+    ])
+      expect(sameWord(a, b)).toBe(true);
   });
   it('ranks the word as typed above its other forms', () => {
     expect(top('type')).toEqual(['stype', 'tuxtype']);

@@ -197,6 +197,26 @@ describe('facet counts over large match sets and after changes', () => {
     expectCounts();
   });
 
+  it('counts values a facet gains after its first count, many more than it had', () => {
+    const index = new SearchIndex(catalogue);
+    const documents = new Map<string, ReturnType<typeof documentOf>>();
+    const add = (id: string, document: ReturnType<typeof documentOf>) => {
+      documents.set(id, document);
+      index.add(id, document);
+    };
+    for (let i = 0; i < 20; i++) add(`d${i}`, documentOf(i));
+    const expectCounts = () => {
+      for (const q of ['common', 'plain'])
+        expect(index.search({ q, page: 1, rows: 5, facetLimit: 1000 }).facets.map(({ id, values }) => ({ id, values }))).toEqual(
+          expectedFacets(documents, (title) => title.startsWith(q)),
+        );
+    };
+    expectCounts();
+    // Three colours and a few categories at the first count; then a hundred more of each.
+    for (let i = 20; i < 120; i++) add(`d${i}`, { ...documentOf(i), colour: `colour ${i}`, kinds: [`kind ${i % 50}/sub ${i}`] });
+    expectCounts();
+  });
+
   it('answers browsing (no query, no filter) for the index as it is now: every change shows in hits, totals and counts', () => {
     const index = new SearchIndex(catalogue);
     for (let i = 0; i < 6; i++) index.add(`d${i}`, documentOf(i));

@@ -99,8 +99,8 @@ const MIN_AGENT = 6;
 const MIN_VERB = 3;
 
 /**
- * Stems of an English word (Porter's, and for an agent noun its verb's): two words share a stem when they are
- * forms of one another (`record`, `recorder`, `recording`; `scan`, `scanner`; `manager`, `management`).
+ * Stems of an English word (Porter's, and for an agent noun its verb's): two words share a stem when they may be
+ * forms of one another (`record`, `recorder`, `recording`; `scan`, `scanner`; `manager`, `management`; `sameWord`).
  * None for words under three letters (`rip` ~ `ripper`, `tag` ~ `tagging` have some), words with digits, or non-ASCII words.
  */
 export function stems(word: string): string[] {
@@ -119,6 +119,39 @@ export function stems(word: string): string[] {
  */
 const stemMemo = new Map<string, string[]>();
 const STEM_MEMO_SIZE = 8192;
+
+/**
+ * Whether two words are forms of one another: they share a stem, and their light stems agree (without the plural,
+ * -ing, -ed, -ment, -ion or -ation, an agent's -er or -or, a final e or doubled letter): Porter alone takes
+ * `animals` for `animation`, `equals` for `equalizer`, `assembly` for `assembler`.
+ */
+export function sameWord(a: string, b: string): boolean {
+  const wanted = stems(a);
+  if (!stems(b).some((stem) => wanted.includes(stem))) return false;
+  const light = lightStems(b);
+  return lightStems(a).some((stem) => light.includes(stem));
+}
+
+const DERIVED = /(?:ing|ed|ment|ion)$/;
+/** An -ation stem must keep this many letters (`installation` ~ `install`; `rotation` is no form of `rot`). */
+const MIN_ATION_STEM = 5;
+
+function lightStems(word: string): string[] {
+  const singular = pluralForms(word).find((form) => form.length < word.length) ?? word;
+  const found = [singular];
+  const bare = singular.replace(DERIVED, '');
+  if (bare !== singular && bare.length >= MIN_VERB) found.push(bare);
+  if (singular.endsWith('ation') && singular.length - 5 >= MIN_ATION_STEM) found.push(singular.slice(0, -5));
+  const agent = singular.length >= MIN_AGENT ? singular.replace(AGENT, '$1') : singular;
+  if (agent !== singular && agent.length >= MIN_VERB) found.push(agent);
+  return found.map(comparable);
+}
+
+/** A light stem without a final e or a doubled last letter (`type` ~ `typ`, `modell` ~ `model`, `install` ~ `instal`). */
+function comparable(stem: string): string {
+  const bare = stem.length > 3 && stem.endsWith('e') ? stem.slice(0, -1) : stem;
+  return bare.length > 3 && bare.at(-1) === bare.at(-2) ? bare.slice(0, -1) : bare;
+}
 
 function stemsOf(word: string): string[] {
   if (word.length < MIN_STEMMED || !/^[a-z]+$/.test(word)) return [];

@@ -3,7 +3,7 @@
  * (for the last word) and terms a few typos away (in fuzzy fields), each with a score multiplier; cached per index
  * version.
  */
-import { pluralForms, stems } from './analysis';
+import { pluralForms, sameWord, stems } from './analysis';
 import { compareStrings } from './columns';
 import { fuzzyTerms } from './fuzzy';
 import { corpusStatistics, idf, termFrequency } from './ranking';
@@ -123,7 +123,7 @@ function stemForms(state: IndexState, term: string): number[] {
     for (const [candidate, termId] of state.text.dictionary.atPrefix(from)) {
       if (++seen > MAX_STEM_CANDIDATES) break;
       if (skip.has(candidate) || found.has(termId)) continue;
-      if (stems(candidate).some((s) => wanted.includes(s))) found.add(termId);
+      if (sameWord(term, candidate)) found.add(termId);
     }
   }
   return mostFrequent(

@@ -47,7 +47,12 @@ export interface FamilyCache {
   prior: Float32Array;
   /** Keys of the title beginnings that begin more than `MAX_FAMILY` titles. */
   namespaces: Set<number>;
+  /** Keys of the title beginnings of a family without a head: more than `VARIANTS` titles (at most `MAX_FAMILY`), none of them it. */
+  headless: Set<number>;
 }
+
+/** What the titles beginning with some words are: a namespace, a family without a head, or neither. */
+export type Beginning = 'name' | 'namespace' | 'headless';
 
 /**
  * This index's title beginnings and whole titles, keyed by a hash of their words (the same key in every index):
@@ -70,15 +75,17 @@ export function familyPrior(state: IndexState): Float32Array {
 }
 
 /**
- * Whether the titles beginning with `words` are a namespace (more than `MAX_FAMILY` of them: `node`, `python3`),
- * so that a title starting with them tells no name apart.
+ * Whether the titles beginning with `words` are a namespace (more than `MAX_FAMILY` of them: `node`, `python3`), so
+ * that a title starting with them tells no name apart, or a family without a head (more than `VARIANTS`, none of them
+ * `words` alone: `printer-driver-…`, `haskell-…`, `gis-…`), whose titles name kinds or add-ons of the thing the
+ * words name, not the thing.
  */
-export function beginsNamespace(state: IndexState, words: readonly string[]): boolean {
-  const { namespaces } = families(state);
-  if (!namespaces.size || !words.length) return false;
+export function titlesBeginning(state: IndexState, words: readonly string[]): Beginning {
+  const { namespaces, headless } = families(state);
+  if (!words.length) return 'name';
   let hash = 0;
   for (const word of words) hash = mix(hash, titleWordKey(word));
-  return namespaces.has(hash);
+  return namespaces.has(hash) ? 'namespace' : headless.has(hash) ? 'headless' : 'name';
 }
 
 /** The prior and namespaces in use, computed again after enough changes. */
@@ -143,7 +150,7 @@ function readTitles(state: IndexState): Titles {
   return { size, lengths, words, whole, allButLast, allButTwo, beginnings, wholes };
 }
 
-function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set<number> } {
+function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set<number>; headless: Set<number> } {
   const titles = readTitles(state);
   const { size, lengths, words, whole, allButLast, allButTwo } = titles;
   const others = state.others;
@@ -160,9 +167,13 @@ function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set
     prior[ord] = factor;
   }
   const namespaces = new Set<number>();
-  for (const key of titles.beginnings.keys()) if (beginnings(key) > MAX_FAMILY) namespaces.add(key);
-  for (const key of others?.beginnings.keys() ?? []) if (beginnings(key) > MAX_FAMILY) namespaces.add(key);
-  return { prior, namespaces };
+  const headless = new Set<number>();
+  for (const key of [...titles.beginnings.keys(), ...(others?.beginnings.keys() ?? [])]) {
+    const members = beginnings(key);
+    if (members > MAX_FAMILY) namespaces.add(key);
+    else if (members > VARIANTS && !isWhole(key)) headless.add(key);
+  }
+  return { prior, namespaces, headless };
 
   function isPart(ord: number): boolean {
     if (beginnings(allButLast[ord]) > 1) return true;

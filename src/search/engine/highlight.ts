@@ -4,7 +4,7 @@
  * the engine's thresholds, a word of one of the app's synonyms of the query's words) with the engine's own
  * tokenizer, so this works on any returned document, however the matcher found it.
  */
-import { editDistance, fuzzyDistance, pluralForms, queryTokens, stems, tokenize } from './analysis';
+import { editDistance, fuzzyDistance, pluralForms, queryTokens, sameWord, stems, tokenize } from './analysis';
 import type { IndexPlan, RankingPlan } from './plan';
 import { QueryError } from './query-error';
 import { MAX_JOINED } from './query-plan';
@@ -231,8 +231,7 @@ export class QueryWords {
   #formOf(word: string, rules: MatchRules): number {
     for (let i = 0; i < this.terms.length; i++) if (this.#plurals[i].includes(word)) return i;
     if (!rules.prefix || !this.#stems.some((wanted) => wanted.length)) return -1;
-    const own = stems(word);
-    return own.length ? this.#stems.findIndex((wanted) => wanted.some((stem) => own.includes(stem))) : -1;
+    return this.terms.findIndex((term, i) => this.#stems[i].length > 0 && sameWord(term, word));
   }
 
   /**

@@ -4,8 +4,9 @@
  * 1. words: more query words matched (stop words are optional and not counted);
  * 2. typos: fewer typos over the matched words (a completion is no typo);
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
- *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace) start with it,
- *    as typed (`kde` -> `kde-full`) before completed (`pyth` -> `python3`) before with typos;
+ *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace; nor more than
+ *    five none of which is the query: a family without a head) start with it,
+ *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos;
  * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
  *    not a typo (the score weighs the forms below the word as typed);
  * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal,
@@ -17,7 +18,7 @@
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
 import { compareStrings, type ValueColumn } from './columns';
-import { beginsNamespace } from './families';
+import { titlesBeginning, type Beginning } from './families';
 import { fnv1a } from './hash';
 import { detailMatches, SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
 import type { SortSpec, TextField } from './plan';
@@ -130,8 +131,9 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   const slots = state.plan.text;
   const slotCount = slots.length;
   const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
-  // A name starting with a namespace (`node-…` for `node`) is not a name being typed.
-  const namespace = beginsNamespace(
+  // A name starting with a namespace (`node-…` for `node`) or a family without a head (`printer-driver-…` for
+  // `printer`) is not a name being typed.
+  const beginning = titlesBeginning(
     state,
     m.plan.words.filter((_, i) => counted & (1 << i)),
   );
@@ -146,7 +148,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     let level = 0;
     for (let slot = 0, at = ord * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
       if ((slotMarks[at + SLOT_ALIGNED] & counted) === counted)
-        level = Math.max(level, attributeLevel(state, m, slots[slot], ord, heaviest, namespace));
+        level = Math.max(level, attributeLevel(state, m, slots[slot], ord, heaviest, beginning));
     }
     const words = matched[ord] & counted;
     const withTypos = words & ~typoBits[ord];
@@ -188,16 +190,20 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
 const wordCounts = new Uint32Array(WHOLE + 1);
 
 /** Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not). */
-function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: number, heaviest: number, namespace: boolean): number {
+function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: number, heaviest: number, beginning: Beginning): number {
   const { counted } = m.plan;
   const at = (ord * state.plan.text.length + slot.slot) * SLOT_MARKS;
   const equals = m.slotMarks[at + SLOT_END] >= state.text.length(slot.slot, ord) ? 1 : 0;
   // Starting with the query tells a name being typed, in the heaviest field, unless more than 50 names start so (a
-  // namespace: families.ts); a description starting so says little.
-  if (!equals && (slot.weight < heaviest || namespace)) return 0;
+  // namespace) or more than five none of which is the query (a family without a head: families.ts); a description
+  // starting so says little.
+  if (!equals && (slot.weight < heaviest || beginning === 'namespace')) return 0;
   // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
   const slotWords = m.slotMarks[at + SLOT_WORDS];
   const how = ((slotWords >>> WHOLE) & counted) === counted ? 5 : (slotWords & counted) === counted ? 3 : 1;
+  // A family without a head: a title starting with its words as typed is one of its members, not the name typed (a
+  // title starting with a completion is another word, decided alike by a shard that holds no member).
+  if (!equals && beginning === 'headless' && how === 5) return 0;
   return Math.min(Math.round(slot.weight * 4), 4095) * 8 + how + equals;
 }
 
