@@ -253,7 +253,8 @@ if (runs('ui'))
     const measure = (server) => measureSearchPage({ ...server, log });
     if (process.env.BENCH_UI_URL)
       return { ...(await measure({ baseUrl: process.env.BENCH_UI_URL, tenant: 'demo', app: 'catalog' })), server: 'npm run dev' };
-    return { ...(await withServer(() => startDemoServer({ root }), measure)), server: 'wrangler dev' };
+    const demo = () => startDemoServer({ root, localObservability: settings.localObservability });
+    return { ...(await withServer(demo, measure)), server: 'wrangler dev' };
   });
 
 /** The sections of docs/benchmarks.md measured by other scripts (from `## Robustness` on), kept across runs. */

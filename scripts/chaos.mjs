@@ -3,12 +3,20 @@
 // Targets (issue 15): every accepted entry terminal within 60 s of the restart, 0 lost documents, End terminates.
 // Settings: CHAOS_DOCS (documents per scenario, default 8000), CHAOS_CHUNK (documents per bulk request, 500),
 // CHAOS_SETTLE_SECONDS (how long to wait for recovery, 180).
+// Sharded apps: CHAOS_SHARDS=N (default 1) spreads the app over N shards first (a full feed whose End, which swaps the
+// shards, is timed), and adds a scenario per fraction of CHAOS_SWAP_KILL_AT (comma-separated, default
+// 0.1,0.3,0.5,0.7,0.9): a full feed of the bulk scenario's documents alternately into N / 2 and N shards, the server
+// SIGKILLed that fraction of the timed End after End was sent (End unanswered is sent again after the restart, as a
+// client would), then checked: documents lost or left over, the top 10 of some queries against an unsharded app fed the
+// same documents (statistics exchanged), and, once the server stopped, the live rows every Durable Object stores
+// (dropped shards destroyed).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { APP, TENANT, createSearchApp } from './bench/api.mjs';
+import { APP, TENANT, createSearchApp, searchPath } from './bench/api.mjs';
 import { readEnvelopes, readSchema } from './bench/catalogue.mjs';
 import { applyMigrations, freePort, startWrangler } from './bench/server.mjs';
 
@@ -17,12 +25,20 @@ const DOCS = Number(process.env.CHAOS_DOCS ?? 8000);
 const CHUNK = Number(process.env.CHAOS_CHUNK ?? 500);
 const SETTLE_MS = Number(process.env.CHAOS_SETTLE_SECONDS ?? 180) * 1000;
 const TARGET_MS = 60_000;
+const SHARDS = Number(process.env.CHAOS_SHARDS ?? 1);
+const SWAP_KILL_AT = (process.env.CHAOS_SWAP_KILL_AT ?? '0.1,0.3,0.5,0.7,0.9').split(',').map(Number);
+/** The unsharded app the sharded one's rankings are compared with. */
+const REFERENCE_APP = 'debian-reference';
+/** Queries whose top 10 differ when shards score with their own statistics. */
+const QUERIES = ['python3', 'lib', 'perl', 'gnome', 'data', 'ada', 'font', 'tool', 'c', 'p', 'gnome s', 'libboost', 'ceph', 'vim editor'];
 
 const persistDir = mkdtempSync(join(tmpdir(), 'edge-search-chaos-'));
 const rootToken = randomBytes(24).toString('base64url');
 const ports = { port: await freePort(), inspectorPort: await freePort() };
 let server;
-process.on('exit', () => {
+process.on('exit', (code) => {
+  // A run that failed shows what the server said last.
+  if (code && server) console.error(`--- wrangler output ---\n${server.log().slice(-6_000)}`);
   server?.kill('SIGKILL');
   rmSync(persistDir, { recursive: true, force: true });
 });
@@ -79,7 +95,7 @@ async function indexedIds() {
  * Feeds `envelopes` in bulk chunks, two requests in flight, and SIGKILLs the server once `killAfter` documents were
  * answered CREATED. Answers the ids the client was told were accepted and the chunks it must send again.
  */
-async function feedUntilKilled(feedingToken, envelopes, killAfter) {
+async function feedUntilKilled(feedingToken, envelopes, killAfter, app = APP) {
   const accepted = new Set();
   const unanswered = [];
   const chunks = [];
@@ -94,7 +110,7 @@ async function feedUntilKilled(feedingToken, envelopes, killAfter) {
         continue;
       }
       try {
-        const { status, body } = await api('POST', `/api/v1/data/bulk/svc/${TENANT}/${APP}`, feedingToken, chunk);
+        const { status, body } = await api('POST', `/api/v1/data/bulk/svc/${TENANT}/${app}`, feedingToken, chunk);
         if (status !== 200) throw new Error(`bulk answered ${status}`);
         for (const doc of body.documents) if (doc.state === 'CREATED') accepted.add(doc.documentId);
       } catch {
@@ -122,12 +138,102 @@ async function settle(restartedAt, done = async () => true) {
   }
 }
 
+/** Feeds `envelopes` in bulk chunks, two requests in flight, nothing killed; answers the ids answered CREATED. */
+async function feedAll(feedingToken, envelopes, app = APP) {
+  const { accepted } = await feedUntilKilled(feedingToken, envelopes, Infinity, app);
+  return accepted;
+}
+
+/** A full feed of `envelopes` into `app`, ended and awaited (no kill); answers how long End took once every entry was staged. */
+async function fullFeed(feedingToken, envelopes, app = APP) {
+  const started = await api('POST', `/api/v1/data/fullfeed/start/${TENANT}/${app}`, feedingToken, {});
+  if (started.status !== 200) throw new Error(`full feed start answered ${started.status}`);
+  await feedAll(feedingToken, envelopes, app);
+  while (openCount(entryStates()) > 0) await new Promise((r) => setTimeout(r, 500));
+  const ending = Date.now();
+  await api('POST', `/api/v1/data/fullfeed/end/${TENANT}/${app}`, feedingToken, {});
+  const endMs = Date.now() - ending;
+  for (;;) {
+    const { body } = await api('GET', `/api/v1/data/fullfeed/status/${TENANT}/${app}`, feedingToken);
+    if (body.state === 'NONE') return endMs;
+    if (body.state === 'FAILED') throw new Error(`full feed of ${app} failed: ${body.reason}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** The queries whose top 10 differ between the app and the unsharded reference. */
+async function rankedApart() {
+  const apart = [];
+  for (const q of QUERIES) {
+    const [a, b] = await Promise.all(
+      [APP, REFERENCE_APP].map(async (app) =>
+        (await api('GET', searchPath({ q, rows: 10 }, app), '')).body.result.documents.map((d) => d.id),
+      ),
+    );
+    if (JSON.stringify(a) !== JSON.stringify(b)) apart.push(q);
+  }
+  return apart;
+}
+
+/** Calls `read` with each Durable Object's SQLite database that has `table` (read while no server runs). */
+function eachObjectDatabase(table, read) {
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.sqlite')) {
+        const db = new DatabaseSync(path, { readOnly: true });
+        if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) read(db);
+        db.close();
+      }
+    }
+  };
+  walk(join(persistDir, 'v3', 'do'));
+}
+
+/** Live documents every Durable Object stores, summed. */
+function storedLiveDocuments() {
+  let total = 0;
+  eachObjectDatabase('documents', (db) => (total += db.prepare('SELECT count(*) AS n FROM documents WHERE payload IS NOT NULL').get().n));
+  return total;
+}
+
+/**
+ * Where a swap stood when the server died, from the shard objects' storage: how many shards are at each layout
+ * generation, how many hold a vote, and whether shard 0's follow-up of its commit was still to do.
+ */
+function swapPhase() {
+  const generations = new Map();
+  let voted = 0;
+  let followUp = false;
+  eachObjectDatabase('meta', (db) => {
+    const meta = (key) => db.prepare('SELECT value FROM meta WHERE key = ?').get(key)?.value;
+    const layout = meta('layout');
+    // A shard new to the app holds no layout before it commits, only its vote.
+    if (meta('ready')) voted++;
+    if (!layout) return;
+    const { generation } = JSON.parse(layout);
+    generations.set(generation, (generations.get(generation) ?? 0) + 1);
+    if (meta('unsettledSwap')) followUp = true;
+  });
+  const atGeneration = [...generations].sort(([a], [b]) => a - b).map(([generation, n]) => `${n} at ${generation}`);
+  return `shards ${atGeneration.join(', ')}; ${voted} voted${followUp ? '; follow-up to do' : ''}`;
+}
+
 const envelopes = readEnvelopes(root).slice(0, DOCS * 2);
 const schema = readSchema(root);
 applyMigrations(root, persistDir);
 server = await start();
-const { feedingToken } = await createSearchApp(server.baseUrl, rootToken, schema);
+const { feedingToken } = await createSearchApp(server.baseUrl, rootToken, schema, { settings: { shards: SHARDS } });
 const report = [];
+let swapMs;
+if (SHARDS > 1) {
+  await createSearchApp(server.baseUrl, rootToken, schema, { app: REFERENCE_APP });
+  await fullFeed(feedingToken, envelopes.slice(0, DOCS), REFERENCE_APP);
+  // The shard count takes effect at a full feed's swap.
+  swapMs = await fullFeed(feedingToken, envelopes.slice(0, DOCS));
+  log(`unsharded reference app fed ${DOCS} documents; the app's full feed into ${SHARDS} shards ended in ${swapMs} ms`);
+}
 
 // ---------------------------------------------------------------- bulk feed
 {
@@ -179,16 +285,73 @@ const report = [];
   });
 }
 
+// ---------------------------------------------------------------- full-feed swaps of a sharded app
+for (const [round, fraction] of (SHARDS > 1 ? SWAP_KILL_AT : []).entries()) {
+  const killMs = Math.round(fraction * swapMs);
+  const shards = round % 2 === 0 ? Math.max(1, Math.floor(SHARDS / 2)) : SHARDS;
+  log(`full feed of ${DOCS} documents into ${shards} shards, SIGKILL ${killMs} ms after End`);
+  const swapDocs = envelopes.slice(0, DOCS);
+  await api('PUT', `/api/v1/admin/searchapps/${TENANT}/${APP}`, rootToken, { shards });
+  const started = await api('POST', `/api/v1/data/fullfeed/start/${TENANT}/${APP}`, feedingToken, {});
+  if (started.status !== 200) throw new Error(`full feed start answered ${started.status}`);
+  const accepted = await feedAll(feedingToken, swapDocs);
+  while (openCount(entryStates()) > 0) await new Promise((r) => setTimeout(r, 500));
+  // End swaps the shards itself (every entry is staged): the kill lands somewhere in the swap, or after it.
+  const ending = api('POST', `/api/v1/data/fullfeed/end/${TENANT}/${APP}`, feedingToken, {}).catch(() => ({ status: 'killed' }));
+  await new Promise((r) => setTimeout(r, killMs));
+  server.kill('SIGKILL');
+  const end = await ending;
+  const phase = swapPhase();
+  server = await start();
+  const restartedAt = Date.now();
+  const atRestart = (await api('GET', `/api/v1/data/fullfeed/status/${TENANT}/${APP}`, feedingToken)).body;
+  log(`restarted; End answered ${end.status} before the kill, status ${atRestart.state} after it; killed with ${phase}`);
+  // End never reached the server: the client sends it again.
+  if (atRestart.state === 'ACTIVE') await api('POST', `/api/v1/data/fullfeed/end/${TENANT}/${APP}`, feedingToken, {});
+  let finalState;
+  const { ms, states } = await settle(restartedAt, async () => {
+    finalState = (await api('GET', `/api/v1/data/fullfeed/status/${TENANT}/${APP}`, feedingToken)).body;
+    return finalState.state === 'NONE' || finalState.state === 'FAILED';
+  });
+  // What follows the swap's last commit (a recovery check's, when the kill came first) may end after the entries settle.
+  let apart = await rankedApart();
+  for (let tries = 0; apart.length && tries < 30; tries++) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    apart = await rankedApart();
+  }
+  const ids = await indexedIds();
+  report.push({
+    scenario: `swap ${killMs} ms`,
+    accepted: accepted.size,
+    lost: [...accepted].filter((id) => !ids.has(id)).length,
+    openAfter: unsettledCount(states),
+    settledMs: ms,
+    endState: `${finalState?.state} (End ${end.status}, ${atRestart.state} at restart; killed with ${phase})`,
+    notInFeedButLive: [...ids].filter((id) => !accepted.has(id)).length,
+    rankedApart: apart,
+    states,
+  });
+}
+
 await server.stop();
 server = undefined;
-console.log('\nscenario   | accepted | lost | open after | settled after restart | target (60 s, 0 lost) | end state');
+// The app's live documents and the reference's: more means a shard a layout dropped kept its documents.
+const stored = SHARDS > 1 ? storedLiveDocuments() : undefined;
+const ok = (r) => r.lost === 0 && r.openAfter === 0 && r.settledMs !== null && !r.notInFeedButLive && !r.rankedApart?.length;
+console.log('\nscenario        | accepted | lost | open after | settled after restart | target (60 s, 0 lost) | ranked apart | end state');
 for (const r of report) {
-  const met = r.lost === 0 && r.openAfter === 0 && r.settledMs !== null && r.settledMs <= TARGET_MS;
+  const met = ok(r) && r.settledMs <= TARGET_MS;
   const settled = r.settledMs === null ? `not within ${SETTLE_MS / 1000} s` : `${(r.settledMs / 1000).toFixed(1)} s`;
+  const apart = r.rankedApart ? `${r.rankedApart.length} of ${QUERIES.length}` : '-';
   console.log(
-    `${r.scenario.padEnd(10)} | ${String(r.accepted).padStart(8)} | ${String(r.lost).padStart(4)} | ${String(r.openAfter).padStart(10)} | ${settled.padStart(21)} | ${(met ? 'met' : 'NOT met').padStart(21)} | ${r.endState ?? '-'}`,
+    `${r.scenario.padEnd(15)} | ${String(r.accepted).padStart(8)} | ${String(r.lost).padStart(4)} | ${String(r.openAfter).padStart(10)} | ${settled.padStart(21)} | ${(met ? 'met' : 'NOT met').padStart(21)} | ${apart.padStart(12)} | ${r.endState ?? '-'}`,
   );
 }
 console.log(`\nentry states: ${report.map((r) => `${r.scenario}: ${JSON.stringify(r.states)}`).join('; ')}`);
-if (report.some((r) => r.notInFeedButLive)) console.log(`full feed: ${report[1].notInFeedButLive} live documents were not in the feed`);
-process.exit(report.every((r) => r.lost === 0 && r.openAfter === 0 && r.settledMs !== null) ? 0 : 1);
+for (const r of report.filter((r) => r.notInFeedButLive))
+  console.log(`${r.scenario}: ${r.notInFeedButLive} live documents were not in the feed`);
+for (const r of report.filter((r) => r.rankedApart?.length))
+  console.log(`${r.scenario}: ranked apart from one index: ${r.rankedApart.join(', ')}`);
+if (stored !== undefined)
+  console.log(`live document rows stored by every Durable Object: ${stored} (the app's and the reference's: ${DOCS * 2})`);
+process.exit(report.every(ok) && (stored === undefined || stored === DOCS * 2) ? 0 : 1);

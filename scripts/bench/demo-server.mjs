@@ -10,8 +10,11 @@ import { applyMigrations, freePort, startWrangler } from './server.mjs';
 
 const INDEXED_WITHIN_MS = 120_000;
 
-/** Starts and seeds the server; answers { baseUrl, tenant, app, documents, stop(), kill() } (`kill` is synchronous, for exit handlers). */
-export async function startDemoServer({ root, tenant = 'demo', app = 'catalog' }) {
+/**
+ * Starts and seeds the server; answers { baseUrl, tenant, app, documents, stop(), kill() } (`kill` is synchronous, for exit
+ * handlers). `localObservability` false turns wrangler's local trace collector off (see startWrangler; on by default).
+ */
+export async function startDemoServer({ root, tenant = 'demo', app = 'catalog', localObservability }) {
   const state = mkdtempSync(join(tmpdir(), 'edge-search-demo-'));
   const adminToken = randomBytes(24).toString('base64url');
   const removeState = () => rmSync(state, { recursive: true, force: true });
@@ -23,6 +26,7 @@ export async function startDemoServer({ root, tenant = 'demo', app = 'catalog' }
       persistDir: state,
       port: await freePort(),
       inspectorPort: await freePort(),
+      localObservability,
       vars: { ADMIN_TOKEN: adminToken, AUTH_TOKEN: randomBytes(24).toString('base64url') },
     });
     // Tokens are kept in that state, not in the checkout's .dev-seed.json.

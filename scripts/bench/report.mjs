@@ -99,7 +99,7 @@ const PHASES = {
   repeated: 'the same words typed again (answers seen before)',
 };
 
-function searchPageSection(page) {
+function searchPageSection(page, localObservability) {
   const out = ['## Search page: keystroke to rendered results (issue 13, Chromium)', ''];
   if (!page) return [...out, 'Not measured (see the failed steps).', ''];
   const cacheCell = (counts) =>
@@ -108,7 +108,7 @@ function searchPageSection(page) {
       .join(', ');
   return [
     ...out,
-    `Debian's Chromium (headless, playwright-core) types ${page.words} words of the demo catalogue key by key into \`/ui/demo/catalog\` of ${page.server === 'npm run dev' ? 'a running `npm run dev`' : 'a `wrangler dev` seeded like `npm run dev`'}, each key once the previous key's results and suggestions are on the page. A keystroke lasts from its keydown event to the moment the hits list is drawn for the query it made (measured in the page); its search call is the page's \`fetch\` from the call to the answer's headers; every keystroke also asks suggest. The edge cache answers GET searches only (POST: \`BYPASS\`).`,
+    `Debian's Chromium (headless, playwright-core) types ${page.words} words of the demo catalogue key by key into \`/ui/demo/catalog\` of ${page.server === 'npm run dev' ? 'a running `npm run dev`' : `a \`wrangler dev\` seeded like \`npm run dev\` (its local trace collector ${localObservability ? 'on' : 'off'}, as in the HTTP steps)`}, each key once the previous key's results and suggestions are on the page. A keystroke lasts from its keydown event to the moment the hits list is drawn for the query it made (measured in the page); its search call is the page's \`fetch\` from the call to the answer's headers; every keystroke also asks suggest. The edge cache answers GET searches only (POST: \`BYPASS\`).`,
     '',
     table(
       [
@@ -439,7 +439,7 @@ export function renderReport(r) {
   }
 
   if (r.replicas) out.push(...replicaSection(r));
-  out.push(...searchPageSection(r.searchPage));
+  out.push(...searchPageSection(r.searchPage, r.settings.localObservability));
 
   out.push('## Ours vs Orama 3 vs MiniSearch, in one process, same documents and queries', '');
   if (r.inProcess) {

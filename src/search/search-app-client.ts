@@ -4,68 +4,31 @@
  *
  * An app's documents live in one or more shard objects (`shards.ts`). With one shard every call goes to the
  * app's one object as it always did. With more, searches and suggestions fan out to every shard in parallel and
- * merge (`engine/merge.ts`), feeding routes each operation to its document's shard, and a full feed stages in
- * every shard and swaps them as one step (`finishFullFeed`, two-phase: `shard-swap.ts`).
+ * merge (`shard-reads.ts`, with the read replicas), feeding routes each operation to its document's shard, and a full
+ * feed stages in every shard and swaps them as one step (`finishFullFeed`, two-phase: `shard-swap.ts`).
  */
 import type { Env } from '../env';
 import type { VersionedAnswer } from './answers';
-import { navigationFirst } from './answers';
-import { currentVersion, VERSION_BOUND_MS } from './edge-cache';
-import { replicaTarget, type ReadPlacement } from './replica-reads';
-import { nearestReplicaRegion, type ReplicaRegion } from './replica-regions';
+import type { ReadPlacement } from './replica-reads';
+import type { ReplicaRegion } from './replica-regions';
 import type { FullFeedCycle, HashedVector } from './app-storage';
-import {
-  combineHybridNorms,
-  facetLimitsOf,
-  mergeFacets,
-  mergeFacetStats,
-  mergeHits,
-  mergeSuggestions,
-  openedCategoriesOf,
-  partsToAskStrictly,
-  shardFacetLimit,
-} from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
-import type { HybridNormsAnswer, IndexRead, PartRead, SearchPart, SuggestPart } from './app-object/answering';
+import type { IndexRead } from './app-object/answering';
 import type { FeedOperation, OperationResult } from './app-object/feeding';
 import type { FullFeedStatus } from './app-object/full-feed';
-import type { AppIndexConfig, SemanticSearch, ShardView } from './app-object/live-index';
+import type { AppIndexConfig, SemanticSearch } from './app-object/live-index';
 import type { MissingVectors } from './app-object/reindex';
 import type { IndexStats, SearchAppObject } from './search-app-object';
-import { unwrap, type Outcome } from './outcome';
+import { unwrap } from './outcome';
 import { afterLastCommit, commitSwap, exchangeStatistics, prepareSwap, reshardApp, type SwappingShards } from './shard-swap';
-import { MAX_SHARDS, shardName, shardNumbers, shardOf, SINGLE_SHARD, type ShardLayout } from './shards';
+import { AppReads, knownShards, type RoutedAnswer } from './shard-reads';
+import { MAX_SHARDS, shardName, shardNumbers, shardOf, type ShardLayout } from './shards';
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
-/**
- * A serialized answer and which copy of the index computed it: a replica's region or `primary`; for an app of several
- * shards one of these per shard, in shard order, comma-separated (`weur,primary,weur`).
- */
-export interface RoutedAnswer extends VersionedAnswer {
-  servedBy: string;
-}
-
-/** Where the shards' parts of one sharded read come from: the replicas of `region` while fresh enough, else the primaries. */
-interface ShardReads {
-  region: ReplicaRegion;
-  /** Each shard's version as this isolate knows it: a shard's replica answers only at that version or newer. */
-  versions: number[];
-  /** Who answered each shard's part (`region` or `primary`); a shard that fell back stays on its primary for the read. */
-  servedBy: Array<ReplicaRegion | 'primary'>;
-}
-
 /** How a full feed's swap ended. */
 export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
-
-/** A shard proposes this many times the suggestions asked, so values strong across shards are not cut early. */
-const SUGGEST_OVERSAMPLING = 4;
-
-/** The shard count each isolate last learnt per app (`<tenant>/<code>`): searches ask that many shards first. */
-const knownShards = new Map<string, number>();
-/** Each shard's version per sharded app, as this isolate learnt it from the shards' primaries, trusted until `until`. */
-const knownShardVersions = new Map<string, { versions: number[]; until: number }>();
 
 /** Typed calls to one search app's Durable Objects (shard 0 named `<tenant>/<code>`). */
 export class SearchAppClient {
@@ -74,6 +37,7 @@ export class SearchAppClient {
   readonly #env: Env;
   readonly #tenantCode: string;
   readonly #code: string;
+  readonly #reads: AppReads;
   #stub?: ShardStub;
 
   constructor(env: Env, tenantCode: string, code: string) {
@@ -81,68 +45,12 @@ export class SearchAppClient {
     this.#tenantCode = tenantCode;
     this.#code = code;
     this.name = shardName(tenantCode, code, 0);
+    this.#reads = new AppReads(env, tenantCode, code, this);
   }
 
   /** Shard 0's raw stub (also for tests that evict the object or run its alarm), made on first use: a search answered from memory needs none. */
   get stub(): ShardStub {
     return (this.#stub ??= this.shard(0));
-  }
-
-  /**
-   * A search or suggest answered by the nearest replica when it has the index version this isolate knows (learned
-   * from this primary at most `VERSION_BOUND_MS` ago, or now when `fresh`), else by the primary. An app of several
-   * shards reads each shard from that shard's nearest replica under the same bound, per shard, else from its primary.
-   */
-  async nearestAnswer(read: IndexRead, placement: ReadPlacement, fresh = false): Promise<RoutedAnswer> {
-    const region = nearestReplicaRegion(placement.continent, placement.regions);
-    if ((knownShards.get(this.#app) ?? 1) === 1 && region) {
-      const target = replicaTarget(this.#env, this.name, region);
-      const minVersion = await currentVersion(this, fresh);
-      const outcome = await target.stub.replicaAnswer({ primary: this.name, name: target.name }, read, minVersion, fresh);
-      const answer = outcome && unwrap(outcome);
-      if (answer?.shards === 1) return { version: answer.version, json: answer.json, servedBy: region };
-      if (answer) knownShards.set(this.#app, answer.shards);
-    }
-    const reads = await this.#shardReads(placement, fresh);
-    const answer =
-      read.kind === 'search'
-        ? await this.searchAnswer(read.request, fresh, read.semantic, reads)
-        : await this.suggestAnswer(read.request, fresh, reads);
-    return { ...answer, servedBy: reads?.servedBy.join(',') ?? 'primary' };
-  }
-
-  /** For an app known to have several shards and a replica region near the request: the shard versions its replicas must have. */
-  async #shardReads(placement: ReadPlacement, fresh: boolean): Promise<ShardReads | undefined> {
-    const shards = knownShards.get(this.#app) ?? 1;
-    const region = nearestReplicaRegion(placement.continent, placement.regions);
-    if (shards === 1 || !region) return undefined;
-    const known = knownShardVersions.get(this.#app);
-    if (fresh || !known || known.until <= Date.now() || known.versions.length !== shards) await this.indexVersion();
-    const versions = knownShardVersions.get(this.#app)?.versions ?? [];
-    return { region, versions, servedBy: shardNumbers(shards).map(() => region) };
-  }
-
-  /**
-   * One shard's part of a read: from the shard's replica in `reads.region` when that has the shard's known version,
-   * else from the shard's primary. A part for a swap's `generation` comes from the primary (which makes it live).
-   */
-  async #part<T>(
-    shard: number,
-    generation: number | undefined,
-    read: PartRead,
-    fromPrimary: (stub: ShardStub) => Promise<T>,
-    reads?: ShardReads,
-  ): Promise<T> {
-    const minVersion = reads?.versions[shard];
-    if (reads && minVersion !== undefined && generation === undefined && reads.servedBy[shard] === reads.region) {
-      const primary = shardName(this.#tenantCode, this.#code, shard);
-      const replica = replicaTarget(this.#env, primary, reads.region);
-      // RPC typing cannot express `document: Record<string, unknown>`; the object answers the part `read` names.
-      const part = (await replica.stub.replicaPart({ primary, name: replica.name }, read, minVersion)) as T | null;
-      if (part) return part;
-    }
-    if (reads) reads.servedBy[shard] = 'primary';
-    return fromPrimary(this.shard(shard));
   }
 
   /** Keeps the replicas of these regions in every shard, deletes the others. */
@@ -176,180 +84,36 @@ export class SearchAppClient {
 
   // ---------------------------------------------------------------- search
 
+  /**
+   * A search or suggest answered by the nearest replica when it has the index version this isolate knows, else by the
+   * primary; per shard for an app of several (`AppReads.nearestAnswer`).
+   */
+  async nearestAnswer(read: IndexRead, placement: ReadPlacement, fresh = false): Promise<RoutedAnswer> {
+    return this.#reads.nearestAnswer(read, placement, fresh);
+  }
+
   /** One page of results; an invalid query (unknown facet or sort, a value not fitting its facet) is ApiError 400. */
   async search(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch): Promise<SearchResult> {
-    if ((knownShards.get(this.#app) ?? 1) > 1) return (await this.#searchShards(request, semantic)).result;
-    // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchResult | Resharded>.
-    const answer = unwrap((await this.stub.search(request, semantic)) as Outcome<SearchResult | { shards: number }>);
-    if (!('shards' in answer)) return answer;
-    knownShards.set(this.#app, answer.shards);
-    return (await this.#searchShards(request, semantic)).result;
+    return this.#reads.search(request, semantic);
   }
 
   async suggest(request: SuggestRequest): Promise<Suggestion[]> {
-    return JSON.parse((await this.suggestAnswer(request)).json) as Suggestion[];
+    return this.#reads.suggest(request);
   }
 
-  /**
-   * `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries.
-   * `reads`: the shards' parts may come from their replicas.
-   */
-  async searchAnswer(
-    request: SearchRequest & HighlightRequest,
-    fresh = false,
-    semantic?: SemanticSearch,
-    reads?: ShardReads,
-  ): Promise<VersionedAnswer> {
-    if ((knownShards.get(this.#app) ?? 1) === 1) {
-      const answer = unwrap(await this.stub.searchAnswer(request, fresh, semantic));
-      if (answer.shards === 1) return { version: answer.version, json: answer.json };
-      knownShards.set(this.#app, answer.shards);
-    }
-    // As shard 0 answers alone: the facets of navigation fields first.
-    const { result, version, navigation } = await this.#searchShards(request, semantic, reads);
-    const fields = navigation.map((code) => ({ code, navigation: true }));
-    return { version, json: JSON.stringify({ ...result, facets: navigationFirst(result.facets, fields) }) };
+  /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
+  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false, semantic?: SemanticSearch): Promise<VersionedAnswer> {
+    return this.#reads.searchAnswer(request, fresh, semantic);
   }
 
-  /** `suggest` as JSON with the index version it answers for; `fresh` and `reads` as for `searchAnswer`. */
-  async suggestAnswer(request: SuggestRequest, fresh = false, reads?: ShardReads): Promise<VersionedAnswer> {
-    if ((knownShards.get(this.#app) ?? 1) === 1) {
-      const answer = unwrap(await this.stub.suggestAnswer(request, fresh));
-      if (answer.shards === 1) return { version: answer.version, json: answer.json };
-      knownShards.set(this.#app, answer.shards);
-    }
-    const partRequest = { ...request, rows: request.rows * SUGGEST_OVERSAMPLING };
-    const parts = await this.#fanOut((shard, generation) =>
-      this.#part<SuggestPart>(
-        shard,
-        generation,
-        { kind: 'suggest', request: partRequest },
-        (stub) => stub.suggestPart(partRequest, generation),
-        reads,
-      ),
-    );
-    return {
-      version: versionOf(parts),
-      json: JSON.stringify(
-        mergeSuggestions(
-          parts.map((part) => part.suggestions),
-          request.rows,
-        ),
-      ),
-    };
+  /** `suggest` as JSON with the index version it answers for; `fresh` as for `searchAnswer`. */
+  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<VersionedAnswer> {
+    return this.#reads.suggestAnswer(request, fresh);
   }
 
-  /**
-   * The live index's version (changes with every feeding batch, full-feed swap and re-index of any shard), from the
-   * primaries; for several shards each shard's version is remembered too, for their replicas' bound.
-   */
+  /** The live index's version (changes with every feeding batch, full-feed swap and re-index of any shard). */
   async indexVersion(): Promise<number> {
-    if ((knownShards.get(this.#app) ?? 1) === 1) {
-      const view = await this.stub.shardView();
-      if (view.layout.shards === 1) return view.version;
-      knownShards.set(this.#app, view.layout.shards);
-    }
-    const views = await this.#fanOut((shard) => this.shard(shard).shardView());
-    knownShardVersions.set(this.#app, { versions: views.map((view) => view.version), until: Date.now() + VERSION_BOUND_MS });
-    return versionOf(views);
-  }
-
-  /**
-   * A sharded search: every shard's best `page × rows` and its top `shardFacetLimit` values of each facet, merged
-   * into the requested page (`exhaustiveFacetsCount: false` when a shard had more facet values than it returned).
-   */
-  async #searchShards(
-    request: SearchRequest & HighlightRequest,
-    semantic?: SemanticSearch,
-    reads?: ShardReads,
-  ): Promise<{ result: SearchResult; version: number; navigation: string[] }> {
-    const started = Date.now();
-    const start = (request.page - 1) * request.rows;
-    const partRequest = {
-      ...request,
-      page: 1,
-      rows: start + request.rows,
-      facetLimit: shardFacetLimit(facetLimitsOf({ facetLimit: request.facetLimit }).max),
-      // Kept as ids (each shard checks them).
-      facetLimits:
-        request.facetLimits && Object.fromEntries(Object.entries(request.facetLimits).map(([id, limit]) => [id, shardFacetLimit(limit)])),
-    };
-    // A hybrid search first learns the whole index's normalization (and which shards must not relax the query).
-    const { hybrid, strict } = semantic?.ratio
-      ? await this.#hybridNorms(partRequest, semantic, reads)
-      : { hybrid: semantic, strict: new Set<number>() };
-    // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
-    const ask = async (shard: number, generation?: number, strict?: boolean) => {
-      const read: PartRead = { kind: 'search', request: partRequest, semantic: hybrid, strict };
-      const fromPrimary = async (stub: ShardStub) =>
-        (await stub.searchPart(partRequest, hybrid, generation, strict)) as Outcome<SearchPart>;
-      return unwrap(await this.#part(shard, generation, read, fromPrimary, reads));
-    };
-    const parts = await this.#fanOut((shard, generation) => ask(shard, generation, strict.has(shard)));
-    // Rarely (a query matching in some shards only, as typed), the shards that relaxed it answer again without.
-    await Promise.all(partsToAskStrictly(parts).map(async (shard) => (parts[shard] = await ask(shard, undefined, true))));
-    const total = parts.reduce((sum, part) => sum + part.total, 0);
-    const documents = mergeHits(
-      parts.map((part) => ({ hits: part.documents, merge: part.merge })),
-      start,
-      request.rows,
-    ).map((document, i) => ({ ...document, position: start + i + 1 }));
-    const { facets, exhaustive } = mergeFacets(
-      parts.map((part) => part.facets),
-      facetLimitsOf(request),
-      facetLimitsOf(partRequest),
-      openedCategoriesOf(request),
-    );
-    const semanticAnswer = parts.find((part) => part.semantic?.fallback)?.semantic ?? parts[0].semantic;
-    const result: SearchResult = {
-      total,
-      time: Date.now() - started,
-      documents,
-      facets,
-      facetStats: mergeFacetStats(parts).facetStats,
-      paging: { page: request.page, rows: request.rows, total, totalPages: Math.ceil(total / request.rows) },
-      ...(exhaustive ? {} : { exhaustiveFacetsCount: false }),
-      ...(semanticAnswer ? { semantic: semanticAnswer } : {}),
-    };
-    return { result, version: versionOf(parts), navigation: parts[0].navigation };
-  }
-
-  /**
-   * The first round of a sharded hybrid search: every shard's best keyword score and nearest similarities, combined
-   * into the normalization one index would use (`combineHybridNorms`), so the shards' fused scores merge exactly;
-   * `strict`: the shards that relaxed the query while others matched it (their search parts must not relax it).
-   */
-  async #hybridNorms(
-    request: SearchRequest,
-    semantic: SemanticSearch,
-    reads?: ShardReads,
-  ): Promise<{ hybrid: SemanticSearch; strict: Set<number> }> {
-    const parts = await this.#fanOut(async (shard, generation) => {
-      const read: PartRead = { kind: 'hybridNorms', request, semantic };
-      const fromPrimary = (stub: ShardStub) => stub.hybridNormsPart(request, semantic, generation);
-      return unwrap(await this.#part<Outcome<HybridNormsAnswer>>(shard, generation, read, fromPrimary, reads));
-    });
-    const strict = new Set(partsToAskStrictly(parts));
-    return { hybrid: { ...semantic, norms: combineHybridNorms(parts, strict) }, strict };
-  }
-
-  /**
-   * Asks every shard of the layout this isolate knows, in parallel. A shard answering for another layout means the
-   * app was re-sharded: ask again with the new one. Shards answering from different generations mean a swap is
-   * under way that every shard prepared: the ones behind are asked again for the newest, which they make live first.
-   */
-  async #fanOut<T extends ShardView>(ask: (shard: number, generation?: number) => Promise<T>): Promise<T[]> {
-    for (let attempt = 0; ; attempt++) {
-      const shards = knownShards.get(this.#app) ?? 1;
-      const parts = await Promise.all(shardNumbers(shards).map((shard) => ask(shard)));
-      const layout =
-        parts.find((part) => part.layout.generation === Math.max(...parts.map((p) => p.layout.generation)))?.layout ?? SINGLE_SHARD;
-      if (layout.shards !== shards && attempt < 2) {
-        knownShards.set(this.#app, layout.shards);
-        continue;
-      }
-      return Promise.all(parts.map((part, shard) => (part.layout.generation < layout.generation ? ask(shard, layout.generation) : part)));
-    }
+    return this.#reads.indexVersion();
   }
 
   // ---------------------------------------------------------------- documents
@@ -601,9 +365,4 @@ export class SearchAppClient {
 
 function sum(values: number[]): number {
   return values.reduce((total, value) => total + value, 0);
-}
-
-/** The version of a sharded index: every shard's version only grows, so their sum changes with any change. */
-function versionOf(parts: ShardView[]): number {
-  return sum(parts.map((part) => part.version));
 }

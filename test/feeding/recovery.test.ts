@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, json, waitFor } from '../helpers';
-import { MAX_REDRIVES } from '../../src/feeding/recovery';
+import { MAX_REDRIVES, rearmStaleApps } from '../../src/feeding/recovery';
 import { indexConfigOf } from '../../src/feeding/operations';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
@@ -75,6 +75,18 @@ describe('feeding recovery', () => {
       () => recoveryArmed(app),
       (armed) => !armed,
     );
+  });
+
+  it("re-arms a check whose alarm was lost when the Cron Trigger's backstop finds its entries open", async () => {
+    const app = await feedingApp();
+    const [stranded] = await lostEntries(app, ['stranded'], { sentSecondsAgo: 600 });
+    // The process died between writing the check's time and setting the alarm.
+    await runInDurableObject(app.searchApp.stub, (_instance, state) => state.storage.deleteAlarm());
+    await rearmStaleApps(env, createDb(env.DB));
+    expect(await runInDurableObject(app.searchApp.stub, (_instance, state) => state.storage.getAlarm())).not.toBeNull();
+
+    await runRecoveryCheck(app);
+    expect(await allSettled(app, [stranded])).toEqual(new Map([[stranded, 'FINISHED']]));
   });
 
   it('leaves entries alone that are neither overdue nor overtaken', async () => {

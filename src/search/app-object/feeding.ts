@@ -69,7 +69,10 @@ export class FeedingRecovery {
   /** Makes sure a recovery check is due within RECOVERY_CHECK_MS (an armed check keeps its time). */
   async arm(): Promise<void> {
     this.#armedAt = Date.now();
-    if (this.live.storage.get('recoveryAt') !== undefined) return;
+    const due = this.live.storage.get('recoveryAt');
+    // Armed already: its alarm is made sure of too (a process dying between the two writes left none, and every later
+    // arm, the Cron Trigger's backstop included, stopped here).
+    if (due !== undefined) return this.live.armAlarm(due);
     const at = Date.now() + RECOVERY_CHECK_MS;
     this.live.storage.set('recoveryAt', at);
     await this.live.armAlarm(at);
