@@ -81,21 +81,6 @@ export class ValueColumn {
     for (let j = this.moreStart[ord]; j < this.moreStart[ord + 1]; j++) fn(this.moreIds[j]);
   }
 
-  /** How many value ids the document has. */
-  idCount(ord: number): number {
-    if (this.firstId(ord) < 0) return 0;
-    return 1 + (this.moreStart && ord < this.moreFilled ? this.moreStart[ord + 1] - this.moreStart[ord] : 0);
-  }
-
-  /** Writes the document's value ids (`idCount` of them) to `out` from `at`, each as `tag | id`. */
-  copyIds(ord: number, out: Int32Array, at: number, tag: number): void {
-    const first = this.firstId(ord);
-    if (first < 0) return;
-    out[at++] = tag | first;
-    if (!this.moreStart || ord >= this.moreFilled) return;
-    for (let j = this.moreStart[ord]; j < this.moreStart[ord + 1]; j++) out[at++] = tag | this.moreIds[j];
-  }
-
   /** Adds 1 to `tally.counts[id]` for each value id of each of the first `length` ordinals of `ords`, noting new ids. */
   count(ords: ArrayLike<number>, length: number, tally: Tally): void {
     const { counts, touched } = tally;

@@ -3,7 +3,7 @@
  * filter), or over everything (cached per index version); only the facets a request selects.
  */
 import { compareStrings, type Tally, type ValueColumn } from './columns';
-import { clearRowTally, countedIds, countRows, countsOfColumn, facetRows, prepareRowTally } from './facet-rows';
+import { clearRowTally, countedIds, countRows, facetRows, prepareRowTally } from './facet-rows';
 import { facetField, type Filtered } from './filters';
 import { isNumeric } from './plan';
 import { QueryError } from './query-error';
@@ -191,7 +191,7 @@ function rowCounts(state: IndexState, set: CountedSet): { of(column: ValueColumn
     of: (column) => {
       const k = rows.columns.indexOf(column);
       if (k < 0) return undefined;
-      return { counts: countsOfColumn(tally, k), ids: ids.subarray(starts[k], starts[k + 1]) };
+      return { counts: tally.counts.subarray(tally.offsets[k], tally.offsets[k + 1]), ids: ids.subarray(starts[k], starts[k + 1]) };
     },
     clear: () => clearRowTally(tally, set.complement),
   };
