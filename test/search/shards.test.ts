@@ -54,6 +54,14 @@ async function storedRows(app: FeedingApp, shard: number): Promise<number> {
   );
 }
 
+/** Staged document rows a shard stores, of any cycle or move. */
+async function stagedRows(app: FeedingApp, shard: number): Promise<number> {
+  return runInDurableObject(
+    app.searchApp.shard(shard),
+    async (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM staged').one().n,
+  );
+}
+
 /** Chunks of the other shards' statistics a shard stores (none: it scores alone). */
 async function othersChunks(app: FeedingApp, shard: number): Promise<number> {
   return runInDurableObject(
@@ -360,6 +368,37 @@ describe('a full feed over several shards', () => {
     await expectOk(fullFeed(app, 'cancel'));
     for (const shard of [0, 1, 2]) expect((await app.searchApp.shard(shard).fullFeedStatus()).stagedDocuments).toBe(0);
     expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(30);
+  });
+
+  it('a swap destroys a dropped shard holding a cycle whose end never reached it, and never one a newer cycle took up', async () => {
+    const app = await shardedApp(4);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // A full feed into the 4 shards, cancelled by a process that died after shard 0's cancel: shards 1 to 3 never heard.
+    const { cycleId } = await json<{ cycleId: number }>(await expectOk(fullFeed(app, 'start')));
+    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 100))));
+    await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
+    await app.searchApp.stub.cancelFullFeed();
+    for (const shard of [1, 2, 3]) expect(await stagedRows(app, shard), `shard ${shard}`).toBeGreaterThan(0);
+
+    // The next full feed swaps to 2 shards: 2 and 3 are dropped, and 1 joined it over the ended cycle.
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 2 } }));
+    expect((await feedFully(app, DOCUMENTS.slice(0, 30))).state).toBe('NONE');
+    for (const shard of [2, 3]) expect(await storedRows(app, shard), `dropped shard ${shard}`).toBe(0);
+    expect(await stagedRows(app, 1)).toBe(0);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(30);
+
+    // A follow-up that read shard 0's cycles before a newer full feed took shard 3 up leaves shard 3 alone.
+    const before = await app.searchApp.stub.cycles();
+    expect(before).toEqual({ active: null, last: cycleId + 1 });
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 4 } }));
+    await expectOk(fullFeed(app, 'start'));
+    const staged = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(0, 60))));
+    await allSettled(app, [staged.firstId, staged.lastId], { staged: true });
+    const held = await stagedRows(app, 3);
+    expect(held).toBeGreaterThan(0);
+    expect(await app.searchApp.shard(3).dropFromLayout(3, before)).toBe(false);
+    expect(await stagedRows(app, 3)).toBe(held);
+    await expectOk(fullFeed(app, 'cancel'));
   });
 
   it('a new shard count takes effect at the swap: documents move, nothing is lost', async () => {
