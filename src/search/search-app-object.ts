@@ -433,13 +433,16 @@ export class SearchAppObject extends DurableObject<Env> {
   /**
    * Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app, or this replica,
    * is being deleted. A replica keeps only a mark that stops reads from making it a copy again for a minute; its
-   * alarm then deletes the mark.
+   * alarm then deletes the mark. Answers, as shard 0, how many shards the app may have written into
+   * (`FullFeeds.shardsUsed`, read before the wipe), for the caller to delete the others.
    */
-  async destroy(): Promise<void> {
+  async destroy(): Promise<number> {
+    const shards = this.#fullFeeds.shardsUsed();
     await this.#replication.destroyReplicas();
     const replica = this.#replication.isReplica;
     await this.#deleteStorage();
     if (replica) await this.#replication.retire();
+    return shards;
   }
 
   /** Deletes the storage and the alarm, and forgets the in-memory state; the tables come back empty. */

@@ -5,6 +5,7 @@
 import type { Env } from '../../env';
 import { activeReshard, type FailedCycle, type FullFeedCycle, type PreparedSwap, type UnsettledSwap } from '../app-storage';
 import type { Outcome } from '../outcome';
+import { MAX_SHARDS } from '../shards';
 import type { FeedingRecovery } from './feeding';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
 
@@ -47,6 +48,7 @@ export class FullFeeds {
     const active = storage.get('cycle');
     if (active) return { ok: false, status: 409, message: `A full feed is already in progress (cycle ${active.id})` };
     if (activeReshard(storage)) return { ok: false, status: 409, message: RESHARDING };
+    this.useShards(shards);
     const cycle: FullFeedCycle = {
       id: (storage.get('lastCycleId') ?? 0) + 1,
       state: 'ACTIVE',
@@ -72,6 +74,25 @@ export class FullFeeds {
       }
       storage.set('cycle', cycle);
     });
+  }
+
+  /**
+   * As shard 0: how many shards the app may have written into, so that deleting it reaches those and no object that
+   * never existed (a call creates it): the most any of its full feeds or moves staged into (the end of one may never
+   * have reached every shard), never fewer than the live layout's and the active cycle's. An object stored before this
+   * was counted that ran a full feed or a move answers MAX_SHARDS.
+   */
+  shardsUsed(): number {
+    const storage = this.live.storage;
+    const counted = storage.get('shardsUsed');
+    const uncounted = storage.get('lastCycleId') !== undefined || storage.get('reshard') !== undefined || this.live.layout().generation > 0;
+    const used = counted ?? (uncounted ? MAX_SHARDS : 1);
+    return Math.max(used, this.live.layout().shards, storage.get('cycle')?.shards ?? 1);
+  }
+
+  /** As shard 0: a full feed or move of the app stages into `shards` shards. */
+  useShards(shards: number): void {
+    this.live.storage.set('shardsUsed', Math.max(this.shardsUsed(), shards));
   }
 
   /** As shard 0: the active cycle's id and the last cycle id given. */
