@@ -276,6 +276,11 @@ export class SearchAppClient {
     return this.stub.noteAccepted(appId);
   }
 
+  /** The Cron Trigger's backstop for entries staged for minutes in `cycles`: arms recovery when their cycle is ending or ended. */
+  async rearmForStaged(appId: number, cycles: number[]): Promise<boolean> {
+    return this.stub.rearmForStaged(appId, cycles);
+  }
+
   /** The recovery check asked at `requestedAt` found nothing open. */
   async recoveryIdle(requestedAt: number): Promise<void> {
     return this.stub.recoveryIdle(requestedAt);

@@ -92,6 +92,18 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#live.storage.get('cycle') ?? null;
   }
 
+  /**
+   * The Cron Trigger's backstop for an app whose entries D1 shows staged for minutes in `stagedCycles`: arms the recovery
+   * checks when the active cycle is ending or one of those cycles ended (the check swaps the one, settles the other's
+   * entries), so a lost alarm strands neither; a cycle still being fed needs no check. Answers whether it armed.
+   */
+  async rearmForStaged(appId: number, stagedCycles: number[]): Promise<boolean> {
+    const cycle = this.#live.storage.get('cycle');
+    if (cycle?.state !== 'ENDING' && stagedCycles.every((id) => id === cycle?.id)) return false;
+    await this.noteAccepted(appId);
+    return true;
+  }
+
   /** The recovery check of `requestedAt` found nothing to do: checks stop unless recovery was armed since. */
   async recoveryIdle(requestedAt: number): Promise<void> {
     this.#recovery.idle(requestedAt);
