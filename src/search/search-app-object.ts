@@ -143,9 +143,12 @@ export class SearchAppObject extends DurableObject<Env> {
     this.#live.storage.putVectors(space, vectors);
   }
 
-  /** Joins a re-shard: its rows are staged here under `reshard.id`. 409 while a full feed or another job's move runs. */
-  async beginReshard(reshard: Reshard): Promise<Outcome<null>> {
-    return this.#reindexing.beginReshard(reshard);
+  /**
+   * Joins a re-shard: its rows are staged here under `reshard.id`. 409 while a full feed or another job's move runs; a
+   * cycle that `coordinator` (shard 0's cycles, read once the move began there) shows ended is dropped instead.
+   */
+  async beginReshard(reshard: Reshard, coordinator?: CoordinatorCycles): Promise<Outcome<null>> {
+    return this.#reindexing.beginReshard(reshard, coordinator);
   }
 
   /** A page of this shard's document rows changed after sequence `since` (-1: all), in id order after `after`. */

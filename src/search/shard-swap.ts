@@ -82,7 +82,10 @@ export async function reshardApp(
   const targets = shardNumbers(shards);
   const sources = shardNumbers(layout.shards);
   try {
-    await Promise.all(targets.slice(1).map(async (shard) => unwrap(await app.shard(shard).beginReshard(reshard))));
+    // Shard 0 holds no cycle now (it refuses to move during one, and to start one during a move): a cycle another shard
+    // holds up to its last id ended without that shard hearing of it, and does not stop the move.
+    const cycles = await app.shard(0).cycles();
+    await Promise.all(targets.slice(1).map(async (shard) => unwrap(await app.shard(shard).beginReshard(reshard, cycles))));
     let since = sources.map(() => -1);
     let moved = Infinity;
     for (let round = 0; round < RESHARD_ROUNDS && moved > RESHARD_SEAL_BELOW; round++) {

@@ -621,6 +621,28 @@ describe('a re-index job changing the shard count', () => {
     for (const shard of [1, 2]) expect((await app.searchApp.shard(shard).stats()).documents).toBe(0);
   });
 
+  it('moves the documents into shards holding a cycle whose end never reached them', async () => {
+    const app = await shardedApp(1);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // A 4-shard full feed cancelled on shard 0 only: shards 1 to 3 still hold it.
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 4 } }));
+    await expectOk(fullFeed(app, 'start'));
+    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 100))));
+    await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
+    await app.searchApp.stub.cancelFullFeed();
+
+    const job = await reshardTo(app, 4);
+    expect(job).toMatchObject({ state: 'FINISHED' });
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 4, generation: 1 });
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(40);
+    await expectPlaced(
+      app,
+      DOCUMENTS.slice(0, 40).map((d) => d.header.id),
+      4,
+    );
+    for (const shard of [1, 2, 3]) expect(await stagedRows(app, shard), `shard ${shard}`).toBe(0);
+  });
+
   it('keeps every change fed while the documents move', async () => {
     const app = await shardedApp(1);
     await feedFully(app, DOCUMENTS.slice(0, 80));

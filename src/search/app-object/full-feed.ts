@@ -29,6 +29,11 @@ export interface CoordinatorCycles {
   last: number;
 }
 
+/** Whether cycle `id`, held by a shard other than 0, had ended when shard 0's cycles were read as `coordinator`. */
+export function cycleEnded(id: number, coordinator: CoordinatorCycles): boolean {
+  return id > 0 && id <= coordinator.last && id !== coordinator.active;
+}
+
 /** Why a full feed cannot start now. */
 const RESHARDING = 'A re-index job is moving the documents to a new shard count; start the full feed when it has finished';
 /** Swapped cycles remembered for recovery; the entries of an ended cycle are settled within a few checks. */
@@ -68,12 +73,17 @@ export class FullFeeds {
     const storage = this.live.storage;
     const previous = storage.get('cycle');
     this.live.transaction(() => {
-      if (previous && previous.id !== cycle.id) {
-        storage.discardStaged(previous.id);
-        if (storage.get('ready')?.cycleId === previous.id) storage.set('ready', undefined);
-      }
+      if (previous && previous.id !== cycle.id) this.dropEndedCycle(previous.id);
       storage.set('cycle', cycle);
     });
+  }
+
+  /** Drops cycle `id`, which ended without this shard hearing of it: its staged documents, record and vote (call in a transaction). */
+  dropEndedCycle(id: number): void {
+    const storage = this.live.storage;
+    storage.discardStaged(id);
+    if (storage.get('cycle')?.id === id) storage.set('cycle', undefined);
+    if (storage.get('ready')?.cycleId === id) storage.set('ready', undefined);
   }
 
   /**
@@ -244,14 +254,13 @@ export class FullFeeds {
    */
   droppable(generation: number, coordinator: CoordinatorCycles): boolean {
     const storage = this.live.storage;
-    const ended = (id: number) => id > 0 && id <= coordinator.last && id !== coordinator.active;
     const cycle = storage.get('cycle');
     const ready = storage.get('ready');
     return (
       this.live.layout().generation < generation &&
-      (!cycle || ended(cycle.id)) &&
+      (!cycle || cycleEnded(cycle.id, coordinator)) &&
       !storage.get('reshard') &&
-      (!ready || ended(ready.cycleId))
+      (!ready || cycleEnded(ready.cycleId, coordinator))
     );
   }
 

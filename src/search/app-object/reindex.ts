@@ -9,7 +9,7 @@ import type { DocumentPayload } from '../engine/types';
 import type { Outcome } from '../outcome';
 import { afterLastCommit } from '../shard-swap';
 import { shardNumbers, shardOfPrimary } from '../shards';
-import type { FullFeeds } from './full-feed';
+import { cycleEnded, type CoordinatorCycles, type FullFeeds } from './full-feed';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
 
 /** Texts a re-index still has to embed, and where the next page of documents starts (null: all seen). */
@@ -88,17 +88,22 @@ export class Reindexing {
   /**
    * Joins a re-shard: its rows are staged here under `reshard.id`, anything staged under it before discarded; the
    * alarm at the end of its lease discards them should the move not have ended by then (`expire`).
-   * 409 while a full feed is in progress or another job is moving the documents.
+   * 409 while a full feed is in progress or another job is moving the documents. A cycle held here that `coordinator`
+   * (shard 0's cycles) shows ended is no full feed in progress: its end never reached this shard, which would otherwise
+   * refuse every move for good; it is dropped.
    */
-  async beginReshard(reshard: Reshard): Promise<Outcome<null>> {
+  async beginReshard(reshard: Reshard, coordinator?: CoordinatorCycles): Promise<Outcome<null>> {
     const storage = this.live.storage;
     const cycle = storage.get('cycle');
-    if (cycle) return { ok: false, status: 409, message: `A full feed is in progress (cycle ${cycle.id}); re-index when it has finished` };
+    const ended = cycle && coordinator && cycleEnded(cycle.id, coordinator);
+    if (cycle && !ended)
+      return { ok: false, status: 409, message: `A full feed is in progress (cycle ${cycle.id}); re-index when it has finished` };
     const running = activeReshard(storage);
     if (running && running.job !== reshard.job) {
       return { ok: false, status: 409, message: `Re-index job ${running.job} is moving the documents to ${running.shards} shards` };
     }
     this.live.transaction(() => {
+      if (cycle && ended) this.fullFeeds.dropEndedCycle(cycle.id);
       storage.discardStaged(reshard.id);
       storage.set('reshard', reshard);
       if (reshard.coordinator && this.#isNamed(reshard.coordinator)) this.fullFeeds.useShards(reshard.shards);
