@@ -101,19 +101,28 @@ function toFeedOperation(row: OpenRow): FeedOperation {
   return op;
 }
 
-/** Entries open this long without their app's checks catching them are re-armed by the Cron Trigger. */
+/** Entries open (or staged) this long without their app's checks catching them are re-armed by the Cron Trigger. */
 const STALE_OPEN_MINUTES = 5;
 
 /**
- * The Cron Trigger's backstop (the checks are armed with every accept, but an instance could lose its alarm):
- * apps with entries open for more than a few minutes get their recovery checks armed again.
+ * The Cron Trigger's backstop (the checks are armed with every accept and every cycle's end, but an instance could lose
+ * its alarm): apps with entries open for more than a few minutes get their recovery checks armed again, and so do apps
+ * with entries staged that long whose cycle is ending or has ended (`rearmForStaged`: a cycle left ENDING, or swapped
+ * or cancelled without D1 hearing of it, whose check never came); a cycle still being fed is left alone.
  */
 export async function rearmStaleApps(env: Env, db: Db): Promise<void> {
-  const apps = await db.all<{ id: number; tenant_code: string; code: string }>(sql`
-    SELECT id, tenant_code, code FROM search_apps AS app
+  const stale = sql`coalesce(sent_at, created_at) < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${STALE_OPEN_MINUTES} minutes`})`;
+  const apps = await db.all<{ id: number; tenant_code: string; code: string; open: number; staged_cycles: string }>(sql`
+    SELECT id, tenant_code, code,
+      EXISTS (SELECT 1 FROM feeding_operations WHERE app_id = app.id AND state IN ('CREATED', 'STARTED') AND ${stale}) AS open,
+      (SELECT json_group_array(DISTINCT cycle_id) FROM feeding_operations WHERE app_id = app.id AND state = 'PREPARED' AND ${stale})
+        AS staged_cycles
+    FROM search_apps AS app
     WHERE EXISTS (
-      SELECT 1 FROM feeding_operations
-      WHERE app_id = app.id AND state IN ('CREATED', 'STARTED')
-        AND coalesce(sent_at, created_at) < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${STALE_OPEN_MINUTES} minutes`}))`);
-  for (const app of apps) await new SearchAppClient(env, app.tenant_code, app.code).noteAccepted(app.id);
+      SELECT 1 FROM feeding_operations WHERE app_id = app.id AND state IN ('CREATED', 'STARTED', 'PREPARED') AND ${stale})`);
+  for (const app of apps) {
+    const searchApp = new SearchAppClient(env, app.tenant_code, app.code);
+    if (app.open) await searchApp.noteAccepted(app.id);
+    else await searchApp.rearmForStaged(app.id, JSON.parse(app.staged_cycles) as number[]);
+  }
 }

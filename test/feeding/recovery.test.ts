@@ -193,6 +193,29 @@ describe('entries of a cycle that ended while D1 was not told', () => {
     await expectSwappedByRecoveryCheck(app, ids);
   });
 
+  it("a cycle left ENDING whose check's alarm was lost is swapped once the Cron Trigger's backstop re-arms the check", async () => {
+    const { app, ids } = await stagedCycle();
+    const alarm = () => runInDurableObject(app.searchApp.stub, (_instance, state) => state.storage.getAlarm());
+    const loseAlarm = () => runInDurableObject(app.searchApp.stub, (_instance, state) => state.storage.deleteAlarm());
+    // Staged ten minutes ago: past the backstop's five.
+    await env.DB.prepare(
+      `UPDATE feeding_operations SET sent_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-10 minutes') WHERE id IN (SELECT value FROM json_each(?))`,
+    )
+      .bind(JSON.stringify(ids))
+      .run();
+    // A cycle still being fed needs no check: the backstop leaves it alone.
+    await loseAlarm();
+    await rearmStaleApps(env, createDb(env.DB));
+    expect(await alarm()).toBeNull();
+    // What End does before it swaps, then the process died, and the alarm of the check End armed was lost.
+    await app.searchApp.requestFullFeedEnd();
+    await loseAlarm();
+    await rearmStaleApps(env, createDb(env.DB));
+    expect(await alarm()).not.toBeNull();
+
+    await expectSwappedByRecoveryCheck(app, ids);
+  });
+
   it('entries left PREPARED by a cancel whose D1 update never came are CANCELED by the next recovery check', async () => {
     const { app, ids } = await stagedCycle();
     await app.searchApp.cancelFullFeed();
