@@ -115,6 +115,8 @@ interface Meta {
   sealedUntil: number;
   /** Ids of the last cycles that were swapped in (the others ended cancelled or failed), newest last. */
   swappedCycles: number[];
+  /** As shard 0: the most shards a full feed or move of the app staged into (`FullFeeds.shardsUsed`). */
+  shardsUsed: number;
 }
 
 /** A row of the documents table as a replica copies it: a tombstone has no payload; `vector`: its vector's content hash. */
@@ -307,9 +309,11 @@ export class AppStorage {
     this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, NULL, ?, ?)', id, seq, op);
   }
 
-  /** Whether no metadata, document (tombstones too) or staged row is stored. */
+  /** Whether no metadata (but the count of shards used, which only describes others), document (tombstones too) or staged row is stored. */
   holdsNothing(): boolean {
-    return ['meta', 'documents', 'staged'].every((table) => !this.sql.exec(`SELECT 1 FROM ${table} LIMIT 1`).toArray().length);
+    return [`meta WHERE key <> 'shardsUsed'`, 'documents', 'staged'].every(
+      (rows) => !this.sql.exec(`SELECT 1 FROM ${rows} LIMIT 1`).toArray().length,
+    );
   }
 
   /** Live documents (tombstones not counted), kept by triggers: no scan. */

@@ -23,7 +23,7 @@ import type { IndexStats, SearchAppObject } from './search-app-object';
 import { unwrap } from './outcome';
 import { afterLastCommit, commitSwap, exchangeStatistics, prepareSwap, reshardApp, type SwappingShards } from './shard-swap';
 import { AppReads, knownShards, type RoutedAnswer } from './shard-reads';
-import { MAX_SHARDS, shardName, shardNumbers, shardOf, type ShardLayout } from './shards';
+import { shardName, shardNumbers, shardOf, type ShardLayout } from './shards';
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
@@ -39,6 +39,8 @@ export class SearchAppClient {
   readonly #code: string;
   readonly #reads: AppReads;
   #stub?: ShardStub;
+  /** Shards this client made a stub of (1 + the highest shard number), which its `destroy` reaches too. */
+  #reached = 1;
 
   constructor(env: Env, tenantCode: string, code: string) {
     this.#env = env;
@@ -62,6 +64,7 @@ export class SearchAppClient {
 
   /** The stub of one shard's object (the coordinator is shard 0). */
   shard(shard: number): ShardStub {
+    this.#reached = Math.max(this.#reached, shard + 1);
     const name = shardName(this.#tenantCode, this.#code, shard);
     return this.#env.SEARCH_APP.get(this.#env.SEARCH_APP.idFromName(name));
   }
@@ -221,12 +224,20 @@ export class SearchAppClient {
   }
 
   /**
-   * Deletes the app's documents, index and snapshots in every shard object it may have written: all `MAX_SHARDS`
-   * names, not the ones shard 0 names, which are gone once it was wiped, while a job racing the deletion may still
-   * write into shards after their wipe (join a re-shard, stage, vote), so a later call must reach them too.
+   * Deletes the app's documents, index and snapshots (each shard its replicas') in every shard object it may have
+   * written: shard 0 first, which answers how many shards the app's full feeds and moves staged into, then those, and
+   * any other shard this client reached. Objects that never existed are not called (a call would create one). A job
+   * racing the deletion may write into shards after their wipe: the deletion calls this again once the row is gone (the
+   * same client, so the same shards, though shard 0 no longer names them), and a job whose app is gone calls it at its
+   * end with the client that reached them.
    */
   async destroy(): Promise<void> {
-    await Promise.all(shardNumbers(MAX_SHARDS).map((shard) => this.shard(shard).destroy()));
+    const used = await this.stub.destroy();
+    await Promise.all(
+      shardNumbers(Math.max(used, this.#reached))
+        .slice(1)
+        .map((shard) => this.shard(shard).destroy()),
+    );
     knownShards.delete(this.#app);
   }
 

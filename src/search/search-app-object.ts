@@ -19,7 +19,7 @@ import {
   type SuggestPart,
 } from './app-object/answering';
 import { Feeding, FeedingRecovery, type FeedOperation, type OperationResult, type ShardApplied } from './app-object/feeding';
-import { FullFeeds, type FullFeedStatus } from './app-object/full-feed';
+import { FullFeeds, type CoordinatorCycles, type FullFeedStatus } from './app-object/full-feed';
 import { LiveIndex, type AppIndexConfig, type SemanticSearch, type ShardView } from './app-object/live-index';
 import { Reindexing, type MissingVectors, type MovingRows } from './app-object/reindex';
 import { Replication } from './app-object/replication';
@@ -223,7 +223,12 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** A shard other than 0 joins the coordinator's cycle: the cycle's operations routed here are staged. */
   async joinCycle(cycle: FullFeedCycle): Promise<void> {
-    this.#live.storage.set('cycle', cycle);
+    this.#fullFeeds.join(cycle);
+  }
+
+  /** As shard 0: the active cycle's id and the last cycle id given (`CoordinatorCycles`), read before dropping shards. */
+  async cycles(): Promise<CoordinatorCycles> {
+    return this.#fullFeeds.cycles();
   }
 
   /** Phase 1 of a cross-shard swap: this shard promises to make the staged documents live as `swap.layout`. */
@@ -253,13 +258,14 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /**
    * This shard is not in the layout of `generation`, which shard 0 made live: its storage goes, with its replicas',
-   * unless it was taken up again since (`FullFeeds.droppable`). Answers whether it went.
+   * unless it was taken up again since (`FullFeeds.droppable`; a cycle it holds that `coordinator`, shard 0's cycles
+   * read before, shows ended does not count). Answers whether it went.
    */
-  async dropFromLayout(generation: number): Promise<boolean> {
-    if (!this.#fullFeeds.droppable(generation)) return false;
+  async dropFromLayout(generation: number, coordinator: CoordinatorCycles): Promise<boolean> {
+    if (!this.#fullFeeds.droppable(generation, coordinator)) return false;
     await this.#replication.destroyReplicas();
     // Asked again across the await: a full feed or a move may have joined this shard meanwhile.
-    if (!this.#fullFeeds.droppable(generation)) return false;
+    if (!this.#fullFeeds.droppable(generation, coordinator)) return false;
     await this.#deleteStorage();
     return true;
   }
@@ -427,13 +433,16 @@ export class SearchAppObject extends DurableObject<Env> {
   /**
    * Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app, or this replica,
    * is being deleted. A replica keeps only a mark that stops reads from making it a copy again for a minute; its
-   * alarm then deletes the mark.
+   * alarm then deletes the mark. Answers, as shard 0, how many shards the app may have written into
+   * (`FullFeeds.shardsUsed`, read before the wipe), for the caller to delete the others.
    */
-  async destroy(): Promise<void> {
+  async destroy(): Promise<number> {
+    const shards = this.#fullFeeds.shardsUsed();
     await this.#replication.destroyReplicas();
     const replica = this.#replication.isReplica;
     await this.#deleteStorage();
     if (replica) await this.#replication.retire();
+    return shards;
   }
 
   /** Deletes the storage and the alarm, and forgets the in-memory state; the tables come back empty. */

@@ -136,7 +136,12 @@ async function moveRows(app: SwappingShards, source: number, since: number, resh
  * (`SearchAppClient.settleSwap`); late, it leaves alone a dropped shard taken up again and a newer layout's statistics.
  */
 export async function afterLastCommit(shard: (shard: number) => ShardStub, old: ShardLayout, layout: ShardLayout): Promise<void> {
-  for (const dropped of shardNumbers(old.shards).slice(layout.shards)) await shard(dropped).dropFromLayout(layout.generation);
+  const dropped = shardNumbers(old.shards).slice(layout.shards);
+  if (dropped.length) {
+    // Read before the drops: a cycle a dropped shard holds that shard 0 had ended by then does not keep it.
+    const cycles = await shard(0).cycles();
+    for (const number of dropped) await shard(number).dropFromLayout(layout.generation, cycles);
+  }
   await exchangeStatistics(shardNumbers(layout.shards).map(shard), layout.generation);
   await shard(0).swapSettled(layout.generation);
 }

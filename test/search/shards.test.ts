@@ -1,9 +1,9 @@
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SearchRequest } from '../../src/search/engine/types';
 import { SearchAppClient } from '../../src/search/search-app-client';
-import { shardName, shardOf } from '../../src/search/shards';
+import { MAX_SHARDS, shardName, shardNumbers, shardOf } from '../../src/search/shards';
 import { prepareSwap, type SwappingShards } from '../../src/search/shard-swap';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
@@ -51,6 +51,14 @@ async function storedRows(app: FeedingApp, shard: number): Promise<number> {
     ['documents', 'staged', 'meta']
       .map((table) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n)
       .reduce((a, b) => a + b, 0),
+  );
+}
+
+/** Staged document rows a shard stores, of any cycle or move. */
+async function stagedRows(app: FeedingApp, shard: number): Promise<number> {
+  return runInDurableObject(
+    app.searchApp.shard(shard),
+    async (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM staged').one().n,
   );
 }
 
@@ -362,6 +370,37 @@ describe('a full feed over several shards', () => {
     expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(30);
   });
 
+  it('a swap destroys a dropped shard holding a cycle whose end never reached it, and never one a newer cycle took up', async () => {
+    const app = await shardedApp(4);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // A full feed into the 4 shards, cancelled by a process that died after shard 0's cancel: shards 1 to 3 never heard.
+    const { cycleId } = await json<{ cycleId: number }>(await expectOk(fullFeed(app, 'start')));
+    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 100))));
+    await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
+    await app.searchApp.stub.cancelFullFeed();
+    for (const shard of [1, 2, 3]) expect(await stagedRows(app, shard), `shard ${shard}`).toBeGreaterThan(0);
+
+    // The next full feed swaps to 2 shards: 2 and 3 are dropped, and 1 joined it over the ended cycle.
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 2 } }));
+    expect((await feedFully(app, DOCUMENTS.slice(0, 30))).state).toBe('NONE');
+    for (const shard of [2, 3]) expect(await storedRows(app, shard), `dropped shard ${shard}`).toBe(0);
+    expect(await stagedRows(app, 1)).toBe(0);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(30);
+
+    // A follow-up that read shard 0's cycles before a newer full feed took shard 3 up leaves shard 3 alone.
+    const before = await app.searchApp.stub.cycles();
+    expect(before).toEqual({ active: null, last: cycleId + 1 });
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 4 } }));
+    await expectOk(fullFeed(app, 'start'));
+    const staged = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(0, 60))));
+    await allSettled(app, [staged.firstId, staged.lastId], { staged: true });
+    const held = await stagedRows(app, 3);
+    expect(held).toBeGreaterThan(0);
+    expect(await app.searchApp.shard(3).dropFromLayout(3, before)).toBe(false);
+    expect(await stagedRows(app, 3)).toBe(held);
+    await expectOk(fullFeed(app, 'cancel'));
+  });
+
   it('a new shard count takes effect at the swap: documents move, nothing is lost', async () => {
     const app = await shardedApp(2);
     await feedFully(app, DOCUMENTS.slice(0, 50));
@@ -380,6 +419,44 @@ describe('a full feed over several shards', () => {
     expect((await app.searchApp.layout()).layout).toEqual({ shards: 1, generation: 3 });
     expect((await app.searchApp.search({ page: 1, rows: 50 })).total).toBe(20);
     expect((await app.searchApp.shard(2).stats()).documents).toBe(0);
+  });
+});
+
+describe('deleting a sharded search app', () => {
+  /** Which of the app's possible shard objects exist (hold storage). */
+  async function existingShards(app: FeedingApp): Promise<number[]> {
+    const ids = await listDurableObjectIds(env.SEARCH_APP);
+    const names = shardNumbers(MAX_SHARDS).map((shard) => env.SEARCH_APP.idFromName(shardName(app.tenant, app.code, shard)));
+    return shardNumbers(MAX_SHARDS).filter((shard) => ids.some((id) => id.equals(names[shard])));
+  }
+
+  it('wipes every shard the app wrote into, never in a live layout too, and calls no object that never existed', async () => {
+    const app = await shardedApp(2);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // A 4-shard full feed cancelled on shard 0 only: shards 2 and 3, never in a live layout, keep its staging.
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 4 } }));
+    await expectOk(fullFeed(app, 'start'));
+    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 100))));
+    await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
+    await app.searchApp.stub.cancelFullFeed();
+    expect(await existingShards(app)).toEqual([0, 1, 2, 3]);
+    for (const shard of [2, 3]) expect(await stagedRows(app, shard), `shard ${shard}`).toBeGreaterThan(0);
+
+    expect((await call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN })).status).toBe(204);
+    expect(await existingShards(app)).toEqual([0, 1, 2, 3]);
+    for (const shard of [0, 1, 2, 3]) expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+  });
+
+  it('wipes all 16 shard names of an app whose shard 0 was stored before it counted its shards', async () => {
+    const app = await shardedApp(1);
+    await feedFully(app, DOCUMENTS.slice(0, 10));
+    // Shard 9 holds a cycle no record names any more, and shard 0 holds no count (both as stored before the count).
+    await app.searchApp.shard(9).joinCycle({ id: 99, state: 'ACTIVE', startedAt: new Date().toISOString(), shards: 10 });
+    await runInDurableObject(app.searchApp.stub, (_instance, state) => state.storage.sql.exec(`DELETE FROM meta WHERE key = 'shardsUsed'`));
+    expect(await storedRows(app, 9)).toBeGreaterThan(0);
+
+    expect((await call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN })).status).toBe(204);
+    for (const shard of [0, 9]) expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
   });
 });
 

@@ -5,6 +5,7 @@
 import type { Env } from '../../env';
 import { activeReshard, type FailedCycle, type FullFeedCycle, type PreparedSwap, type UnsettledSwap } from '../app-storage';
 import type { Outcome } from '../outcome';
+import { MAX_SHARDS } from '../shards';
 import type { FeedingRecovery } from './feeding';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
 
@@ -16,6 +17,16 @@ export interface FullFeedStatus {
   lastFailed: FailedCycle | null;
   stagedDocuments: number;
   liveDocuments: number;
+}
+
+/**
+ * Shard 0's cycles as a late follow-up reads them before dropping shards: the active cycle's id and the last id it
+ * gave. A cycle another shard holds is over when its id is at most `last` and not `active`: shard 0 ended it (swapped,
+ * cancelled or failed) and its end never reached that shard; one started after the read has a higher id.
+ */
+export interface CoordinatorCycles {
+  active: number | null;
+  last: number;
 }
 
 /** Why a full feed cannot start now. */
@@ -37,6 +48,7 @@ export class FullFeeds {
     const active = storage.get('cycle');
     if (active) return { ok: false, status: 409, message: `A full feed is already in progress (cycle ${active.id})` };
     if (activeReshard(storage)) return { ok: false, status: 409, message: RESHARDING };
+    this.useShards(shards);
     const cycle: FullFeedCycle = {
       id: (storage.get('lastCycleId') ?? 0) + 1,
       state: 'ACTIVE',
@@ -46,6 +58,47 @@ export class FullFeeds {
     storage.set('cycle', cycle);
     storage.set('lastCycleId', cycle.id);
     return ok(cycle);
+  }
+
+  /**
+   * A shard other than 0 joins the coordinator's cycle. A cycle it still holds is one that ended without this shard
+   * hearing of it (shard 0 starts a cycle only when none is active): its staged documents and vote go.
+   */
+  join(cycle: FullFeedCycle): void {
+    const storage = this.live.storage;
+    const previous = storage.get('cycle');
+    this.live.transaction(() => {
+      if (previous && previous.id !== cycle.id) {
+        storage.discardStaged(previous.id);
+        if (storage.get('ready')?.cycleId === previous.id) storage.set('ready', undefined);
+      }
+      storage.set('cycle', cycle);
+    });
+  }
+
+  /**
+   * As shard 0: how many shards the app may have written into, so that deleting it reaches those and no object that
+   * never existed (a call creates it): the most any of its full feeds or moves staged into (the end of one may never
+   * have reached every shard), never fewer than the live layout's and the active cycle's. An object stored before this
+   * was counted that ran a full feed or a move answers MAX_SHARDS.
+   */
+  shardsUsed(): number {
+    const storage = this.live.storage;
+    const counted = storage.get('shardsUsed');
+    const uncounted = storage.get('lastCycleId') !== undefined || storage.get('reshard') !== undefined || this.live.layout().generation > 0;
+    const used = counted ?? (uncounted ? MAX_SHARDS : 1);
+    return Math.max(used, this.live.layout().shards, storage.get('cycle')?.shards ?? 1);
+  }
+
+  /** As shard 0: a full feed or move of the app stages into `shards` shards. */
+  useShards(shards: number): void {
+    this.live.storage.set('shardsUsed', Math.max(this.shardsUsed(), shards));
+  }
+
+  /** As shard 0: the active cycle's id and the last cycle id given. */
+  cycles(): CoordinatorCycles {
+    const storage = this.live.storage;
+    return { active: storage.get('cycle')?.id ?? null, last: storage.get('lastCycleId') ?? 0 };
   }
 
   /**
@@ -186,11 +239,20 @@ export class FullFeeds {
   /**
    * Whether this shard may go as one the layout of `generation` dropped: not when it holds that generation or a newer
    * one, nor while it is in a full feed, a move or a swap (it was taken up again since, and a late follow-up must not
-   * wipe what it stages).
+   * wipe what it stages). A cycle (and a vote for it) that shard 0 had ended when the follow-up read `coordinator` does
+   * not keep it: its end never reached this shard, and nothing else would ever remove it.
    */
-  droppable(generation: number): boolean {
+  droppable(generation: number, coordinator: CoordinatorCycles): boolean {
     const storage = this.live.storage;
-    return this.live.layout().generation < generation && !storage.get('cycle') && !storage.get('reshard') && !storage.get('ready');
+    const ended = (id: number) => id > 0 && id <= coordinator.last && id !== coordinator.active;
+    const cycle = storage.get('cycle');
+    const ready = storage.get('ready');
+    return (
+      this.live.layout().generation < generation &&
+      (!cycle || ended(cycle.id)) &&
+      !storage.get('reshard') &&
+      (!ready || ended(ready.cycleId))
+    );
   }
 
   /** A swap that did not happen (a shard refused, or the cycle was cancelled or failed): the staged documents go. */

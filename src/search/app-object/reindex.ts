@@ -101,6 +101,7 @@ export class Reindexing {
     this.live.transaction(() => {
       storage.discardStaged(reshard.id);
       storage.set('reshard', reshard);
+      if (reshard.coordinator && this.#isNamed(reshard.coordinator)) this.fullFeeds.useShards(reshard.shards);
     });
     await this.live.armAlarm(reshard.startedAt + RESHARD_LEASE_MS);
     return ok(null);
@@ -232,8 +233,12 @@ export class Reindexing {
   }
 
   async #coordinatorFate(coordinator: string, id: number, generation: number): Promise<ReshardFate> {
-    const { env, ctx } = this.live;
-    if (env.SEARCH_APP.idFromName(coordinator).equals(ctx.id)) return this.reshardFate(id, generation);
+    if (this.#isNamed(coordinator)) return this.reshardFate(id, generation);
     return this.live.object(coordinator).reshardFate(id, generation);
+  }
+
+  /** Whether this object is the one named `name`. */
+  #isNamed(name: string): boolean {
+    return this.live.env.SEARCH_APP.idFromName(name).equals(this.live.ctx.id);
   }
 }
