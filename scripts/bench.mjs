@@ -1,6 +1,8 @@
 // `npm run bench`: feeding, search, suggest and cold start on the Debian catalogue, against peers and the physical limit
 // (issue 7). Writes docs/benchmarks.md and prints it. Settings through the environment:
-//   BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_SERIAL_SECONDS (3), BENCH_CONNECTIONS (32),
+//   BENCH_ROUNDS (5) and BENCH_ROUND_SECONDS (1.2): each load scenario's windows, alternated with as long windows of the
+//   empty route on the same connections (scripts/bench/load.mjs), BENCH_SECONDS (10: each replica run, and the empty
+//   route when it runs alone), BENCH_WARMUP_SECONDS (2), BENCH_SERIAL_SECONDS (3), BENCH_CONNECTIONS (32),
 //   BENCH_CHUNK_DOCS (500), BENCH_FEED_CONCURRENCY (4), BENCH_SECONDS_PER_QUERY_TYPE (10, in-process comparison),
 //   BENCH_ONLY (`http` = wrangler dev steps 1-4, `engine` = in-process steps 4-5, `vectors` = the engine's vector and
 //   hybrid search in Node only, `hybrid` = the hybrid search app over HTTP only (fed, then its load rows beside the
@@ -47,6 +49,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const setting = (name, fallback) => Number(process.env[name] ?? fallback);
 const settings = {
   seconds: setting('BENCH_SECONDS', 10),
+  rounds: setting('BENCH_ROUNDS', 5),
+  roundSeconds: setting('BENCH_ROUND_SECONDS', 1.2),
   warmupSeconds: setting('BENCH_WARMUP_SECONDS', 2),
   serialSeconds: setting('BENCH_SERIAL_SECONDS', 3),
   connections: setting('BENCH_CONNECTIONS', 32),
@@ -222,9 +226,8 @@ if (runs('server'))
         }
         // Scale mode measures the keyword service on a catalogue far beyond the hybrid app's.
         if (runs('hybrid') && !scale) {
-          const limit = results.load?.find((scenario) => scenario.id === 'empty')?.requestsPerSecond;
           results.hybrid = await step('hybrid search over HTTP', () =>
-            hybridLoad({ root, workDir, baseUrl, rootToken, schema, envelopes, settings, limit, log }),
+            hybridLoad({ root, workDir, baseUrl, rootToken, schema, envelopes, settings, log }),
           );
         }
       },

@@ -239,6 +239,16 @@ describe('relevance rules', () => {
     engine.add('beta', { name: 'beta', description: 'graphical irc client' });
     expect(top('irc client', engine)).toEqual(['beta', 'alpha']);
   });
+  it('weighs a field by its term frequency before saturation (BM25F): a short description about the word above a name holding it among others', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // The weight times the saturated score ranked the name's match ×10/3 above the description's: ros-geometry-msgs first.
+    engine.add('ros-geometry-msgs', { name: 'ros-geometry-msgs', description: 'messages for robots' });
+    engine.add('kig', { name: 'kig', description: 'interactive geometry tool' });
+    expect(top('geometry', engine)).toEqual(['kig', 'ros-geometry-msgs']);
+    // A name that is the word still comes first (attribute exactness), whatever the description says.
+    engine.add('geometry', { name: 'geometry', description: 'a library' });
+    expect(top('geometry', engine)[0]).toBe('geometry');
+  });
   it('ranks query words next to each other in a field above the same words apart', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     // Same words, same lengths: without proximity the ids would decide (alpha first).

@@ -12,7 +12,7 @@ function semanticSchema(schema) {
 }
 
 /** Starts the stand-in, creates and fully feeds the hybrid app, runs the hybrid scenarios; answers { feed, load }. */
-export async function hybridLoad({ root, workDir, baseUrl, rootToken, schema, envelopes, settings, limit, log }) {
+export async function hybridLoad({ root, workDir, baseUrl, rootToken, schema, envelopes, settings, log }) {
   const { startOpenAiStandIn } = await importEmbeddingsStandIn(root, workDir);
   const standIn = await startOpenAiStandIn({ record: false });
   try {
@@ -27,7 +27,7 @@ export async function hybridLoad({ root, workDir, baseUrl, rootToken, schema, en
       timeoutMs: Math.max(300_000, envelopes.length * 5),
       app: HYBRID_APP,
     });
-    const load = await loadScenarios(baseUrl, { ...settings, log, scenarios: HYBRID_SCENARIOS, limit });
+    const load = await loadScenarios(baseUrl, { ...settings, log, scenarios: HYBRID_SCENARIOS });
     return { feed, load };
   } finally {
     await standIn.close();

@@ -20,7 +20,7 @@ export function judgeTargets(r) {
     };
   const share = (id, minimum) => {
     const scenario = fedLoad?.find((s) => s.id === id && !s.skipped && s.shareOfLimit !== undefined);
-    return scenario && { figure: `${fixed(scenario.shareOfLimit * 100)} %`, met: scenario.shareOfLimit >= minimum };
+    return scenario && { figure: shareCell(scenario), met: scenario.shareOfLimit >= minimum };
   };
   const heaps = r.inProcess?.engine ? [r.inProcess.engine.memoryMB, r.inProcess.engine.loadedMemoryMB] : undefined;
   const vectors = r.inProcess?.vectors;
@@ -167,6 +167,10 @@ function stagesTable(page) {
   ];
 }
 
+/** A share of the empty route: the median over rounds, with the lowest and highest round when measured beside it. */
+const shareCell = ({ shareOfLimit, shareRange }) =>
+  `${fixed(shareOfLimit * 100)} %${shareRange ? ` (rounds ${fixed(shareRange[0] * 100)}–${fixed(shareRange[1] * 100)} %)` : ''}`;
+
 const withSerial = (ms, serialMs) => `${ms} ms${serialMs === undefined ? '' : ` (1 connection: ${serialMs} ms)`}`;
 
 function ratio(inProcess, type, peer, stat) {
@@ -186,6 +190,11 @@ function localObservabilityNote(on) {
   return on
     ? `wrangler dev ran with its local trace collector on (\`BENCH_LOCAL_OBSERVABILITY=true\`): every invocation of the worker and of a Durable Object writes a trace into a SQLite Durable Object in the same runtime thread, a cost production does not pay (${measured}).`
     : `wrangler dev ran with its local trace collector off (\`X_LOCAL_OBSERVABILITY=false\`; \`BENCH_LOCAL_OBSERVABILITY=true\` keeps it): by default every invocation of the worker and of a Durable Object writes a trace into a SQLite Durable Object in the same runtime thread, a cost of local development only that a deployed worker does not pay in its isolate (${measured}). On 2026-11-23 a run of the same code with it on (\`BENCH_ONLY=http BENCH_LOCAL_OBSERVABILITY=true\`, just before the whole run below) measured every share higher: keyword search + facets 43.2 %, browsing 55.9 %, repeated queries 103.6 % of an empty route of 613 req/s (without it: 1,086), so the collector slows the empty route more than it slows a search.`;
+}
+
+/** How the load table's shares compare a scenario with the empty route. */
+function sideBySideNote({ rounds, roundSeconds, connections }) {
+  return `Each scenario runs beside the empty route, on the same ${connections} connections: after its warm-up, windows alternate between the empty route's requests and the scenario's (empty, scenario, empty, …: ${rounds} rounds of the scenario, ${rounds + 1} windows of the empty route, ${roundSeconds} s each). A window is measured from the moment every connection has sent a request of its kind (the other kind's requests have all answered) for ${roundSeconds} s, counting the answers of its own requests. A round's share is the scenario's req/s over the mean of the empty route's in the windows just before and after it; the table gives the median over the rounds and, in brackets, the lowest and highest round. So a share compares moments seconds apart, where scenarios measured one after the other compared moments minutes apart on a machine whose load drifts in between. A scenario's req/s and latencies are those of its windows, the empty route's those of all its windows beside every scenario.`;
 }
 
 /** The machine's load averages when the run started and ended (older runs recorded none). */
@@ -278,7 +287,7 @@ export function renderReport(r) {
   } else out.push('Not measured (see the failed steps).', '');
 
   out.push(
-    `## HTTP load (autocannon, ${r.settings.connections} connections, ${r.settings.seconds} s each after ${r.settings.warmupSeconds} s of warm-up; then ${r.settings.serialSeconds} s at 1 connection)`,
+    `## HTTP load (autocannon, ${r.settings.connections} connections; each scenario ${r.settings.rounds} rounds of ${r.settings.roundSeconds} s beside the empty route after ${r.settings.warmupSeconds} s of warm-up; then ${r.settings.serialSeconds} s at 1 connection)`,
     '',
   );
   out.push(localObservabilityNote(r.settings.localObservability), '');
@@ -312,7 +321,7 @@ export function renderReport(r) {
                 s.p50,
                 s.p90,
                 s.p99,
-                s.shareOfLimit ? `${fixed(s.shareOfLimit * 100)} %` : '–',
+                s.shareOfLimit ? shareCell(s) : '–',
                 s.serialP50 === undefined ? '–' : `${s.serialP50} / ${s.serialP99}`,
                 `${s.non2xx} / ${s.errors}`,
                 s.sample,
@@ -320,7 +329,7 @@ export function renderReport(r) {
         ),
       ),
       '',
-      `${clientHeadersNote(r.settings.acceptEncoding)} Search and suggest scenarios also send \`Cache-Control: no-cache\` (computed answers: no edge cache, no memory of answers in the search app); the repeated scenario sends the same keyword requests without it. Latencies are autocannon’s, in whole milliseconds. At 32 connections a latency includes the wait in the queue (≈ connections ÷ req/s), so on a small machine the p50 reflects throughput as much as the cost of one query; the in-process table below gives the cost of one query.`,
+      `${clientHeadersNote(r.settings.acceptEncoding)} Search and suggest scenarios also send \`Cache-Control: no-cache\` (computed answers: no edge cache, no memory of answers in the search app); the repeated scenario sends the same keyword requests without it. ${sideBySideNote(r.settings)} Latencies are those of the measured windows' answers, in whole milliseconds. At 32 connections a latency includes the wait in the queue (≈ connections ÷ req/s), so on a small machine the p50 reflects throughput as much as the cost of one query; the in-process table below gives the cost of one query.`,
       '',
       ...(r.hybrid?.load
         ? [

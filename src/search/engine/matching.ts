@@ -298,7 +298,10 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
   const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * quality;
   const norms = slots.map((slot) => normsOf(hits, slot.slot, statistics.averageLength(slot.slot)));
   const matches = slotsMatching(state, expansion);
-  const factors = slots.map((slot) => slot.weight * weight);
+  // BM25F: a field's weight multiplies the term's frequency before saturation, not the saturated score, so a word
+  // in a heavy field reaches the bound every field shares ((k1 + 1) × IDF) sooner instead of scoring its weight's
+  // multiple of a lighter field's (a name holding the word among others outscored a short description about it).
+  const boosts = slots.map((slot) => slot.weight);
   const { lengths } = text;
   const entries = text.count(expansion.termId);
   if (hits.ords.length < entries) growHits(hits, entries);
@@ -326,7 +329,7 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
         hits.ords[count] = ord;
         hits.slots[count] = slot;
         hits.occurrences[count] = occurrence;
-        hits.scores[count] = factors[slot] * saturation(frequencyOf(occurrence), norm);
+        hits.scores[count] = weight * saturation(boosts[slot] * frequencyOf(occurrence), norm);
         count++;
       }
   }

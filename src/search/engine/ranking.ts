@@ -9,7 +9,8 @@
  *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos;
  * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
  *    not a typo (the score weighs the forms below the word as typed);
- * 5. score: BM25 over the fields by weight, field-length aware, other interpretations a little below the literal,
+ * 5. score: BM25F (each field's weight applied to the term frequency before saturation), field-length aware, the
+ *    best field per interpretation, other interpretations a little below the literal,
  *    completions below the word (at most its IDF when it is indexed as typed: expansions.ts),
  *    times the document's prior from its title's length and name family (families.ts), and ×1.5 for each query
  *    word right after the previous one in a field (proximity);
