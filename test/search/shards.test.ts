@@ -45,6 +45,21 @@ async function feedFully(app: FeedingApp, entries: unknown[]): Promise<{ state: 
   );
 }
 
+/**
+ * A full feed into the app's shards (`shards` of them, set first when given) whose cancel reached shard 0 only, as when
+ * the process cancelling it died right after: the other shards still hold the cycle and its staged rows. Answers its id.
+ */
+async function feedCancelledOnShardZero(app: FeedingApp, shards?: number): Promise<number> {
+  if (shards !== undefined) {
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards } }));
+  }
+  const { cycleId } = await json<{ cycleId: number }>(await expectOk(fullFeed(app, 'start')));
+  const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 100))));
+  await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
+  await app.searchApp.stub.cancelFullFeed();
+  return cycleId;
+}
+
 /** Rows a shard object stores: documents (tombstones too), staged documents and metadata. */
 async function storedRows(app: FeedingApp, shard: number): Promise<number> {
   return runInDurableObject(app.searchApp.shard(shard), async (_instance, state) =>
@@ -374,10 +389,7 @@ describe('a full feed over several shards', () => {
     const app = await shardedApp(4);
     await feedFully(app, DOCUMENTS.slice(0, 40));
     // A full feed into the 4 shards, cancelled by a process that died after shard 0's cancel: shards 1 to 3 never heard.
-    const { cycleId } = await json<{ cycleId: number }>(await expectOk(fullFeed(app, 'start')));
-    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 100))));
-    await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
-    await app.searchApp.stub.cancelFullFeed();
+    const cycleId = await feedCancelledOnShardZero(app);
     for (const shard of [1, 2, 3]) expect(await stagedRows(app, shard), `shard ${shard}`).toBeGreaterThan(0);
 
     // The next full feed swaps to 2 shards: 2 and 3 are dropped, and 1 joined it over the ended cycle.
@@ -434,11 +446,7 @@ describe('deleting a sharded search app', () => {
     const app = await shardedApp(2);
     await feedFully(app, DOCUMENTS.slice(0, 40));
     // A 4-shard full feed cancelled on shard 0 only: shards 2 and 3, never in a live layout, keep its staging.
-    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 4 } }));
-    await expectOk(fullFeed(app, 'start'));
-    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 100))));
-    await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
-    await app.searchApp.stub.cancelFullFeed();
+    await feedCancelledOnShardZero(app, 4);
     expect(await existingShards(app)).toEqual([0, 1, 2, 3]);
     for (const shard of [2, 3]) expect(await stagedRows(app, shard), `shard ${shard}`).toBeGreaterThan(0);
 
@@ -625,11 +633,7 @@ describe('a re-index job changing the shard count', () => {
     const app = await shardedApp(1);
     await feedFully(app, DOCUMENTS.slice(0, 40));
     // A 4-shard full feed cancelled on shard 0 only: shards 1 to 3 still hold it.
-    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 4 } }));
-    await expectOk(fullFeed(app, 'start'));
-    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(40, 100))));
-    await allSettled(app, [accepted.firstId, accepted.lastId], { staged: true });
-    await app.searchApp.stub.cancelFullFeed();
+    await feedCancelledOnShardZero(app, 4);
 
     const job = await reshardTo(app, 4);
     expect(job).toMatchObject({ state: 'FINISHED' });
