@@ -7,21 +7,24 @@ import { cataloguePaths, readSchema } from './catalogue.mjs';
 import { importEngine } from './engine-bundle.mjs';
 import { miniSearchEngine, oramaEngine, ourEngine } from './peers.mjs';
 import { browseRequest, filteredRequest, keywordRequest, suggestRequest } from './queries.mjs';
-import { elapsedMs, MB, now, percentile } from './stats.mjs';
+import { elapsedMs, MB, memoryAfterGc, now, percentile } from './stats.mjs';
 import { measureVectors } from './vectors.mjs';
 
 const options = JSON.parse(process.argv[2]);
 if (typeof globalThis.gc !== 'function') throw new Error('in-process.mjs needs node --expose-gc');
 
-/** JS heap and ArrayBuffer bytes after a full gc: typed arrays live outside `heapUsed` but count in an isolate's 128 MB. */
-function memoryAfterGc() {
-  for (let i = 0; i < 3; i++) globalThis.gc();
-  const { heapUsed, arrayBuffers } = process.memoryUsage();
-  return { heapUsed, arrayBuffers };
+/**
+ * What an index holds: memory read while it lives less memory read once it was dropped, not counting `allocatedBetween`
+ * bytes of array buffers made between the two readings.
+ */
+function heldMemory(held, dropped, allocatedBetween = 0) {
+  const heapMB = (held.heapUsed - dropped.heapUsed) / MB;
+  const buffersMB = (held.arrayBuffers - dropped.arrayBuffers + allocatedBetween) / MB;
+  return { heapMB, buffersMB, memoryMB: heapMB + buffersMB };
 }
 
-function memoryDelta(before) {
-  const after = memoryAfterGc();
+async function memoryDelta(before) {
+  const after = await memoryAfterGc();
   const heapMB = (after.heapUsed - before.heapUsed) / MB;
   const buffersMB = (after.arrayBuffers - before.arrayBuffers) / MB;
   return { heapMB, buffersMB, memoryMB: heapMB + buffersMB };
@@ -37,13 +40,13 @@ const lines = gunzipSync(readFileSync(cataloguePaths(options.root).documents))
   .filter(Boolean);
 
 /** Builds an engine from the whole catalogue, measuring time and retained heap. */
-function build(engine) {
-  const before = memoryAfterGc();
+async function build(engine) {
+  const before = await memoryAfterGc();
   const start = now();
   for (const line of lines) engine.add(JSON.parse(line));
   engine.finish?.();
   const buildMs = elapsedMs(start);
-  const memory = memoryDelta(before);
+  const memory = await memoryDelta(before);
   log(
     `${engine.name}: ${engine.size()} documents in ${(buildMs / 1000).toFixed(1)} s, heap +${memory.heapMB.toFixed(1)} MB, array buffers +${memory.buffersMB.toFixed(1)} MB`,
   );
@@ -56,7 +59,11 @@ const engines = [];
 if (options.engineBundle) {
   const { SearchIndex, VectorIndex, displayFields, config } = await importEngine(options.engineBundle, readSchema(options.root));
   const ours = ourEngine(SearchIndex, config);
-  const built = build(ours);
+  const building = await build(ours);
+  // Ours is measured by removal, memory while its index lives less memory once it is dropped: the baseline before a
+  // build drifts by tens of MB (what the catalogue's lines hold is freed at some moment of the run), and a whole run
+  // once read the loaded index as −18.9 MB by addition.
+  const withBuilt = await memoryAfterGc();
 
   const serializeStart = now();
   const bytes = ours.serialize();
@@ -66,13 +73,15 @@ if (options.engineBundle) {
   const probes = [keywordRequest(0), keywordRequest(15), filteredRequest(3), browseRequest(1)];
   const builtTotals = probes.map((request) => ours.keyword(request).total);
   ours.replaceWith(undefined);
-  const beforeLoad = memoryAfterGc();
-  // A fresh copy of the bytes, so whatever the loaded index keeps of them is counted.
-  const { loaded, loadMs } = ((fresh) => {
-    const loadStart = now();
-    return { loaded: SearchIndex.load(config, fresh), loadMs: elapsedMs(loadStart) };
-  })(bytes.slice());
-  const loadedMemory = memoryDelta(beforeLoad);
+  const built = { ...building, ...heldMemory(withBuilt, await memoryAfterGc(), bytes.byteLength) };
+  // A fresh copy of the bytes each time, so whatever the loaded index keeps of them is counted.
+  const loadStart = now();
+  ours.replaceWith(SearchIndex.load(config, bytes.slice()));
+  const loadMs = elapsedMs(loadStart);
+  const withLoaded = await memoryAfterGc();
+  ours.replaceWith(undefined);
+  const loadedMemory = heldMemory(withLoaded, await memoryAfterGc());
+  const loaded = SearchIndex.load(config, bytes.slice());
   ours.replaceWith(loaded);
   const loadedTotals = probes.map((request) => ours.keyword(request).total);
 
@@ -90,7 +99,7 @@ if (options.engineBundle) {
   engines.push(ours);
   results.highlight = measureHighlight(loaded, displayFields);
   const ids = lines.map((line) => JSON.parse(line).header.id);
-  results.vectors = measureVectors({ VectorIndex, index: loaded, ids, keywordRequest, memoryAfterGc, iterations: 500 });
+  results.vectors = await measureVectors({ VectorIndex, index: loaded, ids, keywordRequest, memoryAfterGc, iterations: 500 });
   const v = results.vectors;
   log(
     `vectors: ${v.documents} × ${v.dimensions}, heap + buffers +${v.memoryMB.toFixed(1)} MB, recall@10 ${v.recallAt10.toFixed(3)}, vector p50 ${v.vectorOnly.p50.toFixed(2)} ms (float32 brute force ${v.bruteForce.p50.toFixed(1)} ms), hybrid p50 ${v.hybrid.p50.toFixed(2)} ms`,
@@ -137,7 +146,7 @@ if (options.vectorsOnly) {
 }
 
 for (const engine of [oramaEngine(), miniSearchEngine()]) {
-  results.engines.push(build(engine));
+  results.engines.push(await build(engine));
   engines.push(engine);
 }
 

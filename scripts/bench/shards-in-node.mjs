@@ -8,18 +8,12 @@ import { pathToFileURL } from 'node:url';
 import { readEnvelopes, readSchema } from './catalogue.mjs';
 import { importEngine } from './engine-bundle.mjs';
 import { browseRequest, keywordRequest, suggestRequest } from './queries.mjs';
-import { elapsedMs, fixed, MB, now, percentile, thousands } from './stats.mjs';
+import { elapsedMs, fixed, MB, memoryAfterGc, now, percentile, thousands } from './stats.mjs';
 import { variantCatalogue } from './variants.mjs';
 
 /** A shard's part asks 1.5 × the default 50 facet values + 10 (`shardFacetLimit`) and its suggestions 4 × rows. */
 const PART_FACET_LIMIT = 85;
 const SUGGEST_OVERSAMPLING = 4;
-
-function memoryAfterGc() {
-  for (let i = 0; i < 3; i++) globalThis.gc();
-  const { heapUsed, arrayBuffers } = process.memoryUsage();
-  return heapUsed + arrayBuffers;
-}
 
 /** p50 and p99 in ms of `iterations` calls of `run(i)` after a tenth as many warm-up calls. */
 function latency(iterations, run) {
@@ -39,12 +33,13 @@ export async function measureShard({ root, engineBundle, scale, shards, shard, i
   const { SearchIndex, shardOf, config } = await importEngine(engineBundle, readSchema(root));
   const catalogue = variantCatalogue(readEnvelopes(root), scale);
   const part = { feedingKey: () => 0 };
-  const before = memoryAfterGc();
+  const before = await memoryAfterGc();
   const started = now();
   const index = new SearchIndex(config);
   for (const { header, payload } of catalogue) if (shardOf(header.id, shards) === shard) index.add(header.id, payload);
   const buildSeconds = elapsedMs(started) / 1000;
-  const memoryMB = (memoryAfterGc() - before) / MB;
+  const after = await memoryAfterGc();
+  const memoryMB = (after.heapUsed - before.heapUsed + after.arrayBuffers - before.arrayBuffers) / MB;
   // The catalogue's parsed originals count in `before`: kept alive until here, so the gc above does not subtract them.
   if (!catalogue.length) throw new Error('an empty catalogue');
   const keyword = latency(iterations, (i) =>

@@ -23,3 +23,22 @@ export function fixed(value, digits = 1) {
 export function thousands(value) {
   return Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : 'n/a';
 }
+
+/**
+ * JS heap and ArrayBuffer bytes once a full gc has settled (needs node --expose-gc): typed arrays live outside
+ * `heapUsed` but count in an isolate's 128 MB. V8 frees array buffers on a background thread and keeps some objects
+ * until the current job ends, so a reading right after `gc()` may still count what it found dead: gc, let the event
+ * loop turn, and read again until two readings agree within 64 KB (at most 20 rounds).
+ */
+export async function memoryAfterGc() {
+  let last;
+  for (let round = 0; round < 20; round++) {
+    globalThis.gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const { heapUsed, arrayBuffers } = process.memoryUsage();
+    const reading = { heapUsed, arrayBuffers };
+    if (last && Math.abs(reading.heapUsed - last.heapUsed) + Math.abs(reading.arrayBuffers - last.arrayBuffers) < 64 * 1024) return reading;
+    last = reading;
+  }
+  return last;
+}

@@ -95,14 +95,14 @@ function timings(run, count) {
  * p50/p99 of vector-only search (and of exact float32 brute force), recall@10 against exact float32 cosine, the share
  * of queries whose exact nearest neighbour is in the top 10, and p50/p99 of hybrid keyword + vector searches.
  */
-export function measureVectors({ VectorIndex, index, ids, keywordRequest, memoryAfterGc, iterations }) {
+export async function measureVectors({ VectorIndex, index, ids, keywordRequest, memoryAfterGc, iterations }) {
   const { vectors, queries } = clusteredVectors(ids.length, QUERIES);
-  const before = memoryAfterGc();
+  const before = await memoryAfterGc();
   const buildStart = process.hrtime.bigint();
   const vectorIndex = new VectorIndex(DIMENSIONS);
   ids.forEach((id, i) => vectorIndex.add(id, vectors[i]));
   const buildSeconds = Number(process.hrtime.bigint() - buildStart) / 1e9;
-  const after = memoryAfterGc();
+  const after = await memoryAfterGc();
   const memoryMB = (after.heapUsed - before.heapUsed + after.arrayBuffers - before.arrayBuffers) / 2 ** 20;
   const serializedMB = vectorIndex.serialize().byteLength / 2 ** 20;
 
