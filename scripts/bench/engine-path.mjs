@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { readEnvelopes, readSchema } from './catalogue.mjs';
 import { bundleEnginePath } from './engine-bundle.mjs';
 import { browseRequest, filteredRequest, KEYWORD_QUERIES, keywordRequest, SUGGEST_QUERIES, suggestRequest } from './queries.mjs';
-import { MB, percentile } from './stats.mjs';
+import { MB, memoryAfterGc, percentile } from './stats.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: flags } = parseArgs({
@@ -61,9 +61,8 @@ const cpuMs = () => {
 };
 const preciseMs = () => Number(process.hrtime.bigint()) / 1e6;
 
-/** JS heap and array buffer megabytes more than at `before` (a `process.memoryUsage()`). */
-function memorySince(before) {
-  const now = process.memoryUsage();
+/** JS heap and array buffer megabytes of `now` more than at `before` (`memoryAfterGc` readings). */
+function memorySince(before, now) {
   return (now.heapUsed - before.heapUsed + now.arrayBuffers - before.arrayBuffers) / MB;
 }
 
@@ -81,11 +80,9 @@ async function engineOf(label, checkout) {
     bytes = built.serialize();
     if (cached) writeFileSync(cached, bytes);
   }
-  globalThis.gc?.();
-  const before = process.memoryUsage();
+  const before = globalThis.gc && (await memoryAfterGc());
   const index = bundle.SearchIndex.load(config, bytes.slice());
-  globalThis.gc?.();
-  const memoryMB = memorySince(before);
+  const memoryMB = globalThis.gc && memorySince(before, await memoryAfterGc());
   log(`${label}: loaded ${index.size} documents (${globalThis.gc ? `${memoryMB.toFixed(1)} MB` : 'run with --expose-gc for memory'})`);
   return { label, bundle, config, index, payloads: new Map(envelopes.map(({ header, payload }) => [header.id, payload])) };
 }
@@ -252,9 +249,8 @@ for (const id of scenarioIds) {
 // The process's heap and array buffers once the searches are answered (the index, its scratch arrays and query
 // caches, the catalogue's documents): compare runs of one engine each (`--ref`).
 if (globalThis.gc && engines.length === 1) {
-  for (let i = 0; i < 3; i++) globalThis.gc();
   console.log(
-    `memory   ${engines[0].label.padEnd(8)} ${memorySince({ heapUsed: 0, arrayBuffers: 0 }).toFixed(1)} MB in all after the searches`,
+    `memory   ${engines[0].label.padEnd(8)} ${memorySince({ heapUsed: 0, arrayBuffers: 0 }, await memoryAfterGc()).toFixed(1)} MB in all after the searches`,
   );
 }
 if (flags.verify) for (const engine of engines) console.log(`verify   ${engine.label.padEnd(8)} ${JSON.stringify(verify(engine))}`);
