@@ -60,9 +60,9 @@ if (options.engineBundle) {
   const { SearchIndex, VectorIndex, displayFields, config } = await importEngine(options.engineBundle, readSchema(options.root));
   const ours = ourEngine(SearchIndex, config);
   const building = await build(ours);
-  // Ours is measured by removal, memory while its index lives less memory once it is dropped: the baseline before a
-  // build drifts by tens of MB (what the catalogue's lines hold is freed at some moment of the run), and a whole run
-  // once read the loaded index as −18.9 MB by addition.
+  // Ours is measured by removal, memory while its index lives less memory once it is dropped: the baseline drifts by
+  // tens of MB during the run (about 30 MB held at the start is freed at some moment, not always the same), and a
+  // whole run once read the loaded index as −18.9 MB by addition.
   const withBuilt = await memoryAfterGc();
 
   const serializeStart = now();

@@ -26,9 +26,9 @@ export function thousands(value) {
 
 /**
  * JS heap and ArrayBuffer bytes once a full gc has settled (needs node --expose-gc): typed arrays live outside
- * `heapUsed` but count in an isolate's 128 MB. V8 frees array buffers on a background thread and keeps some objects
- * until the current job ends, so a reading right after `gc()` may still count what it found dead: gc, let the event
- * loop turn, and read again until two readings agree within 64 KB (at most 20 rounds).
+ * `heapUsed` but count in an isolate's 128 MB. A reading right after one `gc()` still counted ~14 MB of array buffers
+ * an index load had dropped (V8 frees them on a background thread): gc, let the event loop turn, and read again until
+ * two readings agree within 64 KB (at most 20 rounds).
  */
 export async function memoryAfterGc() {
   let last;
