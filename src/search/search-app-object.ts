@@ -1,6 +1,15 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
-import type { DocumentRow, FullFeedCycle, HashedVector, PreparedSwap, Reshard, ReshardFate, UnsettledSwap } from './app-storage';
+import type {
+  DocumentRow,
+  FullFeedCycle,
+  HashedVector,
+  PreparedSwap,
+  Reshard,
+  ReshardFate,
+  UnsettledEnd,
+  UnsettledSwap,
+} from './app-storage';
 import type { ChangePage } from './change-log';
 import type { StatisticsShare } from './engine';
 import type { HighlightRequest } from './engine/highlight';
@@ -257,6 +266,25 @@ export class SearchAppObject extends DurableObject<Env> {
   /** As shard 0: what follows the commit of the swap to `generation` is done. */
   async swapSettled(generation: number): Promise<void> {
     this.#fullFeeds.swapSettled(generation);
+  }
+
+  /** As shard 0: the last cycle over several shards it ended without a swap, while the other shards may hold it; else null. */
+  async unsettledEnd(): Promise<UnsettledEnd | null> {
+    return this.#fullFeeds.unsettledEnd();
+  }
+
+  /** As shard 0: the other shards dropped what they held of the cycles ended up to `cycleId`. */
+  async endSettled(cycleId: number): Promise<void> {
+    this.#fullFeeds.endSettled(cycleId);
+  }
+
+  /**
+   * A cycle (or a vote for one) this shard holds that `coordinator`, shard 0's cycles, shows ended goes with its staging:
+   * its end never reached this shard. An object then holding nothing (a shard never in a live layout) deletes its storage.
+   */
+  async dropEndedCycles(coordinator: CoordinatorCycles): Promise<void> {
+    this.#fullFeeds.dropEnded(coordinator);
+    if (this.#live.storage.holdsNothing()) await this.#deleteStorage();
   }
 
   /**

@@ -413,6 +413,23 @@ describe('a full feed over several shards', () => {
     await expectOk(fullFeed(app, 'cancel'));
   });
 
+  it('a cycle cancelled on shard 0 only is dropped at the next recovery check by every shard it staged into, live or never live', async () => {
+    const app = await shardedApp(2);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // A 4-shard full feed cancelled on shard 0 only: shards 2 and 3, never in a live layout, hold its staging as shard 1 does.
+    await feedCancelledOnShardZero(app, 4);
+    for (const shard of [1, 2, 3]) expect(await stagedRows(app, shard), `shard ${shard}`).toBeGreaterThan(0);
+
+    await runRecoveryCheck(app);
+    await waitFor(
+      () => Promise.all([1, 2, 3].map((shard) => stagedRows(app, shard))),
+      (rows) => rows.every((n) => n === 0),
+    );
+    for (const shard of [2, 3]) expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+    expect((await app.searchApp.shard(1).fullFeedStatus()).active).toBe(false);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(40);
+  });
+
   it('a new shard count takes effect at the swap: documents move, nothing is lost', async () => {
     const app = await shardedApp(2);
     await feedFully(app, DOCUMENTS.slice(0, 50));
