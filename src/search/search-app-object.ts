@@ -476,7 +476,7 @@ export class SearchAppObject extends DurableObject<Env> {
     return shards;
   }
 
-  /** Deletes the storage and the alarm, and forgets the in-memory state; the tables come back empty. */
+  /** Deletes the storage (tables too) and the alarm, and forgets the in-memory state; the tables come back, empty, at the next use. */
   async #deleteStorage(): Promise<void> {
     this.#recovery.reset();
     this.#replication.forget();
