@@ -316,6 +316,15 @@ describe('relevance rules', () => {
     // A word indexed nowhere as typed is being typed: its completions weigh as before.
     expect(top('javac', engine)).toEqual(['parser']);
   });
+  it('takes a completion of a one-word query indexed as typed for another word, not a name being typed', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('wikitrans', { name: 'wikitrans', description: 'markup translator' });
+    engine.add('dokuwiki', { name: 'dokuwiki', description: 'simple wiki' });
+    // `wiki` is a word (dokuwiki's description holds it): `wikitrans` only completes it, so it does not start with the query.
+    expect(top('wiki', engine)).toEqual(['dokuwiki', 'wikitrans']);
+    // `wik` is indexed nowhere: it is being typed, and a name completing it is the name typed.
+    expect(top('wik', engine)[0]).toBe('wikitrans');
+  });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });
     expect(top('the gimp', own)[0]).toBe('gimp');

@@ -250,6 +250,18 @@ export const feedingOperations = sqliteTable(
   ],
 );
 
+/**
+ * Apps whose client asked a full feed to end (`requestCycleEnd`), written before the object is told: a cycle left
+ * ENDING may have no feeding entry for the Cron Trigger's backstop to find (none fed, or all terminal). The backstop
+ * deletes the row once the object holds no ending cycle.
+ */
+export const fullFeedEnds = sqliteTable('full_feed_ends', {
+  appId: integer('app_id')
+    .primaryKey()
+    .references(() => searchApps.id, { onDelete: 'cascade' }),
+  requestedAt: text('requested_at').notNull().default(now),
+});
+
 export type JobState = 'CREATED' | 'STARTED' | 'FINISHED' | 'ERROR';
 
 /** Re-index jobs (Schedule feeding job). */

@@ -4,11 +4,25 @@
  * requested and no operation of the cycle is pending, by whichever comes last: End, or the
  * consumer finishing the cycle's last operation. `finishFullFeed` is idempotent, so both may try.
  */
+import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
 import type { Env } from '../env';
+import type { FullFeedCycle } from '../search/app-storage';
 import { SearchAppClient } from '../search/search-app-client';
 import { indexConfigOf, pendingInCycle, settleCycle } from './operations';
+
+/**
+ * End's first step: the cycle is marked ENDING (its swap follows once nothing of it is pending). D1 records the request
+ * first (`full_feed_ends`), so the Cron Trigger's backstop finds a cycle left ENDING with a lost check even when no
+ * feeding entry names it.
+ */
+export async function requestCycleEnd(db: Db, app: SearchAppRow, searchApp: SearchAppClient): Promise<FullFeedCycle> {
+  await db.run(sql`
+    INSERT INTO full_feed_ends (app_id) VALUES (${app.id})
+    ON CONFLICT (app_id) DO UPDATE SET requested_at = excluded.requested_at`);
+  return searchApp.requestFullFeedEnd();
+}
 
 export async function finishCycleIfDrained(env: Env, db: Db, app: SearchAppRow, cycleId: number): Promise<boolean> {
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);

@@ -108,21 +108,35 @@ const STALE_OPEN_MINUTES = 5;
  * The Cron Trigger's backstop (the checks are armed with every accept and every cycle's end, but an instance could lose
  * its alarm): apps with entries open for more than a few minutes get their recovery checks armed again, and so do apps
  * with entries staged that long whose cycle is ending or has ended (`rearmForStaged`: a cycle left ENDING, or swapped
- * or cancelled without D1 hearing of it, whose check never came); a cycle still being fed is left alone.
+ * or cancelled without D1 hearing of it, whose check never came), and apps whose client asked End that long ago
+ * (`full_feed_ends`: a cycle left ENDING may have no entry at all); a cycle still being fed is left alone. End's record
+ * goes once the object holds no ending cycle (kept when a newer End rewrote it meanwhile).
  */
 export async function rearmStaleApps(env: Env, db: Db): Promise<void> {
   const stale = sql`coalesce(sent_at, created_at) < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${STALE_OPEN_MINUTES} minutes`})`;
-  const apps = await db.all<{ id: number; tenant_code: string; code: string; open: number; staged_cycles: string }>(sql`
+  const apps = await db.all<{
+    id: number;
+    tenant_code: string;
+    code: string;
+    open: number;
+    staged_cycles: string;
+    end_requested_at: string | null;
+  }>(sql`
     SELECT id, tenant_code, code,
       EXISTS (SELECT 1 FROM feeding_operations WHERE app_id = app.id AND state IN ('CREATED', 'STARTED') AND ${stale}) AS open,
       (SELECT json_group_array(DISTINCT cycle_id) FROM feeding_operations WHERE app_id = app.id AND state = 'PREPARED' AND ${stale})
-        AS staged_cycles
+        AS staged_cycles,
+      ends.requested_at AS end_requested_at
     FROM search_apps AS app
-    WHERE EXISTS (
+    LEFT JOIN full_feed_ends AS ends
+      ON ends.app_id = app.id AND ends.requested_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${STALE_OPEN_MINUTES} minutes`})
+    WHERE ends.app_id IS NOT NULL OR EXISTS (
       SELECT 1 FROM feeding_operations WHERE app_id = app.id AND state IN ('CREATED', 'STARTED', 'PREPARED') AND ${stale})`);
   for (const app of apps) {
     const searchApp = new SearchAppClient(env, app.tenant_code, app.code);
     if (app.open) await searchApp.noteAccepted(app.id);
-    else await searchApp.rearmForStaged(app.id, JSON.parse(app.staged_cycles) as number[]);
+    else if (!(await searchApp.rearmForStaged(app.id, JSON.parse(app.staged_cycles) as number[])) && app.end_requested_at !== null) {
+      await db.run(sql`DELETE FROM full_feed_ends WHERE app_id = ${app.id} AND requested_at = ${app.end_requested_at}`);
+    }
   }
 }

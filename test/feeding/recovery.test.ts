@@ -6,6 +6,7 @@ import { MAX_REDRIVES, rearmStaleApps } from '../../src/feeding/recovery';
 import { indexConfigOf } from '../../src/feeding/operations';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
+import { requestCycleEnd } from '../../src/feeding/full-feed';
 import { allSettled, bulk, envelope, feedingApp, fullFeed, getDocument, runRecoveryCheck, searchIds, type FeedingApp } from './helpers';
 
 /** Outbox recovery: entries recorded in D1 whose queue messages never went out are sent again. */
@@ -214,6 +215,38 @@ describe('entries of a cycle that ended while D1 was not told', () => {
     expect(await alarm()).not.toBeNull();
 
     await expectSwappedByRecoveryCheck(app, ids);
+  });
+
+  it("a full feed with no entry left ENDING whose check's alarm was lost is swapped once the Cron Trigger's backstop re-arms the check", async () => {
+    // A full feed of zero documents: D1 holds no entry of the cycle for the backstop to find.
+    const { app } = await fullFeedOverLiveDocument('live');
+    const db = createDb(env.DB);
+    const row = (await findSearchApp(db, app.tenant, app.code))!;
+    const alarm = () => runInDurableObject(app.searchApp.stub, (_instance, state) => state.storage.getAlarm());
+    const endRecords = async () =>
+      (await env.DB.prepare('SELECT count(*) AS n FROM full_feed_ends WHERE app_id = ?').bind(row.id).first<{ n: number }>())!.n;
+    // What End does before it swaps, then the process died, and the alarm of the check End armed was lost.
+    await requestCycleEnd(db, row, app.searchApp);
+    await runInDurableObject(app.searchApp.stub, (_instance, state) => state.storage.deleteAlarm());
+    // Within five minutes of End the backstop leaves it alone; ten minutes later it arms the check.
+    await rearmStaleApps(env, db);
+    expect(await alarm()).toBeNull();
+    await env.DB.prepare(`UPDATE full_feed_ends SET requested_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-10 minutes') WHERE app_id = ?`)
+      .bind(row.id)
+      .run();
+    await rearmStaleApps(env, db);
+    expect(await alarm()).not.toBeNull();
+
+    await runRecoveryCheck(app);
+    await waitFor(
+      () => status(app),
+      (answer) => answer.state === 'NONE',
+    );
+    expect(await searchIds(app)).toEqual([]);
+    // The cycle is over: the backstop's next run drops End's record, and calls the object no more.
+    expect(await endRecords()).toBe(1);
+    await rearmStaleApps(env, db);
+    expect(await endRecords()).toBe(0);
   });
 
   it('entries left PREPARED by a cancel whose D1 update never came are CANCELED by the next recovery check', async () => {

@@ -5,7 +5,7 @@ import { requireTenantToken } from '../auth';
 import type { AppEnv } from '../../env';
 import { DOCUMENT_TYPES, type DocumentType } from '../../feeding/envelopes';
 import { deleteOne, feedMany, feedOne, requireAnyAccepted } from '../../feeding/feed';
-import { cancelCycle, finishCycleIfDrained } from '../../feeding/full-feed';
+import { cancelCycle, finishCycleIfDrained, requestCycleEnd } from '../../feeding/full-feed';
 import { findQueueEntry, listQueueEntries, pendingInCycle } from '../../feeding/operations';
 import { feedEntries, isNdjson, once, uploadedText } from '../../feeding/upload';
 import { ApiError } from '../../errors';
@@ -75,7 +75,7 @@ export const dataRoutes = new Hono<AppEnv>()
     return c.json({ message: 'Full feed started', cycleId: cycle.id, state: cycle.state, startedAt: cycle.startedAt }, 200);
   })
   .post('/fullfeed/end/:tenant/:code', write, validate('json', anyObject), withSearchApp, async (c) => {
-    const cycle = await c.var.searchApp.requestFullFeedEnd();
+    const cycle = await requestCycleEnd(c.var.db, c.var.app, c.var.searchApp);
     const swapped = await finishCycleIfDrained(c.env, c.var.db, c.var.app, cycle.id);
     return c.json(
       swapped

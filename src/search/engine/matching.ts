@@ -5,8 +5,9 @@
  * which exactly, and per field which words matched from where (for "the field starts with / equals the query").
  */
 import { expand, type Expansion } from './expansions';
+import { titlesBeginning } from './families';
 import { isNumeric, type ExactField } from './plan';
-import { corpusStatistics, inverseDocumentFrequency, lengthNorm, saturation } from './ranking';
+import { corpusStatistics, inverseDocumentFrequency, lengthNorm, saturation, termFrequency } from './ranking';
 import type { Alternative, QueryPlan } from './query-plan';
 import { capacity, documentsByValue, liveOrds, type IndexState } from './state';
 import { frequencyOf, positionOf, spanOf, type PostingRun } from './text-index';
@@ -205,8 +206,19 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const { altBest, altState, slotMarks, adjacent } = m;
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
+  // A query of one word that is itself indexed (`wiki`, `latex`) is a word, not a name still being typed: a field
+  // starting with or equal to a completion of it (`wiki2beamer`, `latex2rtf`) gets no attribute exactness
+  // (criterion 3), only its score. A word indexed nowhere (`inksc`) is being typed, and so is one beginning a
+  // namespace (`node`: no name starts with it, so `nodejs` is the name meant): their completions keep exactness.
+  const typedWord =
+    alternative.prefix &&
+    single &&
+    m.plan.counted === mask &&
+    termFrequency(state, alternative.terms[0]) > 0 &&
+    titlesBeginning(state, alternative.terms) !== 'namespace';
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
     const count = collectHits(state, expansion, alternative.quality, hits, wanted);
+    const aligns = !typedWord || expansion.kind !== 'prefix';
     const typos = expansion.typos + 1;
     const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
     const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? ALT_WHOLE : 0;
@@ -222,7 +234,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
       if (typos === 1 || exact) slotMarks[at + SLOT_WORDS] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
-      if (position === queryPosition) {
+      if (position === queryPosition && aligns) {
         slotMarks[at + SLOT_ALIGNED] |= mask;
         // The field's end as the query reaches it: a word matched elsewhere in the field (`code`, a typo of `node`
         // in `node-code`) does not make the field equal the query.
