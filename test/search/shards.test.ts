@@ -862,6 +862,23 @@ describe('a re-index job changing the shard count', () => {
     expect(await ranked()).toEqual(before);
   });
 
+  it("a swap destroys a dropped shard holding a move whose lease lapsed before the shard's alarm came", async () => {
+    const app = await shardedApp(4);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // A job began moving the documents to 5 shards (every shard joined it) and died; its lease lapsed, and the shards'
+    // alarms, armed for its end, have not come yet.
+    const reshard = { id: -2, shards: 5, job: 'job-a', startedAt: Date.now(), coordinator: app.searchApp.name };
+    for (const shard of shardNumbers(5)) {
+      expect((await app.searchApp.shard(shard).beginReshard(reshard)).ok).toBe(true);
+      await lapse(app, shard, 'reshard');
+    }
+    // The next full feed swaps to 2 shards: its follow-up destroys shards 2 and 3.
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 2 } }));
+    expect((await feedFully(app, DOCUMENTS.slice(0, 30))).state).toBe('NONE');
+    for (const shard of [2, 3]) expect(await storedRows(app, shard), `dropped shard ${shard}`).toBe(0);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(30);
+  });
+
   it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {
     const app = await shardedApp(1, 'reshard-refusal');
     await feedFully(app, DOCUMENTS.slice(0, 40));

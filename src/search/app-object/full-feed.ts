@@ -250,7 +250,9 @@ export class FullFeeds {
    * Whether this shard may go as one the layout of `generation` dropped: not when it holds that generation or a newer
    * one, nor while it is in a full feed, a move or a swap (it was taken up again since, and a late follow-up must not
    * wipe what it stages). A cycle (and a vote for it) that shard 0 had ended when the follow-up read `coordinator` does
-   * not keep it: its end never reached this shard, and nothing else would ever remove it.
+   * not keep it: its end never reached this shard, and nothing else would ever remove it. Nor does a move whose lease
+   * lapsed and that this shard did not vote for: its job died, and its alarm would drop only the move, keeping the
+   * shard's old live documents for good; a vote keeps it (the alarm asks the coordinator what became of the move).
    */
   droppable(generation: number, coordinator: CoordinatorCycles): boolean {
     const storage = this.live.storage;
@@ -259,7 +261,7 @@ export class FullFeeds {
     return (
       this.live.layout().generation < generation &&
       (!cycle || cycleEnded(cycle.id, coordinator)) &&
-      !storage.get('reshard') &&
+      !activeReshard(storage) &&
       (!ready || cycleEnded(ready.cycleId, coordinator))
     );
   }
