@@ -316,7 +316,7 @@ describe('relevance rules', () => {
     // A word indexed nowhere as typed is being typed: its completions weigh as before.
     expect(top('javac', engine)).toEqual(['parser']);
   });
-  it('takes a completion of a one-word query indexed as typed for another word, not a name being typed', () => {
+  it('takes a completion or a shorter form of a one-word query indexed as typed for another word, not a name being typed', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('wikitrans', { name: 'wikitrans', description: 'markup translator' });
     engine.add('dokuwiki', { name: 'dokuwiki', description: 'simple wiki' });
@@ -324,6 +324,14 @@ describe('relevance rules', () => {
     expect(top('wiki', engine)).toEqual(['dokuwiki', 'wikitrans']);
     // `wik` is indexed nowhere: it is being typed, and a name completing it is the name typed.
     expect(top('wik', engine)[0]).toBe('wikitrans');
+    // A shorter form of the word is no name being typed either: the query went past it.
+    engine.add('check', { name: 'check', description: 'unit testing framework' });
+    engine.add('kcheckers', { name: 'kcheckers', description: 'checkers board game' });
+    expect(top('checkers', engine)[0]).toBe('kcheckers');
+    // A longer form still starts the query as typed (`blend` -> `blender`).
+    engine.add('blender', { name: 'blender', description: '3d modeller' });
+    engine.add('mixer', { name: 'mixer', description: 'blend colours' });
+    expect(top('blend', engine)[0]).toBe('blender');
   });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });

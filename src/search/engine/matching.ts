@@ -207,18 +207,22 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
   // A query of one word that is itself indexed (`wiki`, `latex`) is a word, not a name still being typed: a field
-  // starting with or equal to a completion of it (`wiki2beamer`, `latex2rtf`) gets no attribute exactness
-  // (criterion 3), only its score. A word indexed nowhere (`inksc`) is being typed, and so is one beginning a
-  // namespace (`node`: no name starts with it, so `nodejs` is the name meant): their completions keep exactness.
+  // starting with or equal to a completion of it (`wiki2beamer`, `latex2rtf`), or a shorter form of it the query
+  // has gone past (`check` for `checkers`), gets no attribute exactness (criterion 3), only its score. A word indexed
+  // nowhere (`inksc`) is being typed, and so is one beginning a namespace (`node`: no name starts with it, so `nodejs`
+  // is the name meant): their completions keep exactness.
   const typedWord =
     alternative.prefix &&
     single &&
     m.plan.counted === mask &&
     termFrequency(state, alternative.terms[0]) > 0 &&
     titlesBeginning(state, alternative.terms) !== 'namespace';
+  const typedLength = alternative.terms[0].length;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
     const count = collectHits(state, expansion, alternative.quality, hits, wanted);
-    const aligns = !typedWord || expansion.kind !== 'prefix';
+    const aligns =
+      !typedWord ||
+      !(expansion.kind === 'prefix' || (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength));
     const typos = expansion.typos + 1;
     const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
     const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? ALT_WHOLE : 0;

@@ -6,8 +6,9 @@
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
  *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace; nor more than
  *    five none of which is the query: a family without a head) start with it,
- *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos; a completion of a
- *    one-word query that is itself an indexed word counts not at all (`wiki` -> `wiki2beamer`: matching.ts);
+ *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos; a completion or a
+ *    shorter form of a one-word query that is itself an indexed word counts not at all (`wiki` -> `wiki2beamer`,
+ *    `checkers` -> `check`: matching.ts);
  * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
  *    not a typo (the score weighs the forms below the word as typed);
  * 5. score: BM25F (each field's weight applied to the term frequency before saturation), field-length aware, the
