@@ -182,7 +182,8 @@ function eachObjectDatabase(table, read) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith('.sqlite')) {
-        const db = new DatabaseSync(path, { readOnly: true });
+        // A SIGKILLed workerd may hold its files' locks a moment longer than the request that saw it die.
+        const db = new DatabaseSync(path, { readOnly: true, timeout: 10_000 });
         if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) read(db);
         db.close();
       }
