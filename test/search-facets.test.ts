@@ -217,6 +217,32 @@ describe('facet counts over large match sets and after changes', () => {
     expectCounts();
   });
 
+  it('counts alike once the facets hold more values than rows of 16-bit entries have room for', () => {
+    const index = new SearchIndex(catalogue);
+    const documents = new Map<string, ReturnType<typeof documentOf>>();
+    const add = (id: string, document: ReturnType<typeof documentOf>) => {
+      documents.set(id, document);
+      index.add(id, document);
+    };
+    const facetLimit = 300;
+    const expectCounts = () => {
+      for (const q of ['common', 'plain'])
+        expect(index.search({ q, page: 1, rows: 5, facetLimit }).facets.map(({ id, values }) => ({ id, values }))).toEqual(
+          expectedFacets(documents, (title) => title.startsWith(q)).map(({ id, values }) => ({ id, values: values.slice(0, facetLimit) })),
+        );
+    };
+    for (let i = 0; i < 20; i++) add(`d${i}`, documentOf(i));
+    expectCounts();
+    // 40 colours more (the colours' region grows, so every category's place moves too), and 500 categories a document,
+    // 50 of them shared (counted more than once) and 450 its own: 54,050 values, which with room to grow take more
+    // than 65,536 places, so the rows counted before move to 32-bit entries.
+    for (let i = 20; i < 140; i++) {
+      const kinds = Array.from({ length: 500 }, (_, j) => (j < 50 ? `shared ${(i + j) % 50}` : `own ${i} ${j}`));
+      add(`d${i}`, { ...documentOf(i), colour: `colour ${i % 40}`, kinds });
+    }
+    expectCounts();
+  });
+
   it('answers browsing (no query, no filter) for the index as it is now: every change shows in hits, totals and counts', () => {
     const index = new SearchIndex(catalogue);
     for (let i = 0; i < 6; i++) index.add(`d${i}`, documentOf(i));

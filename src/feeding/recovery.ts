@@ -58,6 +58,8 @@ export async function recoverApp(env: Env, db: Db, request: RecoveryRequest): Pr
   // A cross-shard swap whose job died after shard 0 committed (or that a search committed) is followed up before its
   // entries are FINISHED: dropped shards destroyed, statistics exchanged, so the shards rank as one index again.
   await searchApp.settleSwap();
+  // A cycle cancelled or failed on shard 0 whose end never reached the other shards: they drop its staging.
+  await searchApp.settleEndedCycles();
   await settleEndedCycles(db, app, searchApp, cycle?.id);
   const [open] = await db.all<{ n: number }>(sql`
     SELECT count(*) AS n FROM feeding_operations WHERE app_id = ${app.id} AND state IN ('CREATED', 'STARTED')`);

@@ -47,6 +47,16 @@ export interface UnsettledSwap {
 }
 
 /**
+ * A cycle over several shards that shard 0 ended without a swap (cancelled or failed), while the other shards may not
+ * have heard: the next recovery check has shards 1 to `shards` − 1 drop what they hold of ended cycles
+ * (`SearchAppClient.settleEndedCycles`). `shards`: the most shards of the cycles ended so since the last check.
+ */
+export interface UnsettledEnd {
+  cycleId: number;
+  shards: number;
+}
+
+/**
  * Documents moving to a new shard count (a re-index job): staged in every shard of the new layout under `id` (negative,
  * so never a full-feed cycle's), then swapped in as a full feed's are.
  */
@@ -101,6 +111,8 @@ interface Meta {
   ready: PreparedSwap;
   /** As shard 0: the last cross-shard swap, while what follows its commit is not done. */
   unsettledSwap: UnsettledSwap;
+  /** As shard 0: a cycle over several shards it ended without a swap, while the other shards may hold it still. */
+  unsettledEnd: UnsettledEnd;
   /** A primary's read replicas (their object names), told of every new index version. */
   replicas: string[];
   /** A replica's primary and its own name. */

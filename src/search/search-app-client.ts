@@ -189,6 +189,23 @@ export class SearchAppClient {
     if (unsettled) await afterLastCommit((shard) => this.shard(shard), unsettled.from, unsettled.layout);
   }
 
+  /**
+   * Has the shards other than 0 drop a cycle shard 0 ended without a swap (cancelled, failed or refused) when whoever
+   * ended it stopped before telling them (their staging stayed for good on shards no live layout names). Shard 0 records
+   * such an end and arms a recovery check, which calls this.
+   */
+  async settleEndedCycles(): Promise<void> {
+    const ended = await this.stub.unsettledEnd();
+    if (!ended) return;
+    const cycles = await this.stub.cycles();
+    await Promise.all(
+      shardNumbers(ended.shards)
+        .slice(1)
+        .map((shard) => this.shard(shard).dropEndedCycles(cycles)),
+    );
+    await this.stub.endSettled(ended.cycleId);
+  }
+
   /** Rebuilds every shard's indexes with `config`; 409 while a semantic text of a document has no stored vector. */
   async reindex(config: AppIndexConfig): Promise<{ documents: number }> {
     const shards = await this.#liveShards();

@@ -1,6 +1,15 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
-import type { DocumentRow, FullFeedCycle, HashedVector, PreparedSwap, Reshard, ReshardFate, UnsettledSwap } from './app-storage';
+import type {
+  DocumentRow,
+  FullFeedCycle,
+  HashedVector,
+  PreparedSwap,
+  Reshard,
+  ReshardFate,
+  UnsettledEnd,
+  UnsettledSwap,
+} from './app-storage';
 import type { ChangePage } from './change-log';
 import type { StatisticsShare } from './engine';
 import type { HighlightRequest } from './engine/highlight';
@@ -259,6 +268,25 @@ export class SearchAppObject extends DurableObject<Env> {
     this.#fullFeeds.swapSettled(generation);
   }
 
+  /** As shard 0: the last cycle over several shards it ended without a swap, while the other shards may hold it; else null. */
+  async unsettledEnd(): Promise<UnsettledEnd | null> {
+    return this.#fullFeeds.unsettledEnd();
+  }
+
+  /** As shard 0: the other shards dropped what they held of the cycles ended up to `cycleId`. */
+  async endSettled(cycleId: number): Promise<void> {
+    this.#fullFeeds.endSettled(cycleId);
+  }
+
+  /**
+   * A cycle (or a vote for one) this shard holds that `coordinator`, shard 0's cycles, shows ended goes with its staging:
+   * its end never reached this shard. An object then holding nothing (a shard never in a live layout) deletes its storage.
+   */
+  async dropEndedCycles(coordinator: CoordinatorCycles): Promise<void> {
+    this.#fullFeeds.dropEnded(coordinator);
+    if (this.#live.storage.holdsNothing()) await this.#deleteStorage();
+  }
+
   /**
    * This shard is not in the layout of `generation`, which shard 0 made live: its storage goes, with its replicas',
    * unless it was taken up again since (`FullFeeds.droppable`; a cycle it holds that `coordinator`, shard 0's cycles
@@ -448,7 +476,7 @@ export class SearchAppObject extends DurableObject<Env> {
     return shards;
   }
 
-  /** Deletes the storage and the alarm, and forgets the in-memory state; the tables come back empty. */
+  /** Deletes the storage (tables too) and the alarm, and forgets the in-memory state; the tables come back, empty, at the next use. */
   async #deleteStorage(): Promise<void> {
     this.#recovery.reset();
     this.#replication.forget();

@@ -261,14 +261,16 @@ describe('read replicas', () => {
   });
 });
 
-/** The keys of an object's stored metadata. */
+/** The keys of an object's stored metadata; none when its storage was deleted, tables too. */
 async function metaKeys(stub: DurableObjectStub): Promise<string[]> {
-  return runInDurableObject(stub, (_instance, state) =>
-    state.storage.sql
+  return runInDurableObject(stub, (_instance, state) => {
+    const sql = state.storage.sql;
+    if (!sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).toArray().length) return [];
+    return sql
       .exec<{ key: string }>('SELECT key FROM meta ORDER BY key')
       .toArray()
-      .map((row) => row.key),
-  );
+      .map((row) => row.key);
+  });
 }
 
 /** The bytes of an object's stored share of the other shards' statistics, as one array. */

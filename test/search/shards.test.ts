@@ -60,10 +60,22 @@ async function feedCancelledOnShardZero(app: FeedingApp, shards?: number): Promi
   return cycleId;
 }
 
-/** Rows a shard object stores: documents (tombstones too), staged documents and metadata. */
-async function storedRows(app: FeedingApp, shard: number): Promise<number> {
+/** The tables a shard object's SQLite database holds (none once its storage was deleted, until it is used again). */
+async function tables(app: FeedingApp, shard: number): Promise<string[]> {
   return runInDurableObject(app.searchApp.shard(shard), async (_instance, state) =>
-    ['documents', 'staged', 'meta']
+    state.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'")
+      .toArray()
+      .map((row) => row.name),
+  );
+}
+
+/** Rows a shard object stores in these tables (by default documents, tombstones too, staged documents and metadata). */
+async function storedRows(app: FeedingApp, shard: number, counted = ['documents', 'staged', 'meta']): Promise<number> {
+  const held = await tables(app, shard);
+  return runInDurableObject(app.searchApp.shard(shard), async (_instance, state) =>
+    counted
+      .filter((table) => held.includes(table))
       .map((table) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n)
       .reduce((a, b) => a + b, 0),
   );
@@ -71,10 +83,7 @@ async function storedRows(app: FeedingApp, shard: number): Promise<number> {
 
 /** Staged document rows a shard stores, of any cycle or move. */
 async function stagedRows(app: FeedingApp, shard: number): Promise<number> {
-  return runInDurableObject(
-    app.searchApp.shard(shard),
-    async (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM staged').one().n,
-  );
+  return storedRows(app, shard, ['staged']);
 }
 
 /** Chunks of the other shards' statistics a shard stores (none: it scores alone). */
@@ -413,6 +422,23 @@ describe('a full feed over several shards', () => {
     await expectOk(fullFeed(app, 'cancel'));
   });
 
+  it('a cycle cancelled on shard 0 only is dropped at the next recovery check by every shard it staged into, live or never live', async () => {
+    const app = await shardedApp(2);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // A 4-shard full feed cancelled on shard 0 only: shards 2 and 3, never in a live layout, hold its staging as shard 1 does.
+    await feedCancelledOnShardZero(app, 4);
+    for (const shard of [1, 2, 3]) expect(await stagedRows(app, shard), `shard ${shard}`).toBeGreaterThan(0);
+
+    await runRecoveryCheck(app);
+    await waitFor(
+      () => Promise.all([1, 2, 3].map((shard) => stagedRows(app, shard))),
+      (rows) => rows.every((n) => n === 0),
+    );
+    for (const shard of [2, 3]) expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+    expect((await app.searchApp.shard(1).fullFeedStatus()).active).toBe(false);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(40);
+  });
+
   it('a new shard count takes effect at the swap: documents move, nothing is lost', async () => {
     const app = await shardedApp(2);
     await feedFully(app, DOCUMENTS.slice(0, 50));
@@ -452,7 +478,8 @@ describe('deleting a sharded search app', () => {
 
     expect((await call('DELETE', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN })).status).toBe(204);
     expect(await existingShards(app)).toEqual([0, 1, 2, 3]);
-    for (const shard of [0, 1, 2, 3]) expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+    // Deleted, tables too: the storage is not created again empty.
+    for (const shard of [0, 1, 2, 3]) expect(await tables(app, shard), `shard ${shard}`).toEqual([]);
   });
 
   it('wipes all 16 shard names of an app whose shard 0 was stored before it counted its shards', async () => {

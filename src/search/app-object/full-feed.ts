@@ -3,7 +3,14 @@
  * two-phase swap that makes a cycle's (or a re-shard's) staged documents live across shards as one step.
  */
 import type { Env } from '../../env';
-import { activeReshard, type FailedCycle, type FullFeedCycle, type PreparedSwap, type UnsettledSwap } from '../app-storage';
+import {
+  activeReshard,
+  type FailedCycle,
+  type FullFeedCycle,
+  type PreparedSwap,
+  type UnsettledEnd,
+  type UnsettledSwap,
+} from '../app-storage';
 import type { Outcome } from '../outcome';
 import { MAX_SHARDS } from '../shards';
 import type { FeedingRecovery } from './feeding';
@@ -145,8 +152,10 @@ export class FullFeeds {
   /** Ends a cycle that cannot finish (its operations were lost): staged documents are discarded, the reason kept for the status. */
   async fail(cycleId: number, reason: string): Promise<boolean> {
     const storage = this.live.storage;
-    if (storage.get('cycle')?.id !== cycleId) return false;
+    const cycle = storage.get('cycle');
+    if (cycle?.id !== cycleId) return false;
     this.live.transaction(() => {
+      this.#endedWithoutSwap(cycle);
       storage.discardStaged(cycleId);
       storage.set('cycle', undefined);
       storage.set('failedCycle', { id: cycleId, reason, failedAt: new Date().toISOString() });
@@ -161,6 +170,7 @@ export class FullFeeds {
     const cycle = storage.get('cycle');
     if (!cycle) return { ok: false, status: 404, message: 'No active full feed' };
     this.live.transaction(() => {
+      this.#endedWithoutSwap(cycle);
       storage.discardStaged(cycle.id);
       storage.set('cycle', undefined);
     });
@@ -276,6 +286,31 @@ export class FullFeeds {
       if (storage.get('reshard')?.id === cycleId) storage.set('reshard', undefined);
       storage.set('sealedUntil', undefined);
     });
+  }
+
+  /** As shard 0: the other shards of a cycle ended here without a swap are told by the next recovery check too. */
+  #endedWithoutSwap(cycle: FullFeedCycle): void {
+    const storage = this.live.storage;
+    const shards = Math.max(cycle.shards ?? 1, storage.get('unsettledEnd')?.shards ?? 1);
+    if (shards > 1) storage.set('unsettledEnd', { cycleId: cycle.id, shards });
+  }
+
+  /** As shard 0: the last cycle over several shards it ended without a swap, while the other shards may hold it; else null. */
+  unsettledEnd(): UnsettledEnd | null {
+    return this.live.storage.get('unsettledEnd') ?? null;
+  }
+
+  /** As shard 0: the other shards dropped what they held of the cycles ended up to `cycleId` (a later end's record stays). */
+  endSettled(cycleId: number): void {
+    if (this.live.storage.get('unsettledEnd')?.cycleId === cycleId) this.live.storage.set('unsettledEnd', undefined);
+  }
+
+  /** A cycle, or a vote for one, that shard 0 had ended when `coordinator` was read goes with its staging. */
+  dropEnded(coordinator: CoordinatorCycles): void {
+    const storage = this.live.storage;
+    const held = [storage.get('cycle')?.id, storage.get('ready')?.cycleId];
+    const ended = new Set(held.filter((id): id is number => id !== undefined && cycleEnded(id, coordinator)));
+    if (ended.size) this.live.transaction(() => ended.forEach((id) => this.dropEndedCycle(id)));
   }
 
   #rememberSwapped(cycleId: number): void {

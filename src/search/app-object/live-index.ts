@@ -47,10 +47,8 @@ const ANSWER_MEMO_CHARS = 4_000_000;
 
 /** The object's storage and in-memory indexes, shared by its feeding, full-feed, re-index, replication and answering parts. */
 export class LiveIndex {
-  /** The object's SQLite storage (replaced by `deleteStorage`: read it through here each time). */
-  storage: AppStorage;
-  /** As a primary with replicas: the documents each version changed. */
-  log: ChangeLog;
+  #storage?: AppStorage;
+  #log?: ChangeLog;
   /** Serialized answers of the current version. */
   answers = new AnswerMemo<string>(ANSWER_MEMO_CHARS, (json) => json.length);
   #index?: SearchIndex;
@@ -61,9 +59,19 @@ export class LiveIndex {
   constructor(
     readonly ctx: DurableObjectState,
     readonly env: Env,
-  ) {
-    this.storage = new AppStorage(ctx.storage.sql);
-    this.log = new ChangeLog(ctx.storage.sql);
+  ) {}
+
+  /**
+   * The object's SQLite storage (replaced by `deleteStorage`: read it through here each time). Its tables are created at
+   * first use, not in the constructor: a deleted object keeps no table until it is used again.
+   */
+  get storage(): AppStorage {
+    return (this.#storage ??= new AppStorage(this.ctx.storage.sql));
+  }
+
+  /** As a primary with replicas: the documents each version changed (its tables, too, created at first use). */
+  get log(): ChangeLog {
+    return (this.#log ??= new ChangeLog(this.ctx.storage.sql));
   }
 
   /** The index if it is in memory (no load). */
@@ -253,14 +261,17 @@ export class LiveIndex {
     if (!kept.length) this.log.stop();
   }
 
-  /** Deletes the storage and the alarm, and forgets the in-memory state; the tables come back empty. */
+  /**
+   * Deletes the storage (the tables too: SQLite-backed `deleteAll`) and the alarm, and forgets the in-memory state; the
+   * tables come back, empty, only when the object is used again.
+   */
   async deleteStorage(): Promise<void> {
     this.dropIndex();
     // Versions start again from 0: answers remembered for the old ones must not answer for the new.
     this.answers = new AnswerMemo<string>(ANSWER_MEMO_CHARS, (json) => json.length);
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    this.storage = new AppStorage(this.ctx.storage.sql);
-    this.log = new ChangeLog(this.ctx.storage.sql);
+    this.#storage = undefined;
+    this.#log = undefined;
   }
 }
