@@ -154,6 +154,15 @@ describe('relevance rules', () => {
     ])
       expect(sameWord(a, b)).toBe(true);
   });
+  it('takes no -ation noun for a form of a plural (`documents` is no form of `documentation`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('spell-doc', { name: 'spell-doc', description: 'documentation of a spell checker' });
+    engine.add('aspell', { name: 'aspell', description: 'spell checker' });
+    expect(top('spell checker for my documents', engine)[0]).toBe('aspell');
+    expect(sameWord('documents', 'documentation')).toBe(false);
+    expect(sameWord('installations', 'install')).toBe(true);
+    expect(sameWord('install', 'installation')).toBe(true);
+  });
   it('ranks the word as typed above its other forms', () => {
     expect(top('type')).toEqual(['stype', 'tuxtype']);
   });

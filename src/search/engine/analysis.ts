@@ -128,20 +128,29 @@ const STEM_MEMO_SIZE = 8192;
 export function sameWord(a: string, b: string): boolean {
   const wanted = stems(a);
   if (!stems(b).some((stem) => wanted.includes(stem))) return false;
-  const light = lightStems(b);
-  return lightStems(a).some((stem) => light.includes(stem));
+  // -ation makes a noun of a verb (`install` -> `installation`); a plural is a noun already, and the -ation noun of
+  // its stem is another word (`documents` is no form of `documentation`).
+  const light = lightStems(b, ATION.test(b) && isPlural(a));
+  return lightStems(a, ATION.test(a) && isPlural(b)).some((stem) => light.includes(stem));
+}
+
+const ATION = /ations?$/;
+
+function isPlural(word: string): boolean {
+  return pluralForms(word).some((form) => form.length < word.length);
 }
 
 const DERIVED = /(?:ing|ed|ment|ion)$/;
 /** An -ation stem must keep this many letters (`installation` ~ `install`; `rotation` is no form of `rot`). */
 const MIN_ATION_STEM = 5;
 
-function lightStems(word: string): string[] {
+/** Light stems of a word; its -ation stem left out when the other word is a plural (`sameWord`). */
+function lightStems(word: string, withoutAtion: boolean): string[] {
   const singular = pluralForms(word).find((form) => form.length < word.length) ?? word;
   const found = [singular];
   const bare = singular.replace(DERIVED, '');
   if (bare !== singular && bare.length >= MIN_VERB) found.push(bare);
-  if (singular.endsWith('ation') && singular.length - 5 >= MIN_ATION_STEM) found.push(singular.slice(0, -5));
+  if (!withoutAtion && singular.endsWith('ation') && singular.length - 5 >= MIN_ATION_STEM) found.push(singular.slice(0, -5));
   const agent = singular.length >= MIN_AGENT ? singular.replace(AGENT, '$1') : singular;
   if (agent !== singular && agent.length >= MIN_VERB) found.push(agent);
   return found.map(comparable);
