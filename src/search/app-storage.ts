@@ -107,6 +107,8 @@ interface Meta {
   recoveryAt: number;
   /** The shards of the app's live index and its generation; absent: one shard, generation 0. */
   layout: ShardLayout;
+  /** The cycle, or move (negative id), whose swap made `layout` live: a voter of a lapsed move asks whether it was this one. */
+  liveCycle: number;
   /** The swap this shard is prepared for (phase 1 of a cross-shard full-feed swap). */
   ready: PreparedSwap;
   /** As shard 0: the last cross-shard swap, while what follows its commit is not done. */

@@ -170,9 +170,9 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#reindexing.stageMoved(id, rows, vectors);
   }
 
-  /** As shard 0: what became of the re-shard `id` to `generation` (asked by shards that voted for it, once it lapsed), settling one that lapsed here. */
-  async reshardFate(id: number, generation: number): Promise<ReshardFate> {
-    return this.#reindexing.reshardFate(id, generation);
+  /** As shard 0: what became of the re-shard `id` to `layout` (asked by shards that voted for it, once it lapsed), settling one that lapsed here. */
+  async reshardFate(id: number, layout: ShardLayout): Promise<ReshardFate> {
+    return this.#reindexing.reshardFate(id, layout);
   }
 
   /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again). */

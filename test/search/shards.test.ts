@@ -906,6 +906,31 @@ describe('a re-index job changing the shard count', () => {
     expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(30);
   });
 
+  it('a shard that voted for a lapsed move does not make it live when a full feed took its generation', async () => {
+    // Every shard voted for a move from 1 to 4 shards (generation 1), then its job died and the lease lapsed.
+    const { app, swap } = await votedMove();
+    for (const shard of [0, 1, 2, 3]) await lapse(app, shard, 'reshard');
+    // Before the shards' alarms come, a full feed to 2 shards takes generation 1 and swaps.
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 2 } }));
+    const fed = DOCUMENTS.slice(100, 130);
+    expect((await feedFully(app, fed)).state).toBe('NONE');
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 2, generation: swap.layout.generation });
+    // Shards 2 and 3, in no live layout, ask shard 0 what became of the move they voted for: not committed.
+    for (const shard of [2, 3]) {
+      await runDurableObjectAlarm(app.searchApp.shard(shard));
+      expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+    }
+    // Shards 0 and 1 voted for the full feed instead: their alarms drop the move's staging.
+    for (const shard of [0, 1]) {
+      await runDurableObjectAlarm(app.searchApp.shard(shard));
+      expect(await stagedRows(app, shard), `shard ${shard}`).toBe(0);
+    }
+    const ids = fed.map((d) => d.header.id);
+    const live = await app.searchApp.search({ page: 1, rows: 100 });
+    expect(live.documents.map((d) => d.id).sort()).toEqual([...ids].sort());
+    await expectPlaced(app, ids, 2);
+  });
+
   it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {
     const app = await shardedApp(1, 'reshard-refusal');
     await feedFully(app, DOCUMENTS.slice(0, 40));

@@ -234,6 +234,7 @@ export class FullFeeds {
       if (storage.get('reshard')?.id === ready.cycleId) storage.set('reshard', undefined);
       storage.set('sealedUntil', undefined);
       storage.set('layout', ready.layout);
+      storage.set('liveCycle', ready.cycleId);
       storage.set('ready', undefined);
       if (ready.from) storage.set('unsettledSwap', { from: ready.from, layout: ready.layout });
       // The other shards' statistics are of the old generation: the shard scores alone until the next exchange.

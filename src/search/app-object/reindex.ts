@@ -8,7 +8,7 @@ import { contentHash, embeddingText } from '../embedding/text';
 import type { DocumentPayload } from '../engine/types';
 import type { Outcome } from '../outcome';
 import { afterLastCommit } from '../shard-swap';
-import { shardNumbers, shardOfPrimary } from '../shards';
+import { shardNumbers, shardOfPrimary, type ShardLayout } from '../shards';
 import { cycleEnded, type CoordinatorCycles, type FullFeeds } from './full-feed';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
 
@@ -145,18 +145,24 @@ export class Reindexing {
   }
 
   /**
-   * As the coordinator (shard 0) of the re-shard `id` to `generation`: `committed` once that generation is live here
-   * (shard 0 commits last), `pending` while this shard holds the re-shard within its lease (its job, or a retry, may
-   * commit it), else `abandoned`: aborted, lapsed before this shard voted, or wiped with its app. One held past its
-   * lease is settled here first (`#settle`): no job runs it any more.
+   * As the coordinator (shard 0) of the re-shard `id` to `layout`: `committed` once this move made that layout live
+   * here (shard 0 commits last), `pending` while this shard holds the re-shard within its lease (its job, or a retry, may
+   * commit it), else `abandoned`: aborted, lapsed before this shard voted, wiped with its app, or its generation taken
+   * or passed by another swap (a full feed started once the lease lapsed: every shard of a layout live since voted for
+   * that one, so the voter is in none). One held past its lease is settled here first (`#settle`): no job runs it.
    */
-  async reshardFate(id: number, generation: number): Promise<ReshardFate> {
+  async reshardFate(id: number, layout: ShardLayout): Promise<ReshardFate> {
     const storage = this.live.storage;
-    if (this.live.layout().generation >= generation) return 'committed';
+    const live = this.live.layout();
+    if (live.generation >= layout.generation) {
+      // A layout made live before the swap's id was recorded counts as this move's, as it did then.
+      const byThisMove = (storage.get('liveCycle') ?? id) === id;
+      return byThisMove && live.generation === layout.generation && live.shards === layout.shards ? 'committed' : 'abandoned';
+    }
     const reshard = storage.get('reshard');
     if (reshard?.id !== id) return 'abandoned';
     if (activeReshard(storage)) return 'pending';
-    return this.#settle(reshard, generation);
+    return this.#settle(reshard, layout);
   }
 
   /**
@@ -165,8 +171,9 @@ export class Reindexing {
    * committing: the decision was taken) and ends it as the job would have, else drops it, so every shard that voted
    * drops its staging when it asks.
    */
-  async #settle(reshard: Reshard, generation: number): Promise<ReshardFate> {
+  async #settle(reshard: Reshard, layout: ShardLayout): Promise<ReshardFate> {
     const storage = this.live.storage;
+    const { generation } = layout;
     if (storage.get('ready')?.cycleId === reshard.id && reshard.coordinator) {
       const { coordinator } = reshard;
       const shard = (n: number) => this.live.object(shardOfPrimary(coordinator, n));
@@ -177,7 +184,7 @@ export class Reindexing {
       );
       // Asked across an await: a retry may have begun the move again, or a search committed it, meanwhile.
       const current = storage.get('reshard');
-      if (current?.id !== reshard.id || current.startedAt !== reshard.startedAt) return this.reshardFate(reshard.id, generation);
+      if (current?.id !== reshard.id || current.startedAt !== reshard.startedAt) return this.reshardFate(reshard.id, layout);
       if (views.some((view) => view.layout.generation >= generation)) {
         // Finished as the job would have: every other shard commits, then this one, then what follows the last commit
         // (this object's own part in it through its stub too).
@@ -220,11 +227,11 @@ export class Reindexing {
     if (lapses > now) return this.live.armAlarm(lapses);
     const voted = storage.get('ready');
     if (voted?.cycleId === reshard.id) {
-      const { generation } = voted.layout;
-      const fate = reshard.coordinator ? await this.#coordinatorFate(reshard.coordinator, reshard.id, generation) : 'pending';
+      const { layout } = voted;
+      const fate = reshard.coordinator ? await this.#coordinatorFate(reshard.coordinator, reshard.id, layout) : 'pending';
       if (fate === 'pending') return this.live.armAlarm(now + RESHARD_LEASE_MS);
       if (fate === 'committed') {
-        await this.fullFeeds.commitSwap(generation);
+        await this.fullFeeds.commitSwap(layout.generation);
         return;
       }
       // Asked across an await: the job may have aborted or committed meanwhile.
@@ -237,9 +244,9 @@ export class Reindexing {
     });
   }
 
-  async #coordinatorFate(coordinator: string, id: number, generation: number): Promise<ReshardFate> {
-    if (this.#isNamed(coordinator)) return this.reshardFate(id, generation);
-    return this.live.object(coordinator).reshardFate(id, generation);
+  async #coordinatorFate(coordinator: string, id: number, layout: ShardLayout): Promise<ReshardFate> {
+    if (this.#isNamed(coordinator)) return this.reshardFate(id, layout);
+    return this.live.object(coordinator).reshardFate(id, layout);
   }
 
   /** Whether this object is the one named `name`. */
