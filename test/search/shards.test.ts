@@ -931,6 +931,43 @@ describe('a re-index job changing the shard count', () => {
     await expectPlaced(app, ids, 2);
   });
 
+  it('a swap destroys a dropped shard that voted for a move whose lease lapsed before its alarm came', async () => {
+    const app = await shardedApp(4);
+    await feedFully(app, DOCUMENTS.slice(0, 40));
+    // A job moving the documents to 5 shards (generation 2) had every shard stage and vote, then died; its lease lapsed.
+    const config = indexConfigOf((await findSearchApp(createDb(env.DB), app.tenant, app.code))!);
+    const reshard = { id: -2, shards: 5, job: 'job-a', startedAt: Date.now(), coordinator: app.searchApp.name };
+    const swap = { cycleId: reshard.id, layout: { shards: 5, generation: 2 }, config };
+    const rows = (await app.searchApp.shard(0).movingRows(-1, '', 1_000)).rows;
+    for (const shard of shardNumbers(5)) {
+      const stub = app.searchApp.shard(shard);
+      expect((await stub.beginReshard(reshard)).ok).toBe(true);
+      expect(
+        (
+          await stub.stageMoved(
+            reshard.id,
+            rows.filter((row) => shardOf(row.id, 5) === shard),
+            [],
+          )
+        ).ok,
+      ).toBe(true);
+      expect((await stub.prepareSwap(swap, shardName(app.tenant, app.code, shard))).ok).toBe(true);
+      await lapse(app, shard, 'reshard');
+    }
+    // Before the shards' alarms come, a full feed to 2 shards takes generation 2: its follow-up drops shards 2 and 3.
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 2 } }));
+    const fed = DOCUMENTS.slice(100, 130);
+    expect((await feedFully(app, fed)).state).toBe('NONE');
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 2, generation: 2 });
+    for (const shard of [2, 3, 4]) {
+      await runDurableObjectAlarm(app.searchApp.shard(shard));
+      expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+    }
+    const ids = fed.map((d) => d.header.id);
+    expect((await app.searchApp.search({ page: 1, rows: 100 })).documents.map((d) => d.id).sort()).toEqual([...ids].sort());
+    await expectPlaced(app, ids, 2);
+  });
+
   it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {
     const app = await shardedApp(1, 'reshard-refusal');
     await feedFully(app, DOCUMENTS.slice(0, 40));

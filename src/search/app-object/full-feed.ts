@@ -262,8 +262,9 @@ export class FullFeeds {
    * one, nor while it is in a full feed, a move or a swap (it was taken up again since, and a late follow-up must not
    * wipe what it stages). A cycle (and a vote for it) that shard 0 had ended when the follow-up read `coordinator` does
    * not keep it: its end never reached this shard, and nothing else would ever remove it. Nor does a move whose lease
-   * lapsed and that this shard did not vote for: its job died, and its alarm would drop only the move, keeping the
-   * shard's old live documents for good; a vote keeps it (the alarm asks the coordinator what became of the move).
+   * lapsed: its job died, and its alarm would drop only the move, keeping the shard's old live documents for good. A
+   * vote keeps it only for a generation newer than `generation` (the alarm asks the coordinator what became of the
+   * move): one for `generation` or older lost it to the swap that dropped this shard, and can never be made live here.
    */
   droppable(generation: number, coordinator: CoordinatorCycles): boolean {
     const storage = this.live.storage;
@@ -273,7 +274,7 @@ export class FullFeeds {
       this.live.layout().generation < generation &&
       (!cycle || cycleEnded(cycle.id, coordinator)) &&
       !activeReshard(storage) &&
-      (!ready || cycleEnded(ready.cycleId, coordinator))
+      (!ready || ready.layout.generation <= generation || cycleEnded(ready.cycleId, coordinator))
     );
   }
 
