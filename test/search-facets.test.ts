@@ -132,6 +132,34 @@ describe('facet counts over large match sets and after changes', () => {
     }));
   }
 
+  /**
+   * An index over `catalogue` beside the documents it holds: `expectCounts` compares the facets of `common` (most
+   * documents) and `plain` (few) with those counted the slow way, cut at `facetLimit`.
+   */
+  function indexBesideDocuments(facetLimit?: number) {
+    const index = new SearchIndex(catalogue);
+    const documents = new Map<string, ReturnType<typeof documentOf>>();
+    return {
+      add(id: string, document: ReturnType<typeof documentOf>) {
+        documents.set(id, document);
+        index.add(id, document);
+      },
+      remove(id: string) {
+        documents.delete(id);
+        index.remove(id);
+      },
+      expectCounts() {
+        for (const q of ['common', 'plain'])
+          expect(index.search({ q, page: 1, rows: 5, facetLimit }).facets.map(({ id, values }) => ({ id, values }))).toEqual(
+            expectedFacets(documents, (title) => title.startsWith(q)).map(({ id, values }) => ({
+              id,
+              values: values.slice(0, facetLimit),
+            })),
+          );
+      },
+    };
+  }
+
   it('counts a query matching most documents, one matching few, and browsing alike, with removed and replaced documents', () => {
     const index = new SearchIndex(catalogue);
     const documents = new Map<string, ReturnType<typeof documentOf>>();
@@ -171,46 +199,21 @@ describe('facet counts over large match sets and after changes', () => {
   });
 
   it('counts what the index holds at each search when documents, and values new to a facet, come and go between searches', () => {
-    const index = new SearchIndex(catalogue);
-    const documents = new Map<string, ReturnType<typeof documentOf>>();
-    const add = (id: string, document: ReturnType<typeof documentOf>) => {
-      documents.set(id, document);
-      index.add(id, document);
-    };
     // `common` matches most documents (counted through the others), `plain` few.
-    const expectCounts = () => {
-      for (const q of ['common', 'plain'])
-        expect(index.search({ q, page: 1, rows: 5 }).facets.map(({ id, values }) => ({ id, values }))).toEqual(
-          expectedFacets(documents, (title) => title.startsWith(q)),
-        );
-    };
+    const { add, remove, expectCounts } = indexBesideDocuments();
     for (let i = 0; i < 30; i++) add(`d${i}`, documentOf(i));
     expectCounts();
     // A colour and a category no document had before: value ids the earlier counts had no room for.
     for (let i = 30; i < 40; i++) add(`d${i}`, { ...documentOf(i), colour: 'violet', kinds: ['toys/wooden'] });
     expectCounts();
-    for (let i = 0; i < 40; i += 3) {
-      documents.delete(`d${i}`);
-      index.remove(`d${i}`);
-    }
+    for (let i = 0; i < 40; i += 3) remove(`d${i}`);
     add('d3', { ...documentOf(3), colour: 'amber' });
     expectCounts();
   });
 
   it('counts values a facet gains after its first count, many more than it had', () => {
-    const index = new SearchIndex(catalogue);
-    const documents = new Map<string, ReturnType<typeof documentOf>>();
-    const add = (id: string, document: ReturnType<typeof documentOf>) => {
-      documents.set(id, document);
-      index.add(id, document);
-    };
+    const { add, expectCounts } = indexBesideDocuments(1000);
     for (let i = 0; i < 20; i++) add(`d${i}`, documentOf(i));
-    const expectCounts = () => {
-      for (const q of ['common', 'plain'])
-        expect(index.search({ q, page: 1, rows: 5, facetLimit: 1000 }).facets.map(({ id, values }) => ({ id, values }))).toEqual(
-          expectedFacets(documents, (title) => title.startsWith(q)),
-        );
-    };
     expectCounts();
     // Three colours and a few categories at the first count; then a hundred more of each.
     for (let i = 20; i < 120; i++) add(`d${i}`, { ...documentOf(i), colour: `colour ${i}`, kinds: [`kind ${i % 50}/sub ${i}`] });
@@ -218,19 +221,7 @@ describe('facet counts over large match sets and after changes', () => {
   });
 
   it('counts alike once the facets hold more values than rows of 16-bit entries have room for', () => {
-    const index = new SearchIndex(catalogue);
-    const documents = new Map<string, ReturnType<typeof documentOf>>();
-    const add = (id: string, document: ReturnType<typeof documentOf>) => {
-      documents.set(id, document);
-      index.add(id, document);
-    };
-    const facetLimit = 300;
-    const expectCounts = () => {
-      for (const q of ['common', 'plain'])
-        expect(index.search({ q, page: 1, rows: 5, facetLimit }).facets.map(({ id, values }) => ({ id, values }))).toEqual(
-          expectedFacets(documents, (title) => title.startsWith(q)).map(({ id, values }) => ({ id, values: values.slice(0, facetLimit) })),
-        );
-    };
+    const { add, expectCounts } = indexBesideDocuments(300);
     for (let i = 0; i < 20; i++) add(`d${i}`, documentOf(i));
     expectCounts();
     // 40 colours more (the colours' region grows, so every category's place moves too), and 500 categories a document,
