@@ -968,6 +968,25 @@ describe('a re-index job changing the shard count', () => {
     await expectPlaced(app, ids, 2);
   });
 
+  it('a move begun over a lapsed move to a generation a full feed took drops what that move staged and voted', async () => {
+    // Every shard voted for a move from 1 to 4 shards (generation 1) that lapsed; a full feed to 2 shards took generation 1.
+    const { app } = await votedMove();
+    for (const shard of [0, 1, 2, 3]) await lapse(app, shard, 'reshard');
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 2 } }));
+    expect((await feedFully(app, DOCUMENTS.slice(100, 130))).state).toBe('NONE');
+    // Before the shards' alarms come, a job begins moving to 4 shards again (generation 2), then dies too.
+    const later = { id: -2, shards: 4, job: 'job-b', startedAt: Date.now(), coordinator: app.searchApp.name };
+    for (const shard of [0, 1, 2, 3]) {
+      expect((await app.searchApp.shard(shard).beginReshard(later)).ok).toBe(true);
+      expect(await heldMove(app, shard), `shard ${shard}`).toEqual({ keys: ['reshard'], staged: 0 });
+      await lapse(app, shard, 'reshard');
+    }
+    for (const shard of [0, 1, 2, 3]) await runDurableObjectAlarm(app.searchApp.shard(shard));
+    for (const shard of [0, 1]) expect(await stagedRows(app, shard), `shard ${shard}`).toBe(0);
+    for (const shard of [2, 3]) expect(await storedRows(app, shard), `shard ${shard}`).toBe(0);
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(30);
+  });
+
   it('a shard refusing the new layout leaves the old one live, nothing staged, feeding going on', async () => {
     const app = await shardedApp(1, 'reshard-refusal');
     await feedFully(app, DOCUMENTS.slice(0, 40));

@@ -90,7 +90,7 @@ export class Reindexing {
    * alarm at the end of its lease discards them should the move not have ended by then (`expire`).
    * 409 while a full feed is in progress or another job is moving the documents. A cycle held here that `coordinator`
    * (shard 0's cycles) shows ended is no full feed in progress: its end never reached this shard, which would otherwise
-   * refuse every move for good; it is dropped.
+   * refuse every move for good; it is dropped, as is what a lapsed move of another id staged and voted here.
    */
   async beginReshard(reshard: Reshard, coordinator?: CoordinatorCycles): Promise<Outcome<null>> {
     const storage = this.live.storage;
@@ -102,8 +102,12 @@ export class Reindexing {
     if (running && running.job !== reshard.job) {
       return { ok: false, status: 409, message: `Re-index job ${running.job} is moving the documents to ${running.shards} shards` };
     }
+    const previous = storage.get('reshard');
     this.live.transaction(() => {
       if (cycle && ended) this.fullFeeds.dropEndedCycle(cycle.id);
+      // A lapsed move to another generation (a full feed took it since) can never go live: the record replaced here was
+      // all its alarm would find its staging and vote by.
+      if (previous && previous.id !== reshard.id) this.fullFeeds.dropEndedCycle(previous.id);
       storage.discardStaged(reshard.id);
       storage.set('reshard', reshard);
       if (reshard.coordinator && this.#isNamed(reshard.coordinator)) this.fullFeeds.useShards(reshard.shards);
