@@ -403,7 +403,7 @@ export function renderReport(r) {
         ],
       ),
       '',
-      'Memory = `process.memoryUsage()` `heapUsed` + `arrayBuffers` after `gc()`, minus the same before (typed arrays live outside `heapUsed` but count in an isolate’s 128 MB); each engine gets freshly parsed documents, so it is what the engine keeps.',
+      'Memory = `process.memoryUsage()` `heapUsed` + `arrayBuffers` once a `gc()` has settled (`memoryAfterGc`), by removal: the reading while the index lives less the reading once it is dropped (the serialized bytes still held then added back), because the baseline drifts by tens of MB during a run; typed arrays live outside `heapUsed` but count in an isolate’s 128 MB. The index is built from freshly parsed documents, so it is what the engine keeps.',
       '',
     );
   } else
