@@ -163,6 +163,15 @@ describe('relevance rules', () => {
     expect(sameWord('installations', 'install')).toBe(true);
     expect(sameWord('install', 'installation')).toBe(true);
   });
+  it('takes no plural of an -ed form for a form of the word (`apacheds` is no form of `apache`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('apacheds', { name: 'apacheds', description: 'directory server' });
+    engine.add('apache2', { name: 'apache2', description: 'http server' });
+    // Both complete `apache`; a form of the word would match it whole and go first.
+    expect(top('apache', engine)).toEqual(['apache2', 'apacheds']);
+    expect(sameWord('apacheds', 'apache')).toBe(false);
+    expect(sameWord('connections', 'connect')).toBe(true);
+  });
   it('ranks the word as typed above its other forms', () => {
     expect(top('type')).toEqual(['stype', 'tuxtype']);
   });
