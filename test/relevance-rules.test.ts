@@ -95,6 +95,13 @@ describe('relevance rules', () => {
     engine.add('term-tern', { name: 'term-tern', description: 'term term term' });
     expect(top('term', engine)).toEqual(['term', 'term-tern']);
   });
+  it('takes how the word at its query position matched for exactness, not the word elsewhere in the field', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('xscreensaver', { name: 'xscreensaver', description: 'screensaver daemon' });
+    engine.add('xscreensaver-screensaver-bsod', { name: 'xscreensaver-screensaver-bsod', description: 'blue screen module' });
+    // The module's name starts with `xscreensaver`, one typo from the query: `screensaver` later in it is not the start.
+    expect(top('screensaver', engine)).toEqual(['xscreensaver', 'xscreensaver-screensaver-bsod']);
+  });
   it('does not take a name starting with a namespace (more than 50 names start so) as a name being typed', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (let i = 0; i < 51; i++) engine.add(`node-m${i}`, { name: `node-m${i}`, description: 'a module' });
