@@ -95,6 +95,13 @@ describe('relevance rules', () => {
     engine.add('term-tern', { name: 'term-tern', description: 'term term term' });
     expect(top('term', engine)).toEqual(['term', 'term-tern']);
   });
+  it('takes how the word at its query position matched for exactness, not the word elsewhere in the field', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('xscreensaver', { name: 'xscreensaver', description: 'screensaver daemon' });
+    engine.add('xscreensaver-screensaver-bsod', { name: 'xscreensaver-screensaver-bsod', description: 'blue screen module' });
+    // The module's name starts with `xscreensaver`, one typo from the query: `screensaver` later in it is not the start.
+    expect(top('screensaver', engine)).toEqual(['xscreensaver', 'xscreensaver-screensaver-bsod']);
+  });
   it('does not take a name starting with a namespace (more than 50 names start so) as a name being typed', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (let i = 0; i < 51; i++) engine.add(`node-m${i}`, { name: `node-m${i}`, description: 'a module' });
@@ -162,6 +169,15 @@ describe('relevance rules', () => {
     expect(sameWord('documents', 'documentation')).toBe(false);
     expect(sameWord('installations', 'install')).toBe(true);
     expect(sameWord('install', 'installation')).toBe(true);
+  });
+  it('takes no plural of an -ed form for a form of the word (`apacheds` is no form of `apache`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('apacheds', { name: 'apacheds', description: 'directory server' });
+    engine.add('apache2', { name: 'apache2', description: 'http server' });
+    // Both complete `apache`; a form of the word would match it whole and go first.
+    expect(top('apache', engine)).toEqual(['apache2', 'apacheds']);
+    expect(sameWord('apacheds', 'apache')).toBe(false);
+    expect(sameWord('connections', 'connect')).toBe(true);
   });
   it('ranks the word as typed above its other forms', () => {
     expect(top('type')).toEqual(['stype', 'tuxtype']);

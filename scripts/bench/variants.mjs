@@ -6,7 +6,7 @@ const AFFIXES = ['ng', 'plus', 'lite', 'pro', 'tools', 'extra', 'nightly', 'clas
 const ARCHITECTURES = ['amd64', 'all', 'arm64', 'i386', 'riscv64'];
 
 /** A small seeded generator (mulberry32): the same seed gives the same numbers. */
-function random(seed) {
+export function random(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

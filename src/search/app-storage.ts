@@ -34,6 +34,11 @@ export interface PreparedSwap {
    * follow its commit (`UnsettledSwap`) until that was done.
    */
   from?: ShardLayout;
+  /**
+   * In shard 0's vote only: every shard voted and the swap was decided (`decideSwap`), before any shard commits: from
+   * then on the cycle can no longer be cancelled or failed, only committed.
+   */
+  decided?: boolean;
 }
 
 /**

@@ -347,8 +347,8 @@ export class SearchAppClient {
       await this.failFullFeed(cycleId, `the swap was refused: ${refusal}`);
       return 'refused';
     }
-    await commitSwap(this.#swapping, swap, layout);
-    return 'swapped';
+    // Cancelled or failed since the votes: nothing committed.
+    return (await commitSwap(this.#swapping, swap, layout)) ? 'swapped' : 'not-ending';
   }
 
   // ---------------------------------------------------------------- re-shard

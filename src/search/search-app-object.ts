@@ -248,6 +248,16 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#fullFeeds.prepareSwap(swap, shardName);
   }
 
+  /** As shard 0: its vote for a cross-shard swap (the one decided, once a shard committed), or null. */
+  async vote(): Promise<PreparedSwap | null> {
+    return this.#fullFeeds.vote();
+  }
+
+  /** As shard 0, once every shard voted: the swap to `generation` is decided, no longer cancelled; false when it was before. */
+  async decideSwap(generation: number): Promise<boolean> {
+    return this.#fullFeeds.decideSwap(generation);
+  }
+
   /** Phase 2: the prepared cycle's documents go live as the new generation; true when that generation is live. */
   async commitSwap(generation: number): Promise<boolean> {
     return this.#fullFeeds.commitSwap(generation);

@@ -50,13 +50,19 @@ export async function prepareSwap(app: SwappingShards, swap: PreparedSwap, old: 
   return refusal && !refusal.ok ? refusal.message : undefined;
 }
 
-/** Phase 2: every shard commits the new generation, shard 0 last; shards the new layout drops are destroyed. */
-export async function commitSwap(app: SwappingShards, swap: PreparedSwap, old: ShardLayout): Promise<void> {
+/**
+ * Phase 2: shard 0 records the decision (false, and nothing commits, when the cycle was cancelled or failed, or the move
+ * dropped, since the votes), then every shard commits the new generation, shard 0 last; shards the new layout drops are
+ * destroyed.
+ */
+export async function commitSwap(app: SwappingShards, swap: PreparedSwap, old: ShardLayout): Promise<boolean> {
+  if (!(await app.shard(0).decideSwap(swap.layout.generation))) return false;
   const others = shardNumbers(swap.layout.shards).slice(1);
   await Promise.all(others.map((shard) => app.shard(shard).commitSwap(swap.layout.generation)));
   await app.shard(0).commitSwap(swap.layout.generation);
   app.committed(swap.layout);
   await afterLastCommit((shard) => app.shard(shard), old, swap.layout);
+  return true;
 }
 
 /**
@@ -74,9 +80,19 @@ export async function reshardApp(
   job: string,
 ): Promise<void> {
   const swap: PreparedSwap = { cycleId: -(layout.generation + 1), layout: { shards, generation: layout.generation + 1 }, config };
-  // A retry after some shards committed: the swap was decided, commit the rest.
-  const views = await Promise.all(shardNumbers(shards).map((shard) => app.shard(shard).shardView()));
-  if (views.some((view) => view.layout.generation === swap.layout.generation)) return commitSwap(app, swap, layout);
+  // A swap to the next generation was decided (every shard voted; some may have committed) by a process that died: this
+  // move's, when the job is retried, or another's (a full feed's, or this job's with another shard count). It is made
+  // live first, as shard 0 voted for it; another's is followed by the job's retry, which moves from the layout it made live.
+  const [decided, views] = await Promise.all([
+    app.shard(0).vote(),
+    Promise.all(shardNumbers(shards).map((shard) => app.shard(shard).shardView())),
+  ]);
+  const committed = views.some((view) => view.layout.generation === swap.layout.generation);
+  if (decided?.layout.generation === swap.layout.generation && (decided.decided || committed)) {
+    await commitSwap(app, decided, decided.from ?? layout);
+    if (decided.cycleId === swap.cycleId && decided.layout.shards === shards) return;
+    throw new Error(`a swap to generation ${swap.layout.generation} was made live first; the documents move at the retry`);
+  }
   const reshard: Reshard = { id: swap.cycleId, shards, job, startedAt: Date.now(), coordinator: app.coordinator };
   unwrap(await app.shard(0).beginReshard(reshard));
   const targets = shardNumbers(shards);
@@ -102,7 +118,7 @@ export async function reshardApp(
     await Promise.allSettled([...new Set([...targets, ...sources])].map((shard) => app.shard(shard).abortSwap(reshard.id)));
     throw error;
   }
-  await commitSwap(app, swap, layout);
+  if (!(await commitSwap(app, swap, layout))) throw new ApiError(409, 'the move was dropped before its swap was decided');
 }
 
 /** Moves one live shard's rows changed after `since` to the shards of the re-shard's layout; answers how many and the sequence read. */
@@ -139,7 +155,10 @@ async function moveRows(app: SwappingShards, source: number, since: number, resh
  * (`SearchAppClient.settleSwap`); late, it leaves alone a dropped shard taken up again and a newer layout's statistics.
  */
 export async function afterLastCommit(shard: (shard: number) => ShardStub, old: ShardLayout, layout: ShardLayout): Promise<void> {
-  const dropped = shardNumbers(old.shards).slice(layout.shards);
+  // Shard 0's record of this swap carries over the shards an earlier swap dropped whose follow-up never ran.
+  const unsettled = await shard(0).unsettledSwap();
+  const from = unsettled?.layout.generation === layout.generation ? Math.max(unsettled.from.shards, old.shards) : old.shards;
+  const dropped = shardNumbers(from).slice(layout.shards);
   if (dropped.length) {
     // Read before the drops: a cycle a dropped shard holds that shard 0 had ended by then does not keep it.
     const cycles = await shard(0).cycles();

@@ -72,13 +72,18 @@ async function tables(app: FeedingApp, shard: number): Promise<string[]> {
 
 /** Rows a shard object stores in these tables (by default documents, tombstones too, staged documents and metadata). */
 async function storedRows(app: FeedingApp, shard: number, counted = ['documents', 'staged', 'meta']): Promise<number> {
-  const held = await tables(app, shard);
-  return runInDurableObject(app.searchApp.shard(shard), async (_instance, state) =>
-    counted
+  // Tables and counts read in one call: a recovery check running meanwhile may delete the object's storage between two.
+  return runInDurableObject(app.searchApp.shard(shard), async (_instance, state) => {
+    const sqlite = state.storage.sql;
+    const held = sqlite
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .toArray()
+      .map((row) => row.name);
+    return counted
       .filter((table) => held.includes(table))
-      .map((table) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n)
-      .reduce((a, b) => a + b, 0),
-  );
+      .map((table) => sqlite.exec<{ n: number }>(`SELECT count(*) AS n FROM ${table}`).one().n)
+      .reduce((a, b) => a + b, 0);
+  });
 }
 
 /** Staged document rows a shard stores, of any cycle or move. */

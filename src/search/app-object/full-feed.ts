@@ -41,6 +41,8 @@ export function cycleEnded(id: number, coordinator: CoordinatorCycles): boolean 
   return id > 0 && id <= coordinator.last && id !== coordinator.active;
 }
 
+/** Why a full feed cannot be cancelled now. */
+const DECIDED = 'The full feed is being swapped in (every shard voted for it) and can no longer be cancelled';
 /** Why a full feed cannot start now. */
 const RESHARDING = 'A re-index job is moving the documents to a new shard count; start the full feed when it has finished';
 /** Swapped cycles remembered for recovery; the entries of an ended cycle are settled within a few checks. */
@@ -149,30 +151,39 @@ export class FullFeeds {
     return true;
   }
 
-  /** Ends a cycle that cannot finish (its operations were lost): staged documents are discarded, the reason kept for the status. */
+  /**
+   * Ends a cycle that cannot finish (its operations were lost): staged documents are discarded, the reason kept for the
+   * status. False when it is no longer the active cycle, or its swap was decided (`decideSwap`): it can only be committed.
+   */
   async fail(cycleId: number, reason: string): Promise<boolean> {
     const storage = this.live.storage;
     const cycle = storage.get('cycle');
-    if (cycle?.id !== cycleId) return false;
+    if (cycle?.id !== cycleId || this.#decided(cycleId)) return false;
     this.live.transaction(() => {
       this.#endedWithoutSwap(cycle);
       storage.discardStaged(cycleId);
       storage.set('cycle', undefined);
+      if (storage.get('ready')?.cycleId === cycleId) storage.set('ready', undefined);
       storage.set('failedCycle', { id: cycleId, reason, failedAt: new Date().toISOString() });
     });
     await this.recovery.arm();
     return true;
   }
 
-  /** Cancels the active cycle: its staged documents go, the live index stays. */
+  /**
+   * Cancels the active cycle: its staged documents go, the live index stays. 409 once its swap was decided (`decideSwap`):
+   * other shards may have made it live already, so only committing it leaves no mixed index.
+   */
   async cancel(): Promise<Outcome<FullFeedCycle>> {
     const storage = this.live.storage;
     const cycle = storage.get('cycle');
     if (!cycle) return { ok: false, status: 404, message: 'No active full feed' };
+    if (this.#decided(cycle.id)) return { ok: false, status: 409, message: DECIDED };
     this.live.transaction(() => {
       this.#endedWithoutSwap(cycle);
       storage.discardStaged(cycle.id);
       storage.set('cycle', undefined);
+      if (storage.get('ready')?.cycleId === cycle.id) storage.set('ready', undefined);
     });
     await this.recovery.arm();
     return ok(cycle);
@@ -214,8 +225,36 @@ export class FullFeeds {
       return { ok: false, status: 409, message: `${shardName} refuses swaps (TEST_REFUSE_SWAP)` };
     if (storage.get('cycle')?.id !== swap.cycleId && storage.get('reshard')?.id !== swap.cycleId)
       return { ok: false, status: 409, message: `cycle ${swap.cycleId} is not staged here` };
-    storage.set('ready', swap);
+    // A vote again (a retried swap) keeps the decision taken on the first.
+    const decided = this.#decided(swap.cycleId) && storage.get('ready')?.layout.generation === swap.layout.generation;
+    storage.set('ready', decided ? { ...swap, decided } : swap);
     return ok(null);
+  }
+
+  /**
+   * As shard 0, between a cross-shard swap's votes and its first commit: records that every shard voted, after which
+   * the cycle can no longer be cancelled or failed, only committed. False when shard 0 no longer holds its vote for
+   * `generation` (the cycle was cancelled or failed, or the move dropped, meanwhile): nothing may commit. True as well
+   * when that generation is live here (a retried swap).
+   */
+  decideSwap(generation: number): boolean {
+    const storage = this.live.storage;
+    if (this.live.layout().generation >= generation) return true;
+    const ready = storage.get('ready');
+    if (ready?.layout.generation !== generation) return false;
+    if (!ready.decided) storage.set('ready', { ...ready, decided: true });
+    return true;
+  }
+
+  /** As shard 0: its vote for a cross-shard swap, if it holds one. */
+  vote(): PreparedSwap | null {
+    return this.live.storage.get('ready') ?? null;
+  }
+
+  /** Whether shard 0 decided the swap of cycle `id`. */
+  #decided(id: number): boolean {
+    const ready = this.live.storage.get('ready');
+    return ready?.cycleId === id && ready.decided === true;
   }
 
   /** Phase 2: the prepared cycle's documents go live as the new generation; true when that generation is live. */
@@ -236,7 +275,10 @@ export class FullFeeds {
       storage.set('layout', ready.layout);
       storage.set('liveCycle', ready.cycleId);
       storage.set('ready', undefined);
-      if (ready.from) storage.set('unsettledSwap', { from: ready.from, layout: ready.layout });
+      // A follow-up still to do of an earlier swap is carried over: the shards it drops are dropped with this one's.
+      const earlier = storage.get('unsettledSwap')?.from;
+      const from = ready.from && earlier && earlier.shards > ready.from.shards ? { ...ready.from, shards: earlier.shards } : ready.from;
+      if (from) storage.set('unsettledSwap', { from, layout: ready.layout });
       // The other shards' statistics are of the old generation: the shard scores alone until the next exchange.
       storage.writeOtherShards(undefined);
       if (live.log.active) live.log.reset(live.version());
@@ -262,18 +304,21 @@ export class FullFeeds {
    * one, nor while it is in a full feed, a move or a swap (it was taken up again since, and a late follow-up must not
    * wipe what it stages). A cycle (and a vote for it) that shard 0 had ended when the follow-up read `coordinator` does
    * not keep it: its end never reached this shard, and nothing else would ever remove it. Nor does a move whose lease
-   * lapsed: its job died, and its alarm would drop only the move, keeping the shard's old live documents for good. A
-   * vote keeps it only for a generation newer than `generation` (the alarm asks the coordinator what became of the
+   * lapsed: its job died, and its alarm would drop only the move, keeping the shard's old live documents for good; nor
+   * one within its lease to `generation` or an older one (the job, retried, made that generation live with fewer
+   * shards, or a full feed took it). A vote keeps it only for a generation newer than `generation` (the alarm asks the coordinator what became of the
    * move): one for `generation` or older lost it to the swap that dropped this shard, and can never be made live here.
    */
   droppable(generation: number, coordinator: CoordinatorCycles): boolean {
     const storage = this.live.storage;
     const cycle = storage.get('cycle');
     const ready = storage.get('ready');
+    const moving = activeReshard(storage);
     return (
       this.live.layout().generation < generation &&
       (!cycle || cycleEnded(cycle.id, coordinator)) &&
-      !activeReshard(storage) &&
+      // A move's id is minus the generation it makes live.
+      (!moving || -moving.id <= generation) &&
       (!ready || ready.layout.generation <= generation || cycleEnded(ready.cycleId, coordinator))
     );
   }

@@ -148,7 +148,8 @@ const MIN_ATION_STEM = 5;
 function lightStems(word: string, withoutAtion: boolean): string[] {
   const singular = pluralForms(word).find((form) => form.length < word.length) ?? word;
   const found = [singular];
-  const bare = singular.replace(DERIVED, '');
+  // Inflections do not stack: a plural is no -ed form (`apacheds` is no form of `apache`; `connections` ~ `connect` stays).
+  const bare = singular !== word && singular.endsWith('ed') ? singular : singular.replace(DERIVED, '');
   if (bare !== singular && bare.length >= MIN_VERB) found.push(bare);
   if (!withoutAtion && singular.endsWith('ation') && singular.length - 5 >= MIN_ATION_STEM) found.push(singular.slice(0, -5));
   const agent = singular.length >= MIN_AGENT ? singular.replace(AGENT, '$1') : singular;

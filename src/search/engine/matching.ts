@@ -20,7 +20,7 @@ export const WHOLE = 16;
 const LAST_WORD = 19;
 /**
  * What `slotMarks` holds per document and text slot, at `(ord * slots + slot) * SLOT_MARKS` plus: the words matched
- * there without a typo (bits 0-15) and those matched as typed (16-31); those at the position they have in the query
+ * at their query position without a typo (bits 0-15) and as typed (16-31); those at the position they have in the query
  * (from the field's start); 1 + the last query word matched there (`<< LAST_WORD`) and its position, for adjacent
  * query words; and where the last one ends. They tell whether the field starts with or equals the query, and how
  * exactly. Side by side, so matching a posting touches one place in memory, not four arrays.
@@ -237,8 +237,10 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const at = (ord * slotCount + hits.slots[h]) * SLOT_MARKS;
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
-      if (typos === 1 || exact) slotMarks[at + SLOT_WORDS] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
       if (position === queryPosition && aligns) {
+        // How exactly the word at its query position matched: a typo there is no word as typed elsewhere in the field
+        // (`xscreensaver`, one typo from `screensaver`, starting `xscreensaver-screensaver-bsod`).
+        if (typos === 1 || exact) slotMarks[at + SLOT_WORDS] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
         slotMarks[at + SLOT_ALIGNED] |= mask;
         // The field's end as the query reaches it: a word matched elsewhere in the field (`code`, a typo of `node`
         // in `node-code`) does not make the field equal the query.
@@ -284,8 +286,8 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
         const marks = at * SLOT_MARKS;
-        m.slotMarks[marks + SLOT_WORDS] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
         if (position - last === queryPosition) {
+          m.slotMarks[marks + SLOT_WORDS] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
           m.slotMarks[marks + SLOT_ALIGNED] |= alternative.mask;
           m.slotMarks[marks + SLOT_END] = Math.max(m.slotMarks[marks + SLOT_END], position + 1);
         }
@@ -471,26 +473,38 @@ function clearOrds(m: Scratch, ords: ArrayLike<number>, details: boolean): void 
   if (!details) {
     if (dense) m.words.fill(0, low, high + 1);
     else for (let i = 0; i < ords.length; i++) m.words[ords[i]] = 0;
-  } else if (dense) clearRange(m, low, high + 1);
-  else clearEach(m, ords);
+    return;
+  }
+  // Only what this query can have written: each array left out spares a scattered write per document. `adjacent`
+  // marks a word right after the one before it (a query of one word has none); `detailed` is marked only when
+  // matching began without details.
+  const adjacent = m.plan.words.length > 1;
+  const detailed = m.detailsLater;
+  if (dense) clearRange(m, low, high + 1, adjacent, detailed);
+  else clearEach(m, ords, adjacent, detailed);
 }
 
-function clearRange(m: Scratch, from: number, to: number): void {
+function clearRange(m: Scratch, from: number, to: number, adjacent: boolean, detailed: boolean): void {
   const marks = m.slotMarks.length / m.score.length;
-  for (const array of [m.score, m.words, m.typos, m.adjacent, m.rank, m.detailed]) array.fill(0, from, to);
+  m.score.fill(0, from, to);
+  m.words.fill(0, from, to);
+  m.typos.fill(0, from, to);
+  m.rank.fill(0, from, to);
+  if (adjacent) m.adjacent.fill(0, from, to);
+  if (detailed) m.detailed.fill(0, from, to);
   m.slotMarks.fill(0, from * marks, to * marks);
 }
 
-function clearEach(m: Scratch, ords: ArrayLike<number>): void {
+function clearEach(m: Scratch, ords: ArrayLike<number>, adjacent: boolean, detailed: boolean): void {
   const marks = m.slotMarks.length / m.score.length;
   for (let i = 0; i < ords.length; i++) {
     const ord = ords[i];
     m.score[ord] = 0;
     m.words[ord] = 0;
     m.typos[ord] = 0;
-    m.adjacent[ord] = 0;
     m.rank[ord] = 0;
-    m.detailed[ord] = 0;
+    if (adjacent) m.adjacent[ord] = 0;
+    if (detailed) m.detailed[ord] = 0;
     for (let at = ord * marks; at < (ord + 1) * marks; at++) m.slotMarks[at] = 0;
   }
 }
