@@ -75,6 +75,73 @@ describe('facet stats', () => {
   });
 });
 
+describe('facet stats from facet counts', () => {
+  const statsConfig: IndexConfig = {
+    fields: [
+      field('title', 'string', { facet: false }),
+      field('colour', 'string', { searchMode: 'off' }),
+      field('size', 'long'),
+      field('weight', 'double'),
+    ],
+    sorts: [],
+  };
+
+  /** Stats of `code` over the documents whose title starts with `q`, summed document by document in feeding order. */
+  function expectedStats(documents: Map<string, Record<string, unknown>>, q: string, code: string) {
+    const values = [...documents.values()]
+      .filter((document) => String(document.title).startsWith(q) && typeof document[code] === 'number')
+      .map((document) => document[code] as number);
+    if (!values.length) return undefined;
+    const sum = values.reduce((a, b) => a + b, 0);
+    return { min: Math.min(...values), max: Math.max(...values), avg: sum / values.length, sum };
+  }
+
+  it('answers what a pass over the documents answers, as documents that make counts unusable come between searches', () => {
+    const index = new SearchIndex(statsConfig);
+    const documents = new Map<string, Record<string, unknown>>();
+    const add = (id: string, document: Record<string, unknown>) => {
+      documents.set(id, document);
+      index.add(id, document);
+    };
+    // Counted facets with every facet asked (stats from counts) and with one left out (stats document by document).
+    const expectStats = () => {
+      for (const q of ['common', 'plain']) {
+        const together = index.search({ q, page: 1, rows: 5 }).facetStats;
+        const apart = index.search({ q, page: 1, rows: 5, facetLimits: { colour: 0 } }).facetStats;
+        for (const code of ['size', 'weight']) {
+          expect(together[code]).toEqual(expectedStats(documents, q, code));
+          expect(apart[code]).toEqual(together[code]);
+        }
+      }
+    };
+    for (let i = 0; i < 40; i++)
+      add(`d${i}`, {
+        title: `${i % 5 ? 'common' : 'plain'} item`,
+        colour: ['red', 'blue'][i % 2],
+        size: (i % 7) * 1000,
+        weight: 0.1 * (i % 3),
+      });
+    expectStats();
+    // An array is a facet's values but no number: its values must not count in the stats.
+    add('array', { title: 'common item', colour: 'red', size: [5, 900_000], weight: 0.2 });
+    expectStats();
+    expect(index.search({ q: 'common', page: 1, rows: 5 }).facetStats.size?.max).toBe(6000);
+    add('after', { title: 'common item', colour: 'blue', size: 123, weight: 0.3 });
+    index.remove('d1');
+    documents.delete('d1');
+    expectStats();
+  });
+
+  it('sums integers too large to add up exactly in any order document by document', () => {
+    const index = new SearchIndex(statsConfig);
+    const sizes = [2 ** 53 - 1, 1, -(2 ** 52), 1];
+    sizes.forEach((size, i) => index.add(`d${i}`, { title: 'common item', colour: 'red', size }));
+    const stats = index.search({ q: 'common', page: 1, rows: 5 }).facetStats.size;
+    expect(stats).toEqual(index.search({ q: 'common', page: 1, rows: 5, facetLimits: { colour: 0 } }).facetStats.size);
+    expect(stats?.sum).toBe(sizes.reduce((a, b) => a + b, 0));
+  });
+});
+
 describe('facet selection', () => {
   it('counts only the listed facets (none for an empty list), with or without a query', () => {
     expect(search({ facets: ['brand', 'specs.color'] }).facets.map((f) => f.id)).toEqual(['brand', 'specs.color']);

@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import type { SearchAppRow } from '../db/queries';
 import type { Env } from '../env';
+import { ApiError } from '../errors';
 import type { FullFeedCycle } from '../search/app-storage';
 import { SearchAppClient } from '../search/search-app-client';
 import { indexConfigOf, pendingInCycle, settleCycle } from './operations';
@@ -15,13 +16,21 @@ import { indexConfigOf, pendingInCycle, settleCycle } from './operations';
 /**
  * End's first step: the cycle is marked ENDING (its swap follows once nothing of it is pending). D1 records the request
  * first (`full_feed_ends`), so the Cron Trigger's backstop finds a cycle left ENDING with a lost check even when no
- * feeding entry names it.
+ * feeding entry names it. An End without a cycle (404) takes its record back (unless another End rewrote it meanwhile).
  */
 export async function requestCycleEnd(db: Db, app: SearchAppRow, searchApp: SearchAppClient): Promise<FullFeedCycle> {
-  await db.run(sql`
+  const [recorded] = await db.all<{ requested_at: string }>(sql`
     INSERT INTO full_feed_ends (app_id) VALUES (${app.id})
-    ON CONFLICT (app_id) DO UPDATE SET requested_at = excluded.requested_at`);
-  return searchApp.requestFullFeedEnd();
+    ON CONFLICT (app_id) DO UPDATE SET requested_at = excluded.requested_at
+    RETURNING requested_at`);
+  try {
+    return await searchApp.requestFullFeedEnd();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      await db.run(sql`DELETE FROM full_feed_ends WHERE app_id = ${app.id} AND requested_at = ${recorded.requested_at}`);
+    }
+    throw error;
+  }
 }
 
 export async function finishCycleIfDrained(env: Env, db: Db, app: SearchAppRow, cycleId: number): Promise<boolean> {

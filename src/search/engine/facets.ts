@@ -2,14 +2,14 @@
  * Facet counts and numeric facet stats: over filtered candidates (each facet without its own `or` or range
  * filter), or over everything (cached per index version); only the facets a request selects.
  */
-import { compareStrings, type Tally, type ValueColumn } from './columns';
+import { compareStrings, type NumberColumn, type Tally, type ValueColumn } from './columns';
 import { clearRowTally, countedIds, countRows, facetRows, prepareRowTally } from './facet-rows';
 import { facetField, type Filtered } from './filters';
 import { isNumeric } from './plan';
 import { QueryError } from './query-error';
 import { selectTop } from './ranking';
 import { capacity, liveOrds, type IndexState } from './state';
-import type { Facet, FacetStats, SearchRequest } from './types';
+import type { Facet, FacetStats, SearchAppField, SearchRequest } from './types';
 import { categoryPaths } from './values';
 
 /** Values per facet when a request names no limit. */
@@ -124,6 +124,8 @@ export function filteredFacets(
   const together = countedTogether(state, filtered, selected, limits);
   const byRows = together !== undefined ? rowCounts(state, setOf(together)) : undefined;
   const tally = tallyFor(state);
+  // Each column's counts over the documents its facet stats read, as counted by rows.
+  const countedByRows = new Map<ValueColumn, ColumnCounts>();
   const facets = facetList(state, selected, (facetId, column) => {
     const limit = limits.of(facetId);
     if (limit === 0) return [];
@@ -131,7 +133,12 @@ export function filteredFacets(
     const set = setOf(needed);
     const categories = opened(facetId);
     const fromRows = byRows?.of(column);
-    if (fromRows) return countedValues(column, fromRows, set.complement, limit, categories);
+    if (fromRows) {
+      const values = countedValues(column, fromRows, set.complement, limit, categories);
+      // A complement's counts are rewritten for every value id: its list of ids counted no longer says which are above 0.
+      countedByRows.set(column, set.complement ? { counts: fromRows.counts, ids: undefined } : fromRows);
+      return values;
+    }
     prepare(tally, column.values.length);
     column.count(set.ords, set.ords.length, tally);
     const values = countedValues(
@@ -146,14 +153,15 @@ export function filteredFacets(
     tally.size = 0;
     return values;
   });
+  const stats = numericStats(state, filtered, selected, countedByRows);
   byRows?.clear();
-  return { facets, ...numericStats(state, filtered, selected) };
+  return { facets, ...stats };
 }
 
-/** One facet's counts over its set: `counts[id]` for the value ids listed in `ids`, 0 for the others. */
+/** One facet's counts over its set: `counts[id]` for the value ids listed in `ids` (every id when absent), 0 for the others. */
 interface ColumnCounts {
   counts: Uint32Array;
-  ids: ArrayLike<number>;
+  ids: ArrayLike<number> | undefined;
 }
 
 /** The values to answer of a facet's counts, or (`complement`) of the live counts minus them (`counts` rewritten so). */
@@ -302,33 +310,115 @@ function lookIn(filtered: Filtered, needed: number): { from: readonly number[]; 
   return { from: filtered.shared, test: needed };
 }
 
-/** Min, max, average and sum of each selected numeric facet over the candidates that count for it. */
-function numericStats(state: IndexState, filtered: Filtered, selected: FacetSelection): Omit<FacetAnswer, 'facets'> {
+/**
+ * Min, max, average and sum of each selected numeric facet over the candidates that count for it; from its facet's
+ * counts where those were counted over the same documents and give the same figures (`exactNumbers`).
+ */
+function numericStats(
+  state: IndexState,
+  filtered: Filtered,
+  selected: FacetSelection,
+  countedByRows?: ReadonlyMap<ValueColumn, ColumnCounts>,
+): Omit<FacetAnswer, 'facets'> {
   const stats: Record<string, FacetStats> = {};
   const counts: Record<string, number> = {};
   for (const field of state.plan.facets) {
     const column = state.numbers.get(field.code);
     if (!column || !isNumeric(field) || !selected(field.code)) continue;
-    const { from, test } = lookIn(filtered, neededBits(filtered, field.code));
-    const { passes } = filtered;
-    let min = Infinity;
-    let max = -Infinity;
-    let sum = 0;
-    let count = 0;
-    for (let i = 0; i < from.length; i++) {
-      if (test && (passes[i] & test) !== test) continue;
-      const value = column.get(from[i]);
-      if (Number.isNaN(value)) continue;
-      if (value < min) min = value;
-      if (value > max) max = value;
-      sum += value;
-      count++;
-    }
-    if (!count) continue;
-    stats[field.code] = { min, max, avg: sum / count, sum };
-    counts[field.code] = count;
+    const facet = state.facets.get(field.code);
+    const counted = facet && countedByRows?.get(facet);
+    const byValue = counted && exactNumbers(state, field, facet, column);
+    const figures = byValue ? statsOfCounts(byValue, counted) : statsOfDocuments(column, filtered, neededBits(filtered, field.code));
+    if (!figures.count) continue;
+    stats[field.code] = { min: figures.min, max: figures.max, avg: figures.sum / figures.count, sum: figures.sum };
+    counts[field.code] = figures.count;
   }
   return { facetStats: stats, facetStatCounts: counts };
+}
+
+interface StatFigures {
+  min: number;
+  max: number;
+  sum: number;
+  count: number;
+}
+
+/** Stats of a number column over the candidates passing the disjunctive filters of `needed`: one read per document. */
+function statsOfDocuments(column: NumberColumn, filtered: Filtered, needed: number): StatFigures {
+  const { from, test } = lookIn(filtered, needed);
+  const { passes } = filtered;
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < from.length; i++) {
+    if (test && (passes[i] & test) !== test) continue;
+    const value = column.get(from[i]);
+    if (Number.isNaN(value)) continue;
+    if (value < min) min = value;
+    if (value > max) max = value;
+    sum += value;
+    count++;
+  }
+  return { min, max, sum, count };
+}
+
+/** Stats from a numeric facet's counts: one read per value counted instead of one per document. */
+function statsOfCounts(numbers: Float64Array, { counts, ids }: ColumnCounts): StatFigures {
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  let count = 0;
+  const size = ids ? ids.length : numbers.length;
+  for (let i = 0; i < size; i++) {
+    const id = ids ? ids[i] : i;
+    const times = counts[id];
+    if (times === 0) continue;
+    const value = numbers[id];
+    if (value < min) min = value;
+    if (value > max) max = value;
+    sum += value * times;
+    count += times;
+  }
+  return { min, max, sum, count };
+}
+
+/**
+ * A numeric facet's values as numbers by value id, when its counts give exactly the stats its number column gives:
+ * every document holds at most one facet value, the one its number column holds (an array value is a facet's values
+ * but no number), and every value is an integer small enough that no sum of them leaves the exact integers, so the
+ * sum is the same in any order. Checked for the ordinals added since the last query (an ordinal's values never change).
+ */
+function exactNumbers(state: IndexState, field: SearchAppField, facet: ValueColumn, column: NumberColumn): Float64Array | undefined {
+  if (field.dataType === 'date') return undefined;
+  const cache = (state.caches.facetNumbers ??= new Map());
+  let known = cache.get(facet);
+  if (!known) cache.set(facet, (known = { numbers: new Float64Array(64), converted: 0, checked: 0, exact: true, largest: 0 }));
+  if (!known.exact) return undefined;
+  const { values } = facet;
+  if (known.numbers.length < values.length) {
+    const grown = new Float64Array(Math.max(values.length, known.numbers.length * 2));
+    grown.set(known.numbers);
+    known.numbers = grown;
+  }
+  for (; known.converted < values.length; known.converted++) {
+    const value = Number(values[known.converted]);
+    known.numbers[known.converted] = value;
+    if (!Number.isSafeInteger(value)) known.exact = false;
+    known.largest = Math.max(known.largest, Math.abs(value));
+  }
+  const size = capacity(state);
+  let more = 0;
+  const countMore = () => more++;
+  for (; known.exact && known.checked < size; known.checked++) {
+    const ord = known.checked;
+    const number = column.get(ord);
+    const id = facet.firstId(ord);
+    more = 0;
+    facet.forEachId(ord, countMore);
+    if (id < 0 ? !Number.isNaN(number) : more > 1 || !Object.is(known.numbers[id], number)) known.exact = false;
+  }
+  return known.exact && known.largest * size <= Number.MAX_SAFE_INTEGER ? known.numbers.subarray(0, values.length) : undefined;
 }
 
 function facetList(

@@ -171,6 +171,8 @@ export class QueryWords {
    * many words, and a word's stems and typo distances are the costly part of matching it.
    */
   readonly #matched: Array<Map<string, Match | null>> = [new Map(), new Map(), new Map(), new Map()];
+  /** The length of the longest query word. */
+  readonly #longest: number;
 
   constructor(q: string, synonyms: RankingPlan['synonyms'] = []) {
     const tokens = queryTokens(q);
@@ -178,6 +180,7 @@ export class QueryWords {
     this.#distances = this.terms.map(fuzzyDistance);
     this.#plurals = this.terms.map(pluralForms);
     this.#stems = this.terms.map(stems);
+    this.#longest = Math.max(0, ...this.terms.map((term) => term.length));
     for (const { input, replacements } of synonyms)
       for (let i = 0; i + input.length <= tokens.length; i++) {
         if (!input.every((token, k) => tokens[i + k] === token)) continue;
@@ -239,48 +242,82 @@ export class QueryWords {
    * (`e-book` for `ebook`, `speedtest-cli` for `speedtestcli`) both match it.
    */
   words(text: string, rules: MatchRules): Word[] {
+    return this.#asciiWords(text, rules) ?? this.#unicodeWords(text, rules);
+  }
+
+  /**
+   * `words` of an ASCII text (most display strings), undefined for any other: its words are runs of `[A-Za-z0-9]`,
+   * as `RAW_WORD` finds them, already normalized once lowercased, so one scan of character codes finds them without
+   * a regular expression, a match object or a lowercased copy per word.
+   */
+  #asciiWords(text: string, rules: MatchRules): Word[] | undefined {
+    const words: Word[] = [];
+    let lower: string | undefined;
+    let before = '';
+    let start = -1;
+    for (let i = 0; i <= text.length; i++) {
+      const code = i < text.length ? text.charCodeAt(i) : 0;
+      if (code >= 128) return undefined;
+      if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57) || (code >= 65 && code <= 90)) {
+        if (start < 0) start = i;
+        continue;
+      }
+      if (start < 0) continue;
+      lower ??= text.toLowerCase();
+      const word = lower.slice(start, i);
+      before = this.#push(words, word, start, i - start, before, rules);
+      start = -1;
+    }
+    return words;
+  }
+
+  #unicodeWords(text: string, rules: MatchRules): Word[] {
     const words: Word[] = [];
     let before = '';
     // exec over the shared /g expression rather than matchAll, which copies it for every text.
     RAW_WORD.lastIndex = 0;
     for (let found = RAW_WORD.exec(text); found !== null; found = RAW_WORD.exec(text)) {
       const raw = found[0];
-      const start = found.index;
       const lower = raw.toLowerCase();
       // Plain ASCII words need no Unicode normalization, and their normalized length is their raw length.
-      const plain = PLAIN_WORD.test(lower);
+      if (PLAIN_WORD.test(lower)) {
+        before = this.#push(words, lower, found.index, raw.length, before, rules);
+        continue;
+      }
+      const tokens = tokenize(raw);
       let term = -1;
-      let marked = 0;
-      let normalized = lower;
-      if (plain) {
-        const hit = this.match(lower, rules);
+      for (const token of tokens) {
+        const hit = this.match(token, rules);
         if (hit) {
           term = hit.term;
-          marked = hit.length;
-        }
-      } else {
-        const tokens = tokenize(raw);
-        normalized = tokens.join('');
-        for (const token of tokens) {
-          const hit = this.match(token, rules);
-          if (hit) {
-            term = hit.term;
-            marked = raw.length;
-            break;
-          }
+          break;
         }
       }
-      const previous = words[words.length - 1];
-      const glued = term < 0 && previous?.term === -1 && before ? this.terms.indexOf(before + normalized) : -1;
-      if (glued >= 0) {
-        previous.term = term = glued;
-        previous.marked = previous.end - previous.start;
-        marked = raw.length;
-      }
-      words.push({ start, end: start + raw.length, term, marked });
-      before = normalized;
+      before = this.#pushMatched(words, tokens.join(''), found.index, raw.length, term, term < 0 ? 0 : raw.length, before);
     }
     return words;
+  }
+
+  /** Pushes the plain word `word` (normalized) at `start` with what it matches; answers it as the next word's `before`. */
+  #push(words: Word[], word: string, start: number, length: number, before: string, rules: MatchRules): string {
+    const hit = this.match(word, rules);
+    return this.#pushMatched(words, word, start, length, hit ? hit.term : -1, hit ? hit.length : 0, before);
+  }
+
+  #pushMatched(words: Word[], normalized: string, start: number, length: number, term: number, marked: number, before: string): string {
+    const previous = words[words.length - 1];
+    // Only a glued pair as long as some query word can be one: most unmatched pairs build no string.
+    const glued =
+      term < 0 && previous?.term === -1 && before && before.length + normalized.length <= this.#longest
+        ? this.terms.indexOf(before + normalized)
+        : -1;
+    if (glued >= 0) {
+      previous.term = term = glued;
+      previous.marked = previous.end - previous.start;
+      marked = length;
+    }
+    words.push({ start, end: start + length, term, marked });
+    return normalized;
   }
 }
 

@@ -473,26 +473,38 @@ function clearOrds(m: Scratch, ords: ArrayLike<number>, details: boolean): void 
   if (!details) {
     if (dense) m.words.fill(0, low, high + 1);
     else for (let i = 0; i < ords.length; i++) m.words[ords[i]] = 0;
-  } else if (dense) clearRange(m, low, high + 1);
-  else clearEach(m, ords);
+    return;
+  }
+  // Only what this query can have written: each array left out spares a scattered write per document. `adjacent`
+  // marks a word right after the one before it (a query of one word has none); `detailed` is marked only when
+  // matching began without details.
+  const adjacent = m.plan.words.length > 1;
+  const detailed = m.detailsLater;
+  if (dense) clearRange(m, low, high + 1, adjacent, detailed);
+  else clearEach(m, ords, adjacent, detailed);
 }
 
-function clearRange(m: Scratch, from: number, to: number): void {
+function clearRange(m: Scratch, from: number, to: number, adjacent: boolean, detailed: boolean): void {
   const marks = m.slotMarks.length / m.score.length;
-  for (const array of [m.score, m.words, m.typos, m.adjacent, m.rank, m.detailed]) array.fill(0, from, to);
+  m.score.fill(0, from, to);
+  m.words.fill(0, from, to);
+  m.typos.fill(0, from, to);
+  m.rank.fill(0, from, to);
+  if (adjacent) m.adjacent.fill(0, from, to);
+  if (detailed) m.detailed.fill(0, from, to);
   m.slotMarks.fill(0, from * marks, to * marks);
 }
 
-function clearEach(m: Scratch, ords: ArrayLike<number>): void {
+function clearEach(m: Scratch, ords: ArrayLike<number>, adjacent: boolean, detailed: boolean): void {
   const marks = m.slotMarks.length / m.score.length;
   for (let i = 0; i < ords.length; i++) {
     const ord = ords[i];
     m.score[ord] = 0;
     m.words[ord] = 0;
     m.typos[ord] = 0;
-    m.adjacent[ord] = 0;
     m.rank[ord] = 0;
-    m.detailed[ord] = 0;
+    if (adjacent) m.adjacent[ord] = 0;
+    if (detailed) m.detailed[ord] = 0;
     for (let at = ord * marks; at < (ord + 1) * marks; at++) m.slotMarks[at] = 0;
   }
 }

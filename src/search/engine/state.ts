@@ -50,8 +50,22 @@ export interface QueryCaches {
   families?: FamilyCache;
   /** Suggest's marks of the documents already counted for a term (suggest.ts). */
   seen?: SeenStamps;
+  /** Numeric facets' values as numbers, for stats from their counts (facets.ts `exactNumbers`). */
+  facetNumbers?: Map<ValueColumn, FacetNumbers>;
   /** `documentsByValue` of the columns asked so far, of one index version. */
   documentsByValue?: { version: number; columns: Map<ValueColumn, DocumentsByValue> };
+}
+
+/**
+ * A numeric facet's values as numbers by value id (the first `converted`), and whether the ordinals checked so far
+ * (below `checked`) make its counts give the same stats as its number column; `largest`: the largest magnitude.
+ */
+export interface FacetNumbers {
+  numbers: Float64Array;
+  converted: number;
+  checked: number;
+  exact: boolean;
+  largest: number;
 }
 
 /** A value column's live documents per value id: value id `id`'s are `ords[starts[id]]` up to `ords[starts[id + 1]]`, in ordinal order. */
