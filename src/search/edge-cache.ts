@@ -178,8 +178,8 @@ export function edgeCacheUrl(origin: string, app: string, version: number, key: 
 }
 
 /** Cloudflare keeps no Cache API entries for `*.workers.dev` hosts: there a lookup cannot hit and a put is dropped. */
-function keepsEntries(origin: string): boolean {
-  return !new URL(origin).hostname.endsWith('.workers.dev');
+function keepsEntries(url: URL): boolean {
+  return !url.hostname.endsWith('.workers.dev');
 }
 
 /**
@@ -189,10 +189,11 @@ function keepsEntries(origin: string): boolean {
 export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: AnswerSource): Promise<EdgeAnswer> {
   if (!request.cacheable) return { json: (await source.answer(request.fresh)).json, cache: 'BYPASS' };
   const { app } = request;
-  const origin = new URL(request.url).origin;
+  const url = new URL(request.url);
+  const { origin } = url;
   const key = request.key();
   const memo = isolateMemo(app);
-  const shared = keepsEntries(origin);
+  const shared = keepsEntries(url);
   if (!request.fresh) {
     const version = await currentVersion(source, false, request.waitUntil);
     const remembered = memo.get(version, key);

@@ -272,6 +272,15 @@ describe("the search app's memory of repeated answers", () => {
     expect(JSON.parse(changed.json).total).toBe(JSON.parse(first.json).total + 1);
   });
 
+  it('answers a fresh request as computed, and a repeat after it as before', async () => {
+    const request = { q: 'running', page: 1, rows: 10 };
+    const kept = await app.searchApp.searchAnswer(request);
+    const fresh = await app.searchApp.searchAnswer(request, true);
+    expect(fresh).toEqual(kept);
+    expect(JSON.parse(fresh.json).total).toBeGreaterThan(0);
+    expect(await app.searchApp.searchAnswer(request)).toEqual(kept);
+  });
+
   it('answers a document as changed and no more once deleted, though its payload was read for an earlier answer', async () => {
     const fresh = async (q: string) => (await json(await get(`q=${q}`, { 'Cache-Control': 'no-cache' }))).result;
     await feed('p9', 'Purple hiking boot', 'Acme');

@@ -180,16 +180,24 @@ export class Answering {
 
   /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
   searchAnswer(request: SearchRequest & HighlightRequest, fresh: boolean, semantic?: SemanticSearch): Outcome<LayoutAnswer> {
-    return this.#memoized(searchKey(request, semantic), fresh, () => {
-      const outcome = this.#search(request, semantic);
-      if (!outcome.ok) return outcome;
-      return ok({ ...outcome.value, facets: navigationFirst(outcome.value.facets, this.live.loaded?.config.fields ?? []) });
-    });
+    return this.#memoized(
+      () => searchKey(request, semantic),
+      fresh,
+      () => {
+        const outcome = this.#search(request, semantic);
+        if (!outcome.ok) return outcome;
+        return ok({ ...outcome.value, facets: navigationFirst(outcome.value.facets, this.live.loaded?.config.fields ?? []) });
+      },
+    );
   }
 
   /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
   suggestAnswer(request: SuggestRequest, fresh: boolean): Outcome<LayoutAnswer> {
-    return this.#memoized(suggestKey(request), fresh, () => this.suggest(request));
+    return this.#memoized(
+      () => suggestKey(request),
+      fresh,
+      () => this.suggest(request),
+    );
   }
 
   /** `searchAnswer` or `suggestAnswer`, as the read names. */
@@ -197,17 +205,21 @@ export class Answering {
     return read.kind === 'search' ? this.searchAnswer(read.request, fresh, read.semantic) : this.suggestAnswer(read.request, fresh);
   }
 
-  /** Nothing else runs between reading the version and computing the answer: the object handles one event at a time. */
-  #memoized<T>(key: string, fresh: boolean, answer: () => Outcome<T>): Outcome<LayoutAnswer> {
+  /**
+   * Nothing else runs between reading the version and computing the answer: the object handles one event at a time.
+   * A `fresh` answer is neither looked up nor kept, so it needs no key: the caller's isolate keeps it when it had none.
+   */
+  #memoized<T>(keyOf: () => string, fresh: boolean, answer: () => Outcome<T>): Outcome<LayoutAnswer> {
     const version = this.live.version();
     const { shards } = this.live.layout();
     if (shards > 1) return ok({ version, json: 'null', shards });
-    const known = fresh ? undefined : this.live.answers.get(version, key);
+    const key = fresh ? undefined : keyOf();
+    const known = key === undefined ? undefined : this.live.answers.get(version, key);
     if (known !== undefined) return ok({ version, json: known, shards });
     const outcome = answer();
     if (!outcome.ok) return outcome;
     const json = JSON.stringify(outcome.value);
-    this.live.answers.set(version, key, json);
+    if (key !== undefined) this.live.answers.set(version, key, json);
     return ok({ version, json, shards });
   }
 
