@@ -57,13 +57,14 @@ export async function recoverApp(env: Env, db: Db, request: RecoveryRequest): Pr
   if (cycle?.state === 'ENDING') await finishCycleIfDrained(env, db, app, cycle.id);
   // A cross-shard swap whose job died after shard 0 committed (or that a search committed) is followed up before its
   // entries are FINISHED: dropped shards destroyed, statistics exchanged, so the shards rank as one index again.
-  await searchApp.settleSwap();
+  const swapSettled = await searchApp.settleSwap();
   // A cycle cancelled or failed on shard 0 whose end never reached the other shards: they drop its staging.
   await searchApp.settleEndedCycles();
   await settleEndedCycles(db, app, searchApp, cycle?.id);
   const [open] = await db.all<{ n: number }>(sql`
     SELECT count(*) AS n FROM feeding_operations WHERE app_id = ${app.id} AND state IN ('CREATED', 'STARTED')`);
-  if (open.n === 0 && cycle?.state !== 'ENDING') await searchApp.recoveryIdle(request.requestedAt);
+  // A dropped shard a move or cycle still holds is dropped by a later check, once that ended: the checks go on till then.
+  if (open.n === 0 && cycle?.state !== 'ENDING' && swapSettled) await searchApp.recoveryIdle(request.requestedAt);
 }
 
 async function giveUp(db: Db, app: SearchAppRow, searchApp: SearchAppClient, rows: OpenRow[]): Promise<void> {

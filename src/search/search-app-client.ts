@@ -182,11 +182,11 @@ export class SearchAppClient {
    * Does what follows a cross-shard swap's last commit when whoever committed stopped before (a job that died after
    * shard 0 committed, a search that committed the shards behind): the shards the new layout drops go and the shards
    * exchange statistics (`afterLastCommit`). Shard 0 records the swap at its commit and arms a recovery check, which
-   * calls this.
+   * calls this. False while a dropped shard is held by a cycle, move or vote that never made it live (the record stays).
    */
-  async settleSwap(): Promise<void> {
+  async settleSwap(): Promise<boolean> {
     const unsettled = await this.stub.unsettledSwap();
-    if (unsettled) await afterLastCommit((shard) => this.shard(shard), unsettled.from, unsettled.layout);
+    return !unsettled || afterLastCommit((shard) => this.shard(shard), unsettled.from, unsettled.layout);
   }
 
   /**

@@ -154,18 +154,24 @@ async function moveRows(app: SwappingShards, source: number, since: number, resh
  * then shard 0 forgets the swap's record. Done again by the next recovery check when whoever committed stopped before
  * (`SearchAppClient.settleSwap`); late, it leaves alone a dropped shard taken up again and a newer layout's statistics.
  */
-export async function afterLastCommit(shard: (shard: number) => ShardStub, old: ShardLayout, layout: ShardLayout): Promise<void> {
+export async function afterLastCommit(shard: (shard: number) => ShardStub, old: ShardLayout, layout: ShardLayout): Promise<boolean> {
   // Shard 0's record of this swap carries over the shards an earlier swap dropped whose follow-up never ran.
   const unsettled = await shard(0).unsettledSwap();
   const from = unsettled?.layout.generation === layout.generation ? Math.max(unsettled.from.shards, old.shards) : old.shards;
   const dropped = shardNumbers(from).slice(layout.shards);
+  let held = false;
   if (dropped.length) {
     // Read before the drops: a cycle a dropped shard holds that shard 0 had ended by then does not keep it.
     const cycles = await shard(0).cycles();
-    for (const number of dropped) await shard(number).dropFromLayout(layout.generation, cycles);
+    for (const number of dropped) {
+      if (await shard(number).dropFromLayout(layout.generation, cycles)) continue;
+      // Kept by a cycle, move or vote that may yet make it live, or never: the record stays for the next check.
+      held ||= (await shard(number).shardView()).layout.generation < layout.generation;
+    }
   }
   await exchangeStatistics(shardNumbers(layout.shards).map(shard), layout.generation);
-  await shard(0).swapSettled(layout.generation);
+  if (!held) await shard(0).swapSettled(layout.generation);
+  return !held;
 }
 
 /**
