@@ -471,4 +471,9 @@ describe('seeded interleavings of full feeds, moves, feeding and faults over sha
   it.each(FOUND)('seed %s', async (_saw, seed, steps) => {
     await run(seed, steps);
   });
+
+  it('seed 222 meets a cancel after the swap was decided, answered 404 (no active full feed), and the swap still settles', async () => {
+    const { trace } = await run(222, 30);
+    expect(trace.filter((line) => line.startsWith('cancel') && line.includes('No active full feed: it was ended'))).not.toEqual([]);
+  });
 });

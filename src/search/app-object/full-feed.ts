@@ -42,7 +42,7 @@ export function cycleEnded(id: number, coordinator: CoordinatorCycles): boolean 
 }
 
 /** Why a full feed cannot be cancelled now. */
-const DECIDED = 'The full feed is being swapped in (every shard voted for it) and can no longer be cancelled';
+const DECIDED = 'No active full feed: it was ended and is being swapped in (every shard voted for it), so it can no longer be cancelled';
 /** Why a full feed cannot start now. */
 const RESHARDING = 'A re-index job is moving the documents to a new shard count; start the full feed when it has finished';
 /** Swapped cycles remembered for recovery; the entries of an ended cycle are settled within a few checks. */
@@ -171,14 +171,15 @@ export class FullFeeds {
   }
 
   /**
-   * Cancels the active cycle: its staged documents go, the live index stays. 409 once its swap was decided (`decideSwap`):
-   * other shards may have made it live already, so only committing it leaves no mixed index.
+   * Cancels the active cycle: its staged documents go, the live index stays. Once its swap was decided (`decideSwap`) the
+   * feed is no longer active (404, as the contract answers Cancel after End): other shards may have made it live already,
+   * so only committing it leaves no mixed index.
    */
   async cancel(): Promise<Outcome<FullFeedCycle>> {
     const storage = this.live.storage;
     const cycle = storage.get('cycle');
     if (!cycle) return { ok: false, status: 404, message: 'No active full feed' };
-    if (this.#decided(cycle.id)) return { ok: false, status: 409, message: DECIDED };
+    if (this.#decided(cycle.id)) return { ok: false, status: 404, message: DECIDED };
     this.live.transaction(() => {
       this.#endedWithoutSwap(cycle);
       storage.discardStaged(cycle.id);
