@@ -248,7 +248,7 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#fullFeeds.prepareSwap(swap, shardName);
   }
 
-  /** As shard 0: its vote for a cross-shard swap (the one decided, once a shard committed), or null. */
+  /** As shard 0: its vote for a cross-shard swap (marked decided once every shard voted), or null. */
   async vote(): Promise<PreparedSwap | null> {
     return this.#fullFeeds.vote();
   }

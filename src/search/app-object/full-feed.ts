@@ -307,8 +307,9 @@ export class FullFeeds {
    * not keep it: its end never reached this shard, and nothing else would ever remove it. Nor does a move whose lease
    * lapsed: its job died, and its alarm would drop only the move, keeping the shard's old live documents for good; nor
    * one within its lease to `generation` or an older one (the job, retried, made that generation live with fewer
-   * shards, or a full feed took it). A vote keeps it only for a generation newer than `generation` (the alarm asks the coordinator what became of the
-   * move): one for `generation` or older lost it to the swap that dropped this shard, and can never be made live here.
+   * shards, or a full feed took it). A vote keeps it only for a generation newer than `generation` (the alarm asks the
+   * coordinator what became of the move): one for `generation` or older lost it to the swap that dropped this shard, and
+   * can never be made live here.
    */
   droppable(generation: number, coordinator: CoordinatorCycles): boolean {
     const storage = this.live.storage;
