@@ -33,11 +33,14 @@ export interface FacetRows {
 
 /** Per-value counts of every facet column over one set of documents, reused from query to query. */
 export interface RowTally {
-  /** Place (`FacetRows.regions`) -> count (0 for every place not in `touched`). */
+  /** Place (`FacetRows.regions`) -> count (0 for every place not counted). */
   counts: Uint32Array;
-  /** The places counted, the first `size`. */
-  touched: Int32Array;
-  size: number;
+  /**
+   * The value ids counted, each column's in its own region of places as it is in `counts`: column k's are `ids[regions[k]]`
+   * up to `ids[ends[k]]`. Listed by column as they are counted, so no pass after the count sorts them out.
+   */
+  ids: Int32Array;
+  ends: Int32Array;
 }
 
 /** The index's facet rows brought up to date; undefined when the facets have too many columns for a row. */
@@ -107,46 +110,43 @@ function grown<T extends Uint16Array | Uint32Array>(array: T, size: number): T {
 /** `tally` emptied and sized for the places of `rows` as they are now. */
 export function prepareRowTally(tally: RowTally | undefined, rows: FacetRows): RowTally {
   const places = rows.regions[rows.columns.length];
-  if (tally && tally.counts.length >= places) return tally;
-  const room = Math.max(places, (tally?.counts.length ?? 0) * 2, 256);
-  return { counts: new Uint32Array(room), touched: new Int32Array(room), size: 0 };
+  const columns = rows.columns.length;
+  if (!tally || tally.counts.length < places) {
+    const room = Math.max(places, (tally?.counts.length ?? 0) * 2, 256);
+    tally = { counts: new Uint32Array(room), ids: new Int32Array(room), ends: new Int32Array(columns) };
+  }
+  if (tally.ends.length < columns) tally.ends = new Int32Array(columns);
+  tally.ends.set(rows.regions.subarray(0, columns));
+  return tally;
 }
 
 /** Adds 1 to the count of each value id of each document of `ords` (live documents), every facet column at once. */
 export function countRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally): void {
-  const { starts, entries } = rows;
-  const { counts, touched } = tally;
-  let size = tally.size;
+  const { starts, entries, columnAt, regions } = rows;
+  const { counts, ids, ends } = tally;
   for (let i = 0; i < ords.length; i++) {
     const ord = ords[i];
     for (let j = starts[ord], end = starts[ord + 1]; j < end; j++) {
       const place = entries[j];
-      if (counts[place]++ === 0) touched[size++] = place;
+      if (counts[place]++ === 0) {
+        const k = columnAt[place];
+        ids[ends[k]++] = place - regions[k];
+      }
     }
   }
-  tally.size = size;
 }
 
-/** The value ids each column counted in `tally`: column k's are `ids[starts[k]]` up to `ids[starts[k + 1]]`. */
-export function countedIds(rows: FacetRows, tally: RowTally): { starts: Int32Array; ids: Int32Array } {
-  const { touched, size } = tally;
-  const { columnAt, regions } = rows;
-  const starts = new Int32Array(rows.columns.length + 1);
-  for (let i = 0; i < size; i++) starts[columnAt[touched[i]] + 1]++;
-  for (let k = 1; k < starts.length; k++) starts[k] += starts[k - 1];
-  const next = starts.slice();
-  const ids = new Int32Array(size);
-  for (let i = 0; i < size; i++) {
-    const k = columnAt[touched[i]];
-    ids[next[k]++] = touched[i] - regions[k];
-  }
-  return { starts, ids };
+/** The value ids column k counted in `tally` (in the order first counted). */
+export function countedIds(rows: FacetRows, tally: RowTally, k: number): Int32Array {
+  return tally.ids.subarray(rows.regions[k], tally.ends[k]);
 }
 
 /** Sets every count of `tally` back to 0; `rewritten`: whole columns' counts were rewritten (a complement's live counts). */
 export function clearRowTally(rows: FacetRows, tally: RowTally, rewritten: boolean): void {
-  const { counts, touched } = tally;
-  if (rewritten) counts.fill(0, 0, rows.regions[rows.columns.length]);
-  else for (let i = 0; i < tally.size; i++) counts[touched[i]] = 0;
-  tally.size = 0;
+  const { counts, ids, ends } = tally;
+  const { regions } = rows;
+  if (rewritten) counts.fill(0, 0, regions[rows.columns.length]);
+  else
+    for (let k = 0; k < rows.columns.length; k++)
+      for (let i = regions[k], region = regions[k]; i < ends[k]; i++) counts[region + ids[i]] = 0;
 }

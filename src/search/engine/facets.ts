@@ -194,12 +194,11 @@ function rowCounts(state: IndexState, set: CountedSet): { of(column: ValueColumn
   if (!rows) return undefined;
   const tally = (state.caches.rowTally = prepareRowTally(state.caches.rowTally, rows));
   countRows(rows, set.ords, tally);
-  const { starts, ids } = countedIds(rows, tally);
   return {
     of: (column) => {
       const k = rows.columns.indexOf(column);
       if (k < 0) return undefined;
-      return { counts: tally.counts.subarray(rows.regions[k], rows.regions[k + 1]), ids: ids.subarray(starts[k], starts[k + 1]) };
+      return { counts: tally.counts.subarray(rows.regions[k], rows.regions[k + 1]), ids: countedIds(rows, tally, k) };
     },
     clear: () => clearRowTally(rows, tally, set.complement),
   };
