@@ -104,6 +104,8 @@ export interface Scratch extends Matches {
   /** The documents the query matched so far, the first `matchedCount`, listed in `ords` once matching is done. */
   matched: Int32Array;
   matchedCount: number;
+  /** Ordinals the index had handed out when the query began (what `release` may have to clear). */
+  ordinals: number;
   /** Matching began without details: the documents detailed since, the first `detailedCount` (what `release` clears). */
   detailsLater: boolean;
   detailedOrds: Int32Array;
@@ -456,22 +458,16 @@ export function release(matches: Matches): void {
   m.detailedCount = 0;
 }
 
-/** Touched ordinals spread over at most this many times their number are cleared as one range. */
+/** Touched ordinals that are more than one in this many of the index's are cleared as one range. */
 const DENSE_SPREAD = 4;
 
 /** Clears `words` at `ords` (`details`: the detail arrays instead). */
 function clearOrds(m: Scratch, ords: ArrayLike<number>, details: boolean): void {
-  let low = Infinity;
-  let high = -1;
-  for (let i = 0; i < ords.length; i++) {
-    const ord = ords[i];
-    if (ord < low) low = ord;
-    if (ord > high) high = ord;
-  }
-  // A broad query touched most ordinals of its range: clearing the whole range is a memset, not scattered writes.
-  const dense = high - low < DENSE_SPREAD * ords.length;
+  // A broad query touched most ordinals: clearing all of them is a memset, not scattered writes. Every ordinal, not
+  // the range of those touched: the matches of a term spread over the whole index, and finding the range is a pass.
+  const dense = m.ordinals < DENSE_SPREAD * ords.length;
   if (!details) {
-    if (dense) m.words.fill(0, low, high + 1);
+    if (dense) m.words.fill(0, 0, m.ordinals);
     else for (let i = 0; i < ords.length; i++) m.words[ords[i]] = 0;
     return;
   }
@@ -480,7 +476,7 @@ function clearOrds(m: Scratch, ords: ArrayLike<number>, details: boolean): void 
   // matching began without details.
   const adjacent = m.plan.words.length > 1;
   const detailed = m.detailsLater;
-  if (dense) clearRange(m, low, high + 1, adjacent, detailed);
+  if (dense) clearRange(m, 0, m.ordinals, adjacent, detailed);
   else clearEach(m, ords, adjacent, detailed);
 }
 
@@ -529,6 +525,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       touched: new Int32Array(size),
       matched: new Int32Array(size),
       matchedCount: 0,
+      ordinals: 0,
       complete: true,
       detailed: new Uint8Array(size),
       detailsLater: false,
@@ -549,6 +546,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
     state.caches.scratch = scratch;
   }
   scratch.plan = plan;
+  scratch.ordinals = capacity(state);
   scratch.ords = [];
   scratch.matchedCount = 0;
   scratch.detailedCount = 0;

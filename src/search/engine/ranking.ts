@@ -163,7 +163,8 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     finish(a);
     finish(b);
     const decided = rank[b] - rank[a] || score[b] - score[a];
-    if (decided) return decided;
+    // A sign, not the difference: a small integer is returned as it is, a fraction as a new heap number.
+    if (decided) return decided > 0 ? 1 : -1;
     for (const order of custom) {
       const c = order(a, b);
       if (c) return c;
