@@ -449,6 +449,11 @@ const SEEDS = [1, 2, 3, 4];
  * a regression case named by what it saw before the fix.
  */
 const FOUND: Array<[string, number, number]> = [
+  [
+    '128: batches accepted while the cycle was ENDING went live only, and its swap wiped them: 6 writes lost, a deleted document back',
+    128,
+    30,
+  ],
   ['136: shard 0 kept its vote for a full feed whose swap another shard refused', 136, 30],
   ["222: a cancel after the swap was decided left shard 1 live at layout {3, 1} beside shard 0's {2, 1}", 222, 30],
   ['246: a move retried by its job with fewer shards left the shards its first attempt joined their old documents', 246, 30],
