@@ -528,7 +528,7 @@ const FOUND: Array<[string, number, number]> = [
   ['2010: a recovery check met a dropped shard a dying move had joined, kept it, and forgot the drop: 8 rows stayed', 2010, 60],
 ];
 
-/** The same for runs that delete the app (a sweep of seeds 100 to 299 at 30 steps). */
+/** The same for runs that delete the app (sweeps of seeds 100 to 499 at 30 steps, 2000 to 2099 at 60). */
 const FOUND_DELETING: Array<[string, number]> = [
   ["113: a delete whose process died after wiping shard 0 left shard 1's 7 rows: the retry no longer knew of 4 shards", 113],
   ['120: the same with shards 1 and 2 wiped: shard 3 kept 8 rows', 120],
