@@ -248,19 +248,23 @@ export class SearchAppClient {
 
   /**
    * Deletes the app's documents, index and snapshots (each shard its replicas') in every shard object it may have
-   * written: shard 0 first, which answers how many shards the app's full feeds and moves staged into, then those, and
-   * any other shard this client reached. Objects that never existed are not called (a call would create one). A job
-   * racing the deletion may write into shards after their wipe: the deletion calls this again once the row is gone (the
-   * same client, so the same shards, though shard 0 no longer names them), and a job whose app is gone calls it at its
-   * end with the client that reached them.
+   * written: the shards shard 0 says the app's full feeds and moves staged into, and any other shard this client reached,
+   * then shard 0 (then any shard a cycle or move begun meanwhile added): shard 0 goes last, so a process dying before the
+   * end leaves it naming the shards for the retry to reach. Objects that never existed are not called (a call would
+   * create one). A job racing the deletion may write into shards after their wipe: the deletion calls this again once
+   * the row is gone (the same client, so the same shards, though shard 0 no longer names them), and a job whose app is
+   * gone calls it at its end with the client that reached them.
    */
   async destroy(): Promise<void> {
-    const used = await this.stub.destroy();
-    await Promise.all(
-      shardNumbers(Math.max(used, this.#reached))
-        .slice(1)
-        .map((shard) => this.shard(shard).destroy()),
-    );
+    const others = (shards: number, from = 1) =>
+      Promise.all(
+        shardNumbers(shards)
+          .slice(from)
+          .map((shard) => this.shard(shard).destroy()),
+      );
+    const used = Math.max(await this.stub.shardsUsed(), this.#reached);
+    await others(used);
+    await others(await this.stub.destroy(), used);
     knownShards.delete(this.#app);
   }
 

@@ -476,6 +476,11 @@ export class SearchAppObject extends DurableObject<Env> {
     };
   }
 
+  /** As shard 0: how many shards the app may have written into (`FullFeeds.shardsUsed`), which deleting it reaches. */
+  async shardsUsed(): Promise<number> {
+    return this.#fullFeeds.shardsUsed();
+  }
+
   /**
    * Deletes everything the search app stored (documents, staged cycles, snapshots, meta): the app, or this replica,
    * is being deleted. A replica keeps only a mark that stops reads from making it a copy again for a minute; its

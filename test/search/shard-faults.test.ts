@@ -4,7 +4,11 @@
  * after any number of its object calls (those it had sent finish first, the rest never leave), as a worker or queue
  * consumer killed mid-way would. After settling (leases lapsed, every shard's alarm, the recovery check, the queue's
  * retries, until nothing changes) the app must hold exactly what the acknowledged entries say: nothing lost, nothing
- * half-applied, no staging, vote or shard left behind.
+ * half-applied, no staging, vote or shard left behind. Runs that delete the app at a step of their second half (by a
+ * process that may die too; the client retries) must leave nothing of it in D1 or any shard object.
+ *
+ * To sweep: set SEEDS to a range (`Array.from({ length: 400 }, (_, i) => 100 + i)`) and run this file alone with
+ * `-t settles` (or `-t deleting`); about 2 s per seed at 30 steps on this machine.
  */
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -12,12 +16,13 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { Env } from '../../src/env';
 import { createDb } from '../../src/db/client';
-import { findSearchApp } from '../../src/db/queries';
+import { findSearchApp, findSearchAppById } from '../../src/db/queries';
 import type { SearchAppRow } from '../../src/db/queries';
 import { finishCycleIfDrained, requestCycleEnd } from '../../src/feeding/full-feed';
 import { indexConfigOf, pendingInCycle, setStates, settleCycle } from '../../src/feeding/operations';
 import { recoverApp } from '../../src/feeding/recovery';
 import { RESHARD_LEASE_MS } from '../../src/search/app-storage';
+import { deleteSearchApp } from '../../src/search/search-apps';
 import type { FeedOperation, OperationResult } from '../../src/search/app-object/feeding';
 import { SearchAppClient } from '../../src/search/search-app-client';
 import { shardOf } from '../../src/search/shards';
@@ -85,7 +90,28 @@ interface Op {
   lastCycle: number;
 }
 
-/** One seeded run: the app, the driver's operations, what was acknowledged and when swaps became live. */
+/** What a step may do (a run that deletes the app does so at one step of its second half instead: `remove`). */
+const STEP_KINDS = [
+  'batch',
+  'batch',
+  'batch',
+  'start',
+  'start',
+  'end',
+  'end',
+  'cancel',
+  'move',
+  'move',
+  'retry',
+  'lapse',
+  'alarms',
+  'recovery',
+  'search',
+] as const;
+/** Steps that go through a route or the queue consumer's job, which answer 404 (or do nothing) once the app's row is gone. */
+const NEED_THE_APP: readonly string[] = ['batch', 'start', 'end', 'cancel', 'move', 'search'];
+
+/** One seeded run: the app, the driver's operations, what was acknowledged and which cycles were swapped in. */
 class Scenario {
   readonly db = createDb(env.DB);
   readonly trace: string[] = [];
@@ -96,23 +122,31 @@ class Scenario {
   readonly #random: () => number;
   #swapped = new Set<number>();
   #job = 0;
+  #steps = 0;
+  /** The step that deletes the app (-1: none). */
+  readonly #deleteAt: number;
+  /** A client asked to delete the app (it retries until the deletion answered). */
+  deleting = false;
   readonly client: SearchAppClient;
 
+  /** `deleteWithin`: the run has that many steps and deletes the app at one of its second half. */
   constructor(
     readonly seed: number,
     readonly row: SearchAppRow,
+    deleteWithin = 0,
   ) {
     this.#random = random(seed);
+    this.#deleteAt = deleteWithin ? this.#int(Math.floor(deleteWithin / 2), deleteWithin - 1) : -1;
     this.client = new SearchAppClient(env, row.tenantCode, row.code);
   }
 
-  static async create(seed: number): Promise<Scenario> {
+  static async create(seed: number, deleteWithin = 0): Promise<Scenario> {
     const { tenant, code } = await createTenantWithApp('faults');
     const admin = (await createToken(tenant, 'admin')).token;
     await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin, body: schema }));
     await expectOk(call('PUT', `/api/v1/admin/searchapps/${tenant}/${code}`, { token: ADMIN_TOKEN, body: {} }));
     const row = await findSearchApp(createDb(env.DB), tenant, code);
-    return new Scenario(seed, row!);
+    return new Scenario(seed, row!, deleteWithin);
   }
 
   get config() {
@@ -127,10 +161,21 @@ class Scenario {
     return min + Math.floor(this.#random() * (max - min + 1));
   }
 
-  /** A client whose process dies after a random number of object calls, or lives (half the time). */
-  #mortal(): { client: SearchAppClient; budget: number } {
+  /** The environment of a process that dies after a random number of object calls, or lives (half the time). */
+  #dying(): { env: Env; budget: number } {
     const budget = this.#random() < 0.5 ? Infinity : this.#int(0, 12);
-    return { client: new SearchAppClient(dyingEnv(budget), this.row.tenantCode, this.row.code), budget };
+    return { env: dyingEnv(budget), budget };
+  }
+
+  /** A client in such a process. */
+  #mortal(): { client: SearchAppClient; budget: number } {
+    const { env: dying, budget } = this.#dying();
+    return { client: new SearchAppClient(dying, this.row.tenantCode, this.row.code), budget };
+  }
+
+  /** Whether the app's row is gone (a deletion got that far). */
+  async #gone(): Promise<boolean> {
+    return !(await findSearchAppById(this.db, this.row.id));
   }
 
   /** Records the cycles shard 0 swapped in (it remembers the last 50: the scenario looks after each step). */
@@ -145,25 +190,24 @@ class Scenario {
   }
 
   async step(): Promise<void> {
-    const kind = this.#pick([
-      'batch',
-      'batch',
-      'batch',
-      'start',
-      'start',
-      'end',
-      'end',
-      'cancel',
-      'move',
-      'move',
-      'retry',
-      'lapse',
-      'alarms',
-      'recovery',
-      'search',
-    ] as const);
-    await this[kind]();
+    const kind = this.#steps++ === this.#deleteAt ? 'remove' : this.#pick(STEP_KINDS);
+    if (NEED_THE_APP.includes(kind) && (await this.#gone())) this.trace.push(`${kind}: 404, the app was deleted`);
+    else await this[kind]();
     await this.#noteSwaps();
+  }
+
+  /**
+   * Delete the search app (the admin route's `deleteSearchApp`: wipe the objects, delete the row, wipe again), by a
+   * process that may die; the client retries it when settling, as one whose DELETE got no answer would.
+   */
+  async remove(): Promise<void> {
+    this.deleting = true;
+    const { env: dying, budget } = this.#dying();
+    const outcome = await deleteSearchApp(dying, this.db, this.row.tenantCode, this.row.code).then(
+      () => 'deleted',
+      (error) => String(error).slice(0, 80),
+    );
+    this.trace.push(`delete the app (budget ${budget}): ${outcome}`);
   }
 
   /**
@@ -201,8 +245,15 @@ class Scenario {
     await this.retry();
   }
 
-  /** The queue delivers the batches it holds, in order, until one fails again (it stays, with those after it). */
+  /**
+   * The queue delivers the batches it holds, in order, until one fails again (it stays, with those after it); the
+   * consumer acknowledges and drops those of a deleted app.
+   */
   async retry(): Promise<void> {
+    if (this.pending.length && (await this.#gone())) {
+      this.trace.push(`  batches ${this.pending.map((ops) => ops[0].opId).join(', ')} dropped: the app was deleted`);
+      this.pending.length = 0;
+    }
     while (this.pending.length) {
       const ops = this.pending[0];
       let results: OperationResult[];
@@ -339,8 +390,9 @@ class Scenario {
   /** Until nothing is left to do: a client ends the cycle it left open, the queue retries, time passes, alarms, checks. */
   async settle(): Promise<void> {
     this.trace.push('-- settle');
+    if (this.deleting) await deleteSearchApp(env, this.db, this.row.tenantCode, this.row.code);
     for (let round = 0; round < 4; round++) {
-      if ((await this.client.activeCycle())?.state === 'ACTIVE') {
+      if (!this.deleting && (await this.client.activeCycle())?.state === 'ACTIVE') {
         const cycle = await requestCycleEnd(this.db, this.row, this.client);
         await finishCycleIfDrained(env, this.db, this.row, cycle.id);
       }
@@ -398,6 +450,7 @@ const UNSETTLED_KEYS = ['cycle', 'ready', 'reshard', 'sealedUntil', 'unsettledSw
 async function expectSettled(scenario: Scenario): Promise<void> {
   const { client } = scenario;
   const story = `seed ${scenario.seed}:\n${scenario.trace.join('\n')}`;
+  if (scenario.deleting) return expectDeleted(scenario, story);
   expect(
     scenario.pending.map((ops) => ops[0].opId),
     `batches never applied; ${story}`,
@@ -432,9 +485,22 @@ async function expectSettled(scenario: Scenario): Promise<void> {
   expect(found.documents.map((d) => d.id).sort(), story).toEqual([...expected.keys()].sort());
 }
 
-/** Runs `steps` seeded steps, settles, and checks the invariants. */
-async function run(seed: number, steps: number): Promise<Scenario> {
-  const scenario = await Scenario.create(seed);
+/** A deleted app leaves nothing behind: no row, entry or End record in D1, no row in any shard object. */
+async function expectDeleted(scenario: Scenario, story: string): Promise<void> {
+  const id = scenario.row.id;
+  const [left] = await scenario.db.all<{ apps: number; entries: number; ends: number }>(sql`
+    SELECT (SELECT count(*) FROM search_apps WHERE id = ${id}) AS apps,
+           (SELECT count(*) FROM feeding_operations WHERE app_id = ${id}) AS entries,
+           (SELECT count(*) FROM full_feed_ends WHERE app_id = ${id}) AS ends`);
+  expect(left, story).toEqual({ apps: 0, entries: 0, ends: 0 });
+  for (let shard = 0; shard < SHARDS_SEEN; shard++) {
+    expect((await held(scenario.client, shard)).rows, `rows on shard ${shard} of the deleted app; ${story}`).toBe(0);
+  }
+}
+
+/** Runs `steps` seeded steps (with deleting the app among them when `deletes`), settles, and checks the invariants. */
+async function run(seed: number, steps: number, deletes = false): Promise<Scenario> {
+  const scenario = await Scenario.create(seed, deletes ? steps : 0);
   for (let i = 0; i < steps; i++) await scenario.step();
   await scenario.settle();
   await expectSettled(scenario);
@@ -462,13 +528,27 @@ const FOUND: Array<[string, number, number]> = [
   ['2010: a recovery check met a dropped shard a dying move had joined, kept it, and forgot the drop: 8 rows stayed', 2010, 60],
 ];
 
+/** The same for runs that delete the app (a sweep of seeds 100 to 299 at 30 steps). */
+const FOUND_DELETING: Array<[string, number]> = [
+  ["113: a delete whose process died after wiping shard 0 left shard 1's 7 rows: the retry no longer knew of 4 shards", 113],
+  ['120: the same with shards 1 and 2 wiped: shard 3 kept 8 rows', 120],
+];
+
 describe('seeded interleavings of full feeds, moves, feeding and faults over shards', () => {
   it.each(SEEDS)('seed %i settles to exactly what was acknowledged', async (seed) => {
     await run(seed, 30);
   });
 
+  it.each(SEEDS)('seed %i, deleting the app along the way, leaves nothing of it behind', async (seed) => {
+    await run(seed, 30, true);
+  });
+
   it.each(FOUND)('seed %s', async (_saw, seed, steps) => {
     await run(seed, steps);
+  });
+
+  it.each(FOUND_DELETING)('seed %s', async (_saw, seed) => {
+    await run(seed, 30, true);
   });
 
   it('seed 222 meets a cancel after the swap was decided, answered 404 (no active full feed), and the swap still settles', async () => {
