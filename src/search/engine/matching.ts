@@ -264,10 +264,12 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       }
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field, or near it.
-        const previous = slotMarks[at + SLOT_LAST];
-        if (first > 0 && position > 0 && previous === (after | (position - 1))) adjacent[ord] |= mask;
-        else if (first > 0 && previous >>> LAST_WORD === first && Math.abs((previous & POSITION_BITS) - position) <= NEAR_WINDOW)
-          adjacent[ord] |= mask << WHOLE;
+        if (first > 0) {
+          const previous = slotMarks[at + SLOT_LAST];
+          if (position > 0 && previous === (after | (position - 1))) adjacent[ord] |= mask;
+          else if (previous >>> LAST_WORD === first && Math.abs((previous & POSITION_BITS) - position) <= NEAR_WINDOW)
+            adjacent[ord] |= mask << WHOLE;
+        }
         slotMarks[at + SLOT_LAST] = last | position;
       }
     }
