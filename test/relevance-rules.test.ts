@@ -281,6 +281,21 @@ describe('relevance rules', () => {
     engine.add('beta', { name: 'beta', description: 'a text editor with tools' });
     expect(top('text editor', engine)).toEqual(['beta', 'alpha']);
   });
+  it('ranks query words near each other in a field above the same words further apart, and below words next to each other', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Same words, same lengths: without nearness alpha and beta would tie, the ids putting alpha first.
+    engine.add('alpha', { name: 'alpha', description: 'text and many tools editor' });
+    engine.add('beta', { name: 'beta', description: 'text and tools editor many' });
+    engine.add('gamma', { name: 'gamma', description: 'many and tools text editor' });
+    expect(top('text editor', engine)).toEqual(['gamma', 'beta', 'alpha']);
+  });
+  it('ranks a field naming the one query word early above one naming it late', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Same words, same lengths: without the position, the ids would decide (alpha first).
+    engine.add('alpha', { name: 'alpha', description: 'software for algebraic geometry research' });
+    engine.add('beta', { name: 'beta', description: 'interactive geometry software for research' });
+    expect(top('geometry', engine)).toEqual(['beta', 'alpha']);
+  });
   it('ranks the head of a name family above a name without one, and that above parts and longer names', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     // Equal descriptions: without the prior, ids would decide (ampx-lib-dev, mplay, vlc).

@@ -234,6 +234,11 @@ export const feedingOperations = sqliteTable(
     type: text('type').notNull(),
     /** The full-feed cycle the operation was sent in, if any. */
     cycleId: integer('cycle_id'),
+    /**
+     * The last full-feed cycle started when the operation was accepted (0: none; null: accepted before this was kept).
+     * An operation outside a cycle whose cycle was then ending is kept by its swap; one a later cycle's swap replaced is not applied.
+     */
+    lastCycleId: integer('last_cycle_id'),
     error: text('error'),
     /** The operation's payload (JSON) while the entry is open, so a lost message can be sent again (outbox); cleared once staged or terminal. */
     payload: text('payload'),

@@ -23,6 +23,7 @@ const feedOperation: z.ZodType<FeedOperation> = z.object({
   operation: z.enum(['update', 'delete']),
   payload: z.record(z.string(), z.unknown()).optional(),
   cycleId: z.number().int().nullable().optional(),
+  lastCycle: z.number().int().optional(),
 });
 const operationsMessage = z.object({
   kind: z.literal('operations'),
@@ -96,7 +97,8 @@ const MAX_INSERT_BYTES = 1 << 20;
 
 /**
  * Records operations as CREATED queue entries, with their payloads (the outbox recovery re-sends from), and
- * queues them for the search app. Operations sent while a full feed is active belong to that cycle.
+ * queues them for the search app. Operations sent while a full feed is active belong to that cycle; each names the last
+ * cycle started (`lastCycle`), so one sent while that cycle was ending outlives its swap.
  */
 export async function acceptOperations(
   env: Env,
@@ -107,22 +109,22 @@ export async function acceptOperations(
 ): Promise<QueueEntry[]> {
   if (!operations.length) return [];
   // Arms the app's recovery before any row exists, so no accepted entry can be left without it.
-  const cycle = await new SearchAppClient(env, app.tenantCode, app.code).noteAccepted(app.id);
+  const { cycle, lastCycle } = await new SearchAppClient(env, app.tenantCode, app.code).noteAccepted(app.id);
   const cycleId = cycle?.state === 'ACTIVE' ? cycle.id : null;
   const rows: Array<{ id: number; created_at: string }> = [];
   const serialized = operations.map((op) => JSON.stringify([op.documentId, op.operation, op.payload ?? null]));
   for (const group of groupBySize(serialized, (text) => byteLength(text) + 1, MAX_INSERT_BYTES)) {
     rows.push(
       ...(await db.all<{ id: number; created_at: string }>(sql`
-        INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id, payload, sent_at)
-        SELECT ${app.id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'CREATED', ${type}, ${cycleId},
+        INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id, last_cycle_id, payload, sent_at)
+        SELECT ${app.id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'CREATED', ${type}, ${cycleId}, ${lastCycle},
                json_extract(value, '$[2]'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
         FROM json_each(${`[${group.join(',')}]`})
         RETURNING id, created_at`)),
     );
   }
   rows.sort((a, b) => a.id - b.id);
-  const queued: FeedOperation[] = operations.map((op, i) => ({ ...op, opId: rows[i].id, cycleId }));
+  const queued: FeedOperation[] = operations.map((op, i) => ({ ...op, opId: rows[i].id, cycleId, lastCycle }));
   try {
     await sendOperations(env, app.id, queued, schemaFingerprint(app.fields));
   } catch (error) {

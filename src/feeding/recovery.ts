@@ -28,6 +28,7 @@ interface OpenRow {
   operation: 'update' | 'delete';
   payload: string | null;
   cycle_id: number | null;
+  last_cycle_id: number | null;
   redrives: number;
 }
 
@@ -38,7 +39,7 @@ export async function recoverApp(env: Env, db: Db, request: RecoveryRequest): Pr
   const searchApp = new SearchAppClient(env, app.tenantCode, app.code);
   // Overdue: sent long enough ago, and either nothing is being applied or later entries already were.
   const overdue = await db.all<OpenRow>(sql`
-    SELECT id, document_id, operation, payload, cycle_id, redrives FROM feeding_operations
+    SELECT id, document_id, operation, payload, cycle_id, last_cycle_id, redrives FROM feeding_operations
     WHERE app_id = ${app.id} AND state IN ('CREATED', 'STARTED')
       AND (julianday('now') - julianday(coalesce(sent_at, created_at))) * 86400 > ${REDRIVE_AFTER_SECONDS} * (1 << redrives)
       AND (${request.stalled ? 1 : 0} = 1 OR id < ${request.appliedUpTo})
@@ -100,6 +101,7 @@ async function settleEndedCycles(db: Db, app: SearchAppRow, searchApp: SearchApp
 
 function toFeedOperation(row: OpenRow): FeedOperation {
   const op: FeedOperation = { opId: row.id, documentId: row.document_id, operation: row.operation, cycleId: row.cycle_id };
+  if (row.last_cycle_id !== null) op.lastCycle = row.last_cycle_id;
   if (row.payload !== null) op.payload = JSON.parse(row.payload);
   return op;
 }

@@ -16,14 +16,14 @@ import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { IndexRead } from './app-object/answering';
 import type { FeedOperation, OperationResult } from './app-object/feeding';
-import type { FullFeedStatus } from './app-object/full-feed';
+import type { Acceptance, AppLayout, FullFeedStatus } from './app-object/full-feed';
 import type { AppIndexConfig, SemanticSearch } from './app-object/live-index';
 import type { MissingVectors } from './app-object/reindex';
 import type { IndexStats, SearchAppObject } from './search-app-object';
 import { unwrap } from './outcome';
 import { afterLastCommit, commitSwap, exchangeStatistics, prepareSwap, reshardApp, type SwappingShards } from './shard-swap';
 import { AppReads, knownShards, type RoutedAnswer } from './shard-reads';
-import { shardName, shardNumbers, shardOf, type ShardLayout } from './shards';
+import { shardName, shardNumbers, shardOf } from './shards';
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
@@ -73,8 +73,8 @@ export class SearchAppClient {
     return `${this.#tenantCode}/${this.#code}`;
   }
 
-  /** The live layout and active cycle, from the coordinator. */
-  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null }> {
+  /** The live layout, the active cycle and the last cycle swapped in, from the coordinator. */
+  async layout(): Promise<AppLayout> {
     const answer = await this.stub.layout();
     knownShards.set(this.#app, answer.layout.shards);
     return answer;
@@ -137,14 +137,19 @@ export class SearchAppClient {
 
   /**
    * Applies operations, each on its document's shard (operations of a full-feed cycle on the cycle's shards);
-   * `vectors` are the ones embedded for them that the objects do not have yet.
+   * `vectors` are the ones embedded for them that the objects do not have yet. An operation accepted while the active
+   * cycle was ending is applied live and staged into that cycle too (`stageOnly`), so its swap keeps it.
    */
   async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
-    const { layout, cycle } = await this.layout();
-    if (layout.shards === 1 && (cycle?.shards ?? 1) === 1) return this.stub.apply(operations, config, vectors);
+    const { layout, cycle, lastSwapped } = await this.layout();
+    const copies = operations
+      .filter((op) => !op.cycleId && cycle !== null && op.lastCycle === cycle.id)
+      .map((op): FeedOperation => ({ ...op, stageOnly: true }));
+    const all = [...operations, ...copies];
+    if (layout.shards === 1 && (cycle?.shards ?? 1) === 1) return this.stub.apply(all, config, vectors);
     const byShard = new Map<number, FeedOperation[]>();
-    for (const op of operations) {
-      const shard = shardOf(op.documentId, op.cycleId ? (cycle?.shards ?? 1) : layout.shards);
+    for (const op of all) {
+      const shard = shardOf(op.documentId, op.cycleId || op.stageOnly ? (cycle?.shards ?? 1) : layout.shards);
       const ops = byShard.get(shard);
       if (ops) ops.push(op);
       else byShard.set(shard, [op]);
@@ -157,6 +162,7 @@ export class SearchAppClient {
           config,
           vectors.filter((vector) => referenced.has(vector.hash)),
           layout.generation,
+          lastSwapped,
         );
       }),
     );
@@ -242,19 +248,23 @@ export class SearchAppClient {
 
   /**
    * Deletes the app's documents, index and snapshots (each shard its replicas') in every shard object it may have
-   * written: shard 0 first, which answers how many shards the app's full feeds and moves staged into, then those, and
-   * any other shard this client reached. Objects that never existed are not called (a call would create one). A job
-   * racing the deletion may write into shards after their wipe: the deletion calls this again once the row is gone (the
-   * same client, so the same shards, though shard 0 no longer names them), and a job whose app is gone calls it at its
-   * end with the client that reached them.
+   * written: the shards shard 0 says the app's full feeds and moves staged into, and any other shard this client reached,
+   * then shard 0 (then any shard a cycle or move begun meanwhile added): shard 0 goes last, so a process dying before the
+   * end leaves it naming the shards for the retry to reach. Objects that never existed are not called (a call would
+   * create one). A job racing the deletion may write into shards after their wipe: the deletion calls this again once
+   * the row is gone (the same client, so the same shards, though shard 0 no longer names them), and a job whose app is
+   * gone calls it at its end with the client that reached them.
    */
   async destroy(): Promise<void> {
-    const used = await this.stub.destroy();
-    await Promise.all(
-      shardNumbers(Math.max(used, this.#reached))
-        .slice(1)
-        .map((shard) => this.shard(shard).destroy()),
-    );
+    const others = (shards: number, from = 1) =>
+      Promise.all(
+        shardNumbers(shards)
+          .slice(from)
+          .map((shard) => this.shard(shard).destroy()),
+      );
+    const used = Math.max(await this.stub.shardsUsed(), this.#reached);
+    await others(used);
+    await others(await this.stub.destroy(), used);
     knownShards.delete(this.#app);
   }
 
@@ -299,8 +309,8 @@ export class SearchAppClient {
     return this.stub.activeCycle();
   }
 
-  /** Before recording operations of app `appId`: arms the app's feeding recovery; answers the active cycle. */
-  async noteAccepted(appId: number): Promise<FullFeedCycle | null> {
+  /** Before recording operations of app `appId`: arms the app's feeding recovery; answers the active cycle and the last cycle id. */
+  async noteAccepted(appId: number): Promise<Acceptance> {
     return this.stub.noteAccepted(appId);
   }
 

@@ -28,7 +28,7 @@ import {
   type SuggestPart,
 } from './app-object/answering';
 import { Feeding, FeedingRecovery, type FeedOperation, type OperationResult, type ShardApplied } from './app-object/feeding';
-import { FullFeeds, type CoordinatorCycles, type FullFeedStatus } from './app-object/full-feed';
+import { FullFeeds, type Acceptance, type AppLayout, type CoordinatorCycles, type FullFeedStatus } from './app-object/full-feed';
 import { LiveIndex, type AppIndexConfig, type SemanticSearch, type ShardView } from './app-object/live-index';
 import { Reindexing, type MissingVectors, type MovingRows } from './app-object/reindex';
 import { Replication } from './app-object/replication';
@@ -78,27 +78,32 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /** Applies operations in id order (`Feeding.apply`); `vectors` are the ones the consumer embedded for them. */
   async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
-    return this.#feeding.apply(operations, config, vectors);
+    return this.#feeding.apply(operations, config, vectors, this.#fullFeeds.lastSwapped());
   }
 
-  /** `apply` on one shard of several, routed by the layout of `generation`; `statisticsDue`: time to share statistics. */
+  /**
+   * `apply` on one shard of several, routed by the layout of `generation` when shard 0 had swapped in cycle `lastSwapped`;
+   * `statisticsDue`: time to share statistics.
+   */
   async applyToShard(
     operations: FeedOperation[],
     config: AppIndexConfig,
     vectors: HashedVector[] = [],
     generation?: number,
+    lastSwapped = 0,
   ): Promise<ShardApplied> {
-    return this.#feeding.applyToShard(operations, config, vectors, generation);
+    return this.#feeding.applyToShard(operations, config, vectors, generation, Math.max(lastSwapped, this.#fullFeeds.lastSwapped()));
   }
 
   /**
    * Called before operations of the app are recorded: arms the recovery checks (so no accepted entry is
-   * left without them) and answers the active cycle the operations belong to.
+   * left without them) and answers the active cycle (the operations belong to it while it is ACTIVE) and the last
+   * cycle id given.
    */
-  async noteAccepted(appId: number): Promise<FullFeedCycle | null> {
+  async noteAccepted(appId: number): Promise<Acceptance> {
     if (this.#live.storage.get('appId') !== appId) this.#live.storage.set('appId', appId);
     await this.#recovery.arm();
-    return this.#live.storage.get('cycle') ?? null;
+    return { cycle: this.#live.storage.get('cycle') ?? null, lastCycle: this.#fullFeeds.cycles().last };
   }
 
   /**
@@ -228,9 +233,9 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- shards
 
-  /** The live layout of the app's shards and the active cycle (coordinator: shard 0). */
-  async layout(): Promise<{ layout: ShardLayout; cycle: FullFeedCycle | null }> {
-    return { layout: this.#live.layout(), cycle: this.#live.storage.get('cycle') ?? null };
+  /** The live layout of the app's shards, the active cycle and the last cycle swapped in (coordinator: shard 0). */
+  async layout(): Promise<AppLayout> {
+    return { layout: this.#live.layout(), cycle: this.#live.storage.get('cycle') ?? null, lastSwapped: this.#fullFeeds.lastSwapped() };
   }
 
   /** A shard other than 0 joins the coordinator's cycle: the cycle's operations routed here are staged. */
@@ -469,6 +474,11 @@ export class SearchAppObject extends DurableObject<Env> {
       seq: storage.get('seq') ?? 0,
       snapshotSeq: storage.get('snapshotSeq') ?? 0,
     };
+  }
+
+  /** As shard 0: how many shards the app may have written into (`FullFeeds.shardsUsed`), which deleting it reaches. */
+  async shardsUsed(): Promise<number> {
+    return this.#fullFeeds.shardsUsed();
   }
 
   /**

@@ -1,6 +1,9 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { call, json, waitFor } from '../helpers';
+import { recoverApp } from '../../src/feeding/recovery';
+import { ADMIN_TOKEN, call, expectOk, json, waitFor } from '../helpers';
+import { createDb } from '../../src/db/client';
 import { allSettled, bulk, debianEnvelopes, envelope, feedingApp, fullFeed, getDocument, searchIds, type FeedingApp } from './helpers';
 
 /** Feeds and waits until the consumer processed everything (staged operations stay PREPARED until the swap). */
@@ -105,6 +108,100 @@ describe('full feed state table', () => {
     expect(ids.has(debianEnvelopes[0].header.id)).toBe(false);
     await evictDurableObject(app.searchApp.stub);
     expect(new Set(await searchIds(app, '', 1000))).toEqual(ids);
+  });
+});
+
+describe('batches sent while a full feed is ending', () => {
+  const remove = (id: string) => ({ header: { id, action: 'delete' } });
+
+  async function appId(app: FeedingApp): Promise<number> {
+    return (await env.DB.prepare('SELECT id FROM search_apps WHERE tenant_code = ?').bind(app.tenant).first<{ id: number }>())!.id;
+  }
+
+  async function setShards(app: FeedingApp, shards: number) {
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards } }));
+  }
+
+  /**
+   * `old`, `kept` and `gone` live (by a full feed into `liveShards`), then a full feed into `cycleShards` sending `kept` and
+   * `new` and one entry (`straggler`) whose queue message was lost, so that End (the route) answers ENDING and the swap
+   * waits for it; then a batch after End, before the swap: `late`, `kept` again and a delete of `new`.
+   */
+  async function batchBetweenEndAndSwap(liveShards: number, cycleShards: number) {
+    const app = await feedingApp();
+    await setShards(app, liveShards);
+    expect((await fullFeed(app, 'start')).status).toBe(200);
+    await feedAndSettle(app, [
+      envelope('old', { name: 'oldpkg' }),
+      envelope('kept', { name: 'v1' }),
+      envelope('gone', { name: 'gonepkg' }),
+    ]);
+    expect((await fullFeed(app, 'end')).status).toBe(200);
+    await swapped(app);
+    expect((await searchIds(app)).sort()).toEqual(['gone', 'kept', 'old']);
+    await feedAndSettle(app, [remove('gone')]);
+
+    await setShards(app, cycleShards);
+    const { cycleId } = await json(await fullFeed(app, 'start'));
+    const staged = await feedAndSettle(app, [envelope('kept', { name: 'v2' }), envelope('new', { name: 'newpkg' })]);
+    const straggler = await env.DB.prepare(
+      `INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id, payload, sent_at)
+       VALUES (?, 'straggler', 'update', 'CREATED', 'svc', ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-60 seconds')) RETURNING id`,
+    )
+      .bind(await appId(app), cycleId, JSON.stringify({ name: 'stragglerpkg' }))
+      .first<{ id: number }>();
+    const end = await fullFeed(app, 'end');
+    expect(await json(end)).toMatchObject({ state: 'ENDING' });
+
+    const late = await feedAndSettle(app, [envelope('late', { name: 'latepkg' }), envelope('kept', { name: 'v3' }), remove('new')]);
+    expect([...(await allSettled(app, late)).values()]).toEqual(['FINISHED', 'FINISHED', 'FINISHED']);
+    expect(await json(await getDocument(app, 'kept'))).toEqual([{ id: 'kept', name: 'v3' }]);
+
+    // The recovery check sends the lost entry again; the consumer stages it, and the cycle, drained, swaps.
+    await recoverApp(env, createDb(env.DB), { appId: await appId(app), stalled: true, appliedUpTo: 0, requestedAt: Date.now() });
+    await swapped(app);
+    return { app, staged: [...staged, straggler!.id], late };
+  }
+
+  async function expectLateBatchSurvived({ app, staged, late }: Awaited<ReturnType<typeof batchBetweenEndAndSwap>>) {
+    expect(await status(app)).toMatchObject({ active: false, state: 'NONE' });
+    expect([...(await allSettled(app, staged)).values()]).toEqual(['FINISHED', 'FINISHED', 'FINISHED']);
+    expect([...(await allSettled(app, late)).values()]).toEqual(['FINISHED', 'FINISHED', 'FINISHED']);
+    // Sent after End: live, and newer than the cycle's value of the same document.
+    expect((await searchIds(app)).sort()).toEqual(['kept', 'late', 'straggler']);
+    expect(await json(await getDocument(app, 'kept'))).toEqual([{ id: 'kept', name: 'v3' }]);
+    expect(await json(await getDocument(app, 'late'))).toEqual([{ id: 'late', name: 'latepkg' }]);
+    // Sent only before Start: removed by the swap.
+    expect((await getDocument(app, 'old')).status).toBe(404);
+    expect((await getDocument(app, 'new')).status).toBe(404);
+  }
+
+  it('a batch accepted after End and before the swap stays live after the swap; documents sent only before Start go', async () => {
+    await expectLateBatchSurvived(await batchBetweenEndAndSwap(1, 1));
+  });
+
+  it('the same when the cycle stages into 3 shards while 2 are live', async () => {
+    await expectLateBatchSurvived(await batchBetweenEndAndSwap(2, 3));
+  });
+
+  it('an entry accepted before Start whose message arrives after the swap is IGNORED: the swap replaced it', async () => {
+    const app = await feedingApp();
+    await feedAndSettle(app, [envelope('old', { name: 'oldpkg' })]);
+    // Accepted before Start (no cycle started yet: last cycle 0), its queue message lost.
+    const ghost = await env.DB.prepare(
+      `INSERT INTO feeding_operations (app_id, document_id, operation, state, type, last_cycle_id, payload, sent_at)
+       VALUES (?, 'ghost', 'update', 'CREATED', 'svc', 0, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-60 seconds')) RETURNING id`,
+    )
+      .bind(await appId(app), JSON.stringify({ name: 'ghostpkg' }))
+      .first<{ id: number }>();
+    expect((await fullFeed(app, 'start')).status).toBe(200);
+    await feedAndSettle(app, [envelope('new', { name: 'newpkg' })]);
+    expect((await fullFeed(app, 'end')).status).toBe(200);
+    await swapped(app);
+
+    await recoverApp(env, createDb(env.DB), { appId: await appId(app), stalled: true, appliedUpTo: 0, requestedAt: Date.now() });
+    expect([...(await allSettled(app, [ghost!.id])).values()]).toEqual(['IGNORED']);
+    expect(await searchIds(app)).toEqual(['new']);
   });
 });
 

@@ -4,7 +4,11 @@
  * after any number of its object calls (those it had sent finish first, the rest never leave), as a worker or queue
  * consumer killed mid-way would. After settling (leases lapsed, every shard's alarm, the recovery check, the queue's
  * retries, until nothing changes) the app must hold exactly what the acknowledged entries say: nothing lost, nothing
- * half-applied, no staging, vote or shard left behind.
+ * half-applied, no staging, vote or shard left behind. Runs that delete the app at a step of their second half (by a
+ * process that may die too; the client retries) must leave nothing of it in D1 or any shard object.
+ *
+ * To sweep: set SEEDS to a range (`Array.from({ length: 400 }, (_, i) => 100 + i)`) and run this file alone with
+ * `-t settles` (or `-t deleting`); about 2 s per seed at 30 steps on this machine.
  */
 import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -12,12 +16,13 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { Env } from '../../src/env';
 import { createDb } from '../../src/db/client';
-import { findSearchApp } from '../../src/db/queries';
+import { findSearchApp, findSearchAppById } from '../../src/db/queries';
 import type { SearchAppRow } from '../../src/db/queries';
 import { finishCycleIfDrained, requestCycleEnd } from '../../src/feeding/full-feed';
 import { indexConfigOf, pendingInCycle, setStates, settleCycle } from '../../src/feeding/operations';
 import { recoverApp } from '../../src/feeding/recovery';
 import { RESHARD_LEASE_MS } from '../../src/search/app-storage';
+import { deleteSearchApp } from '../../src/search/search-apps';
 import type { FeedOperation, OperationResult } from '../../src/search/app-object/feeding';
 import { SearchAppClient } from '../../src/search/search-app-client';
 import { shardOf } from '../../src/search/shards';
@@ -82,37 +87,66 @@ interface Op {
   operation: 'update' | 'delete';
   payload?: { title: string; version: string };
   cycleId: number | null;
+  lastCycle: number;
 }
 
-type Event = { kind: 'applied'; ops: Op[]; results: OperationResult[] } | { kind: 'swapped'; cycleId: number };
+/** What a step may do (a run that deletes the app does so at one step of its second half instead: `remove`). */
+const STEP_KINDS = [
+  'batch',
+  'batch',
+  'batch',
+  'start',
+  'start',
+  'end',
+  'end',
+  'cancel',
+  'move',
+  'move',
+  'retry',
+  'lapse',
+  'alarms',
+  'recovery',
+  'search',
+] as const;
+/** Steps that go through a route or the queue consumer's job, which answer 404 (or do nothing) once the app's row is gone. */
+const NEED_THE_APP: readonly string[] = ['batch', 'start', 'end', 'cancel', 'move', 'search'];
 
-/** One seeded run: the app, the driver's operations, what was acknowledged and when swaps became live. */
+/** One seeded run: the app, the driver's operations, what was acknowledged and which cycles were swapped in. */
 class Scenario {
   readonly db = createDb(env.DB);
   readonly trace: string[] = [];
-  readonly events: Event[] = [];
   /** Batches the queue holds for a retry (a batch failed: a seal, a generation changing under it), in order. */
   readonly pending: Op[][] = [];
+  /** Every operation the route acknowledged. */
+  readonly accepted: Op[] = [];
   readonly #random: () => number;
   #swapped = new Set<number>();
   #job = 0;
+  #steps = 0;
+  /** The step that deletes the app (-1: none). */
+  readonly #deleteAt: number;
+  /** A client asked to delete the app (it retries until the deletion answered). */
+  deleting = false;
   readonly client: SearchAppClient;
 
+  /** `deleteWithin`: the run has that many steps and deletes the app at one of its second half. */
   constructor(
     readonly seed: number,
     readonly row: SearchAppRow,
+    deleteWithin = 0,
   ) {
     this.#random = random(seed);
+    this.#deleteAt = deleteWithin ? this.#int(Math.floor(deleteWithin / 2), deleteWithin - 1) : -1;
     this.client = new SearchAppClient(env, row.tenantCode, row.code);
   }
 
-  static async create(seed: number): Promise<Scenario> {
+  static async create(seed: number, deleteWithin = 0): Promise<Scenario> {
     const { tenant, code } = await createTenantWithApp('faults');
     const admin = (await createToken(tenant, 'admin')).token;
     await expectOk(call('PUT', `/api/v1/searchapp/schema/${tenant}/${code}`, { token: admin, body: schema }));
     await expectOk(call('PUT', `/api/v1/admin/searchapps/${tenant}/${code}`, { token: ADMIN_TOKEN, body: {} }));
     const row = await findSearchApp(createDb(env.DB), tenant, code);
-    return new Scenario(seed, row!);
+    return new Scenario(seed, row!, deleteWithin);
   }
 
   get config() {
@@ -127,13 +161,24 @@ class Scenario {
     return min + Math.floor(this.#random() * (max - min + 1));
   }
 
-  /** A client whose process dies after a random number of object calls, or lives (half the time). */
-  #mortal(): { client: SearchAppClient; budget: number } {
+  /** The environment of a process that dies after a random number of object calls, or lives (half the time). */
+  #dying(): { env: Env; budget: number } {
     const budget = this.#random() < 0.5 ? Infinity : this.#int(0, 12);
-    return { client: new SearchAppClient(dyingEnv(budget), this.row.tenantCode, this.row.code), budget };
+    return { env: dyingEnv(budget), budget };
   }
 
-  /** Records swaps shard 0 made live since the last look, at this point of the history. */
+  /** A client in such a process. */
+  #mortal(): { client: SearchAppClient; budget: number } {
+    const { env: dying, budget } = this.#dying();
+    return { client: new SearchAppClient(dying, this.row.tenantCode, this.row.code), budget };
+  }
+
+  /** Whether the app's row is gone (a deletion got that far). */
+  async #gone(): Promise<boolean> {
+    return !(await findSearchAppById(this.db, this.row.id));
+  }
+
+  /** Records the cycles shard 0 swapped in (it remembers the last 50: the scenario looks after each step). */
   async #noteSwaps(): Promise<void> {
     const swapped = await runInDurableObject(this.client.stub, async (_instance, state) => {
       const tables = state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE name = 'meta'").toArray();
@@ -141,48 +186,47 @@ class Scenario {
       const row = state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'swappedCycles'").toArray()[0];
       return row ? (JSON.parse(row.value) as number[]) : [];
     });
-    for (const cycleId of swapped) {
-      if (this.#swapped.has(cycleId)) continue;
-      this.#swapped.add(cycleId);
-      this.events.push({ kind: 'swapped', cycleId });
-    }
+    for (const cycleId of swapped) this.#swapped.add(cycleId);
   }
 
   async step(): Promise<void> {
-    const kind = this.#pick([
-      'batch',
-      'batch',
-      'batch',
-      'start',
-      'start',
-      'end',
-      'end',
-      'cancel',
-      'move',
-      'move',
-      'retry',
-      'lapse',
-      'alarms',
-      'recovery',
-      'search',
-    ] as const);
-    await this[kind]();
+    const kind = this.#steps++ === this.#deleteAt ? 'remove' : this.#pick(STEP_KINDS);
+    if (NEED_THE_APP.includes(kind) && (await this.#gone())) this.trace.push(`${kind}: 404, the app was deleted`);
+    else await this[kind]();
     await this.#noteSwaps();
   }
 
-  /** A client's batch, accepted as the route accepts it (into the cycle while one is ACTIVE), then queued. */
+  /**
+   * Delete the search app (the admin route's `deleteSearchApp`: wipe the objects, delete the row, wipe again), by a
+   * process that may die; the client retries it when settling, as one whose DELETE got no answer would.
+   */
+  async remove(): Promise<void> {
+    this.deleting = true;
+    const { env: dying, budget } = this.#dying();
+    const outcome = await deleteSearchApp(dying, this.db, this.row.tenantCode, this.row.code).then(
+      () => 'deleted',
+      (error) => String(error).slice(0, 80),
+    );
+    this.trace.push(`delete the app (budget ${budget}): ${outcome}`);
+  }
+
+  /**
+   * A client's batch, accepted as the route accepts it (`acceptOperations`: into the cycle while one is ACTIVE, each
+   * operation naming the last cycle started; read without arming the recovery checks, which are the test's own step),
+   * then queued.
+   */
   async batch(): Promise<void> {
     const count = this.#int(1, 5);
-    const cycle = await this.client.activeCycle();
+    const [cycle, { last: lastCycle }] = await Promise.all([this.client.activeCycle(), this.client.stub.cycles()]);
     const cycleId = cycle?.state === 'ACTIVE' ? cycle.id : null;
     const chosen = Array.from({ length: count }, () => ({
       documentId: this.#pick(DOCUMENT_IDS),
       operation: this.#random() < 0.8 ? ('update' as const) : ('delete' as const),
     }));
     const rows = await this.db.all<{ id: number }>(sql`
-      INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id, payload, sent_at)
-      SELECT ${this.row.id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'CREATED', 'svc', ${cycleId}, NULL,
-             strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+      INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id, last_cycle_id, payload, sent_at)
+      SELECT ${this.row.id}, json_extract(value, '$[0]'), json_extract(value, '$[1]'), 'CREATED', 'svc', ${cycleId}, ${lastCycle},
+             NULL, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
       FROM json_each(${JSON.stringify(chosen.map((op) => [op.documentId, op.operation]))})
       RETURNING id`);
     const ids = rows.map((r) => r.id).sort((a, b) => a - b);
@@ -190,17 +234,26 @@ class Scenario {
       ...op,
       opId: ids[i],
       cycleId,
+      lastCycle,
       ...(op.operation === 'update' ? { payload: { title: `${op.documentId} title`, version: `v${ids[i]}` } } : {}),
     }));
     this.trace.push(
-      `batch ${ops.map((op) => `${op.operation[0]}${op.documentId.slice(4)}@${op.opId}${op.cycleId ? `c${op.cycleId}` : ''}`).join(' ')}`,
+      `batch ${ops.map((op) => `${op.operation[0]}${op.documentId.slice(4)}@${op.opId}${op.cycleId ? `c${op.cycleId}` : `l${op.lastCycle}`}`).join(' ')}`,
     );
+    this.accepted.push(...ops);
     this.pending.push(ops);
     await this.retry();
   }
 
-  /** The queue delivers the batches it holds, in order, until one fails again (it stays, with those after it). */
+  /**
+   * The queue delivers the batches it holds, in order, until one fails again (it stays, with those after it); the
+   * consumer acknowledges and drops those of a deleted app.
+   */
   async retry(): Promise<void> {
+    if (this.pending.length && (await this.#gone())) {
+      this.trace.push(`  batches ${this.pending.map((ops) => ops[0].opId).join(', ')} dropped: the app was deleted`);
+      this.pending.length = 0;
+    }
     while (this.pending.length) {
       const ops = this.pending[0];
       let results: OperationResult[];
@@ -218,7 +271,6 @@ class Scenario {
           state,
         );
       }
-      this.events.push({ kind: 'applied', ops, results });
       await this.#noteSwaps();
       // As the consumer does after a batch: a drained ending cycle swaps.
       for (const cycleId of new Set(ops.map((op) => op.cycleId).filter((id): id is number => id !== null))) {
@@ -338,8 +390,9 @@ class Scenario {
   /** Until nothing is left to do: a client ends the cycle it left open, the queue retries, time passes, alarms, checks. */
   async settle(): Promise<void> {
     this.trace.push('-- settle');
+    if (this.deleting) await deleteSearchApp(env, this.db, this.row.tenantCode, this.row.code);
     for (let round = 0; round < 4; round++) {
-      if ((await this.client.activeCycle())?.state === 'ACTIVE') {
+      if (!this.deleting && (await this.client.activeCycle())?.state === 'ACTIVE') {
         const cycle = await requestCycleEnd(this.db, this.row, this.client);
         await finishCycleIfDrained(env, this.db, this.row, cycle.id);
       }
@@ -351,26 +404,19 @@ class Scenario {
     }
   }
 
-  /** The live documents the acknowledged entries make, in the order shard 0 made things live. */
+  /**
+   * The live documents the acknowledged operations make, by the contract, whenever the queue delivered them: the last
+   * cycle swapped in replaced everything accepted before its Start; what was accepted outside a cycle since (after its
+   * End included, and during a cycle that never swapped) stays; per document the newest operation wins.
+   */
   expected(): Map<string, string> {
-    const staged = new Map<number, Map<string, Op>>();
-    let live = new Map<string, Op>();
-    for (const event of this.events) {
-      if (event.kind === 'swapped') {
-        live = new Map([...(staged.get(event.cycleId) ?? new Map<string, Op>())].filter(([, op]) => op.operation === 'update'));
-        continue;
-      }
-      const state = new Map(event.results.map((r) => [r.opId, r.state]));
-      for (const op of event.ops) {
-        if (state.get(op.opId) === 'PREPARED') {
-          const cycle = staged.get(op.cycleId!) ?? new Map<string, Op>();
-          if ((cycle.get(op.documentId)?.opId ?? 0) <= op.opId) cycle.set(op.documentId, op);
-          staged.set(op.cycleId!, cycle);
-        }
-        if (state.get(op.opId) === 'FINISHED') live.set(op.documentId, op);
-      }
+    const last = Math.max(0, ...this.#swapped);
+    const newest = new Map<string, Op>();
+    for (const op of this.accepted) {
+      const counts = op.cycleId !== null ? op.cycleId === last : op.lastCycle >= last;
+      if (counts && (newest.get(op.documentId)?.opId ?? 0) < op.opId) newest.set(op.documentId, op);
     }
-    return new Map([...live].filter(([, op]) => op.operation === 'update').map(([id, op]) => [id, op.payload!.version]));
+    return new Map([...newest].filter(([, op]) => op.operation === 'update').map(([id, op]) => [id, op.payload!.version]));
   }
 }
 
@@ -404,6 +450,7 @@ const UNSETTLED_KEYS = ['cycle', 'ready', 'reshard', 'sealedUntil', 'unsettledSw
 async function expectSettled(scenario: Scenario): Promise<void> {
   const { client } = scenario;
   const story = `seed ${scenario.seed}:\n${scenario.trace.join('\n')}`;
+  if (scenario.deleting) return expectDeleted(scenario, story);
   expect(
     scenario.pending.map((ops) => ops[0].opId),
     `batches never applied; ${story}`,
@@ -438,9 +485,22 @@ async function expectSettled(scenario: Scenario): Promise<void> {
   expect(found.documents.map((d) => d.id).sort(), story).toEqual([...expected.keys()].sort());
 }
 
-/** Runs `steps` seeded steps, settles, and checks the invariants. */
-async function run(seed: number, steps: number): Promise<Scenario> {
-  const scenario = await Scenario.create(seed);
+/** A deleted app leaves nothing behind: no row, entry or End record in D1, no row in any shard object. */
+async function expectDeleted(scenario: Scenario, story: string): Promise<void> {
+  const id = scenario.row.id;
+  const [left] = await scenario.db.all<{ apps: number; entries: number; ends: number }>(sql`
+    SELECT (SELECT count(*) FROM search_apps WHERE id = ${id}) AS apps,
+           (SELECT count(*) FROM feeding_operations WHERE app_id = ${id}) AS entries,
+           (SELECT count(*) FROM full_feed_ends WHERE app_id = ${id}) AS ends`);
+  expect(left, story).toEqual({ apps: 0, entries: 0, ends: 0 });
+  for (let shard = 0; shard < SHARDS_SEEN; shard++) {
+    expect((await held(scenario.client, shard)).rows, `rows on shard ${shard} of the deleted app; ${story}`).toBe(0);
+  }
+}
+
+/** Runs `steps` seeded steps (with deleting the app among them when `deletes`), settles, and checks the invariants. */
+async function run(seed: number, steps: number, deletes = false): Promise<Scenario> {
+  const scenario = await Scenario.create(seed, deletes ? steps : 0);
   for (let i = 0; i < steps; i++) await scenario.step();
   await scenario.settle();
   await expectSettled(scenario);
@@ -455,6 +515,11 @@ const SEEDS = [1, 2, 3, 4];
  * a regression case named by what it saw before the fix.
  */
 const FOUND: Array<[string, number, number]> = [
+  [
+    '128: batches accepted while the cycle was ENDING went live only, and its swap wiped them: 6 writes lost, a deleted document back',
+    128,
+    30,
+  ],
   ['136: shard 0 kept its vote for a full feed whose swap another shard refused', 136, 30],
   ["222: a cancel after the swap was decided left shard 1 live at layout {3, 1} beside shard 0's {2, 1}", 222, 30],
   ['246: a move retried by its job with fewer shards left the shards its first attempt joined their old documents', 246, 30],
@@ -463,13 +528,27 @@ const FOUND: Array<[string, number, number]> = [
   ['2010: a recovery check met a dropped shard a dying move had joined, kept it, and forgot the drop: 8 rows stayed', 2010, 60],
 ];
 
+/** The same for runs that delete the app (sweeps of seeds 100 to 499 at 30 steps, 2000 to 2099 at 60). */
+const FOUND_DELETING: Array<[string, number]> = [
+  ["113: a delete whose process died after wiping shard 0 left shard 1's 7 rows: the retry no longer knew of 4 shards", 113],
+  ['120: the same with shards 1 and 2 wiped: shard 3 kept 8 rows', 120],
+];
+
 describe('seeded interleavings of full feeds, moves, feeding and faults over shards', () => {
   it.each(SEEDS)('seed %i settles to exactly what was acknowledged', async (seed) => {
     await run(seed, 30);
   });
 
+  it.each(SEEDS)('seed %i, deleting the app along the way, leaves nothing of it behind', async (seed) => {
+    await run(seed, 30, true);
+  });
+
   it.each(FOUND)('seed %s', async (_saw, seed, steps) => {
     await run(seed, steps);
+  });
+
+  it.each(FOUND_DELETING)('seed %s', async (_saw, seed) => {
+    await run(seed, 30, true);
   });
 
   it('seed 222 meets a cancel after the swap was decided, answered 404 (no active full feed), and the swap still settles', async () => {

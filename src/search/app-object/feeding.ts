@@ -15,6 +15,14 @@ export interface FeedOperation {
   payload?: DocumentPayload;
   /** Set when the operation was sent during a full-feed cycle. */
   cycleId?: number | null;
+  /**
+   * The last full-feed cycle started when the operation was accepted (absent: accepted by an older deploy). Outside a
+   * cycle, a later cycle's swap replaced it: it is IGNORED. Sent while that cycle was ending, it is applied live and also
+   * staged into the cycle (a `stageOnly` copy, on the document's shard of the cycle), so the swap keeps it.
+   */
+  lastCycle?: number;
+  /** The copy of such an operation that only stages it into cycle `lastCycle` if this shard holds it; it has no result. */
+  stageOnly?: boolean;
   /** Content hash of the document's semantic text (its vector's key); absent or null: no vector. */
   vector?: string | null;
 }
@@ -119,10 +127,16 @@ export class Feeding {
   ) {}
 
   /**
-   * Applies operations in id order; a document's older operations are IGNORED behind newer ones. `vectors` are
+   * Applies operations in id order; a document's older operations are IGNORED behind newer ones, and so are live ones
+   * accepted before the start of cycle `lastSwapped`, the last one swapped in (its swap replaced them). `vectors` are
    * the ones the consumer embedded for these operations (the others' hashes are stored already).
    */
-  async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
+  async apply(
+    operations: FeedOperation[],
+    config: AppIndexConfig,
+    vectors: HashedVector[] = [],
+    lastSwapped = 0,
+  ): Promise<OperationResult[]> {
     const live = this.live;
     const storage = live.storage;
     if ((storage.get('sealedUntil') ?? 0) > Date.now() && operations.some((op) => !op.cycleId)) {
@@ -131,7 +145,9 @@ export class Feeding {
     this.recovery.lastAppliedAt = Date.now();
     for (const op of operations) this.recovery.appliedUpTo = Math.max(this.recovery.appliedUpTo, op.opId);
     const newest = new Map<string, number>();
-    for (const op of operations) newest.set(op.documentId, Math.max(op.opId, newest.get(op.documentId) ?? 0));
+    for (const op of operations) {
+      if (!op.stageOnly) newest.set(op.documentId, Math.max(op.opId, newest.get(op.documentId) ?? 0));
+    }
     const cycle = storage.get('cycle');
     const firstIndex = !storage.get('config');
     const results = live.transaction(() => {
@@ -142,23 +158,25 @@ export class Feeding {
         throw new Error('document vectors are not stored');
       let seq: number | undefined;
 
+      const stage = (cycleId: number, op: FeedOperation): boolean => {
+        const update = op.operation === 'update';
+        return storage.stage(cycleId, op.documentId, update ? op.payload : undefined, op.opId, update ? (op.vector ?? null) : null);
+      };
       const applied = [...operations]
         .sort((a, b) => a.opId - b.opId)
-        .map((op): OperationResult => {
-          if (newest.get(op.documentId) !== op.opId) return { opId: op.opId, state: 'IGNORED' };
-          if (op.cycleId) {
-            if (cycle?.id !== op.cycleId) return { opId: op.opId, state: 'CANCELED' };
-            const update = op.operation === 'update';
-            const staged = storage.stage(
-              cycle.id,
-              op.documentId,
-              update ? op.payload : undefined,
-              op.opId,
-              update ? (op.vector ?? null) : null,
-            );
-            return { opId: op.opId, state: staged ? 'PREPARED' : 'IGNORED' };
+        .flatMap((op): OperationResult[] => {
+          // No longer held here (cancelled, failed, or swapped in a call that applies the live part after it): nothing to stage.
+          if (op.stageOnly) {
+            if (cycle && cycle.id === op.lastCycle) stage(cycle.id, op);
+            return [];
           }
-          if (storage.lastOp(op.documentId) > op.opId) return { opId: op.opId, state: 'IGNORED' };
+          if (newest.get(op.documentId) !== op.opId) return [{ opId: op.opId, state: 'IGNORED' }];
+          if (op.cycleId) {
+            if (cycle?.id !== op.cycleId) return [{ opId: op.opId, state: 'CANCELED' }];
+            return [{ opId: op.opId, state: stage(cycle.id, op) ? 'PREPARED' : 'IGNORED' }];
+          }
+          if ((op.lastCycle ?? Infinity) < lastSwapped) return [{ opId: op.opId, state: 'IGNORED' }];
+          if (storage.lastOp(op.documentId) > op.opId) return [{ opId: op.opId, state: 'IGNORED' }];
           const index = live.indexFor(config);
           seq ??= storage.nextSeq();
           if (op.operation === 'update') {
@@ -170,7 +188,7 @@ export class Feeding {
             index.remove(op.documentId);
             live.removeVector(op.documentId);
           }
-          return { opId: op.opId, state: 'FINISHED' };
+          return [{ opId: op.opId, state: 'FINISHED' }];
         });
       if (seq !== undefined) this.#logChanges(seq, firstIndex, applied, operations);
       return applied;
@@ -186,13 +204,15 @@ export class Feeding {
   /**
    * `apply` on one shard of several, routed by the layout of `generation`; `statisticsDue`: enough changed here that
    * the shards should share statistics anew. Routed by another layout than this shard's (a swap is committing), the
-   * batch fails, to be retried and routed again.
+   * batch fails, to be retried and routed again: a cycle's swap, which makes a new generation live, cannot come between
+   * the routing and a live operation or `stageOnly` copy, which would then miss it.
    */
   async applyToShard(
     operations: FeedOperation[],
     config: AppIndexConfig,
     vectors: HashedVector[] = [],
     generation?: number,
+    lastSwapped = 0,
   ): Promise<ShardApplied> {
     const live = operations.some((op) => !op.cycleId);
     if (live && generation !== undefined && generation !== this.live.layout().generation) {
@@ -200,7 +220,7 @@ export class Feeding {
         `operations routed by the layout of generation ${generation}, this shard is at ${this.live.layout().generation}: retry`,
       );
     }
-    const results = await this.apply(operations, config, vectors);
+    const results = await this.apply(operations, config, vectors, lastSwapped);
     const due = Math.max(MIN_CHANGES_BEFORE_SHARE, (this.live.loaded?.size ?? 0) * CHANGED_SHARE_BEFORE_SHARE);
     return { results, statisticsDue: this.changesSinceShare >= due };
   }
@@ -211,7 +231,7 @@ export class Feeding {
     if (!log.active) return;
     if (firstIndex) return log.reset(seq);
     const finished = new Set(results.filter((r) => r.state === 'FINISHED').map((r) => r.opId));
-    const ids = operations.filter((op) => finished.has(op.opId)).map((op) => op.documentId);
+    const ids = operations.filter((op) => !op.stageOnly && finished.has(op.opId)).map((op) => op.documentId);
     log.record(seq, ids, this.live.storage.get('snapshotSeq') ?? 0);
   }
 }

@@ -12,7 +12,7 @@ import {
   type UnsettledSwap,
 } from '../app-storage';
 import type { Outcome } from '../outcome';
-import { MAX_SHARDS } from '../shards';
+import { MAX_SHARDS, type ShardLayout } from '../shards';
 import type { FeedingRecovery } from './feeding';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
 
@@ -24,6 +24,19 @@ export interface FullFeedStatus {
   lastFailed: FailedCycle | null;
   stagedDocuments: number;
   liveDocuments: number;
+}
+
+/** What operations accepted now belong to: the active cycle (theirs while it is ACTIVE) and the last cycle id given (0: none). */
+export interface Acceptance {
+  cycle: FullFeedCycle | null;
+  lastCycle: number;
+}
+
+/** As shard 0 answers it: the live layout, the active cycle and the last cycle swapped in (0: none). */
+export interface AppLayout {
+  layout: ShardLayout;
+  cycle: FullFeedCycle | null;
+  lastSwapped: number;
 }
 
 /**
@@ -112,6 +125,11 @@ export class FullFeeds {
   /** As shard 0: a full feed or move of the app stages into `shards` shards. */
   useShards(shards: number): void {
     this.live.storage.set('shardsUsed', Math.max(this.shardsUsed(), shards));
+  }
+
+  /** The last cycle swapped in here (0: none); shard 0 holds every cycle, so its answer is the app's. */
+  lastSwapped(): number {
+    return Math.max(0, ...(this.live.storage.get('swappedCycles') ?? []));
   }
 
   /** As shard 0: the active cycle's id and the last cycle id given. */

@@ -18,6 +18,18 @@ const EXACT_FIELD_SCORE = 8;
 export const WHOLE = 16;
 /** Positions take 19 bits (text-index.ts): the query word of `SLOT_LAST` is above them. */
 const LAST_WORD = 19;
+const POSITION_BITS = (1 << LAST_WORD) - 1;
+/** Query words at most this many words apart in a field, in either order, are near each other (`NEARBY` in ranking.ts). */
+const NEAR_WINDOW = 3;
+/**
+ * In a query of one counted word, a posting scores 1 / (1 + this × the word's position in the field): a field about
+ * the word names it early (`kig`, "interactive geometry tool"), one that mentions it names it late ("software for
+ * algebraic geometry research"), as Algolia's ordered attributes rank a match at an attribute's start first. A query
+ * of several words has proximity for that (measured: the decay there lost plural and descriptive cases).
+ */
+const POSITION_DECAY = 0.05;
+/** `POSITION_DECAY`'s multiplier by position, for the positions most fields' words have (a multiplication per posting, not a division). */
+const DECAY_BY_POSITION = Float64Array.from({ length: 64 }, (_, position) => 1 / (1 + POSITION_DECAY * position));
 /**
  * What `slotMarks` holds per document and text slot, at `(ord * slots + slot) * SLOT_MARKS` plus: the words matched
  * at their query position without a typo (bits 0-15) and as typed (16-31); those at the position they have in the query
@@ -53,7 +65,10 @@ export interface Matches {
   typos: Uint32Array;
   /** Per document and text slot: `SLOT_MARKS` numbers (see there). */
   slotMarks: Uint32Array;
-  /** Bit i set: query word i matched right after word i - 1 in the same field (proximity). */
+  /**
+   * Bit i set: query word i matched right after word i - 1 in the same field (proximity); bit 16 + i (`WHOLE`): at most
+   * `NEAR_WINDOW` words from it, before or after (nearness).
+   */
   adjacent: Uint32Array;
   /**
    * The criteria before the score, packed in one number per document (see ranking.ts), above 0 once computed: ranking
@@ -206,6 +221,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
   const { mask, first } = alternative;
   const { altBest, altState, slotMarks, adjacent } = m;
+  const ordered = oneWord(m.plan);
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
   // A query of one word that is itself indexed (`wiki`, `latex`) is a word, not a name still being typed: a field
@@ -221,7 +237,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     titlesBeginning(state, alternative.terms) !== 'namespace';
   const typedLength = alternative.terms[0].length;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
-    const count = collectHits(state, expansion, alternative.quality, hits, wanted);
+    const count = collectHits(state, expansion, alternative.quality, hits, ordered, wanted);
     const aligns =
       !typedWord ||
       !(expansion.kind === 'prefix' || (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength));
@@ -249,8 +265,13 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
         slotMarks[at + SLOT_END] = Math.max(slotMarks[at + SLOT_END], position + spanOf(occurrence));
       }
       if (single) {
-        // Word i right after word i - 1 (recorded as i) in this field.
-        if (first > 0 && position > 0 && slotMarks[at + SLOT_LAST] === (after | (position - 1))) adjacent[ord] |= mask;
+        // Word i right after word i - 1 (recorded as i) in this field, or near it.
+        if (first > 0) {
+          const previous = slotMarks[at + SLOT_LAST];
+          if (position > 0 && previous === (after | (position - 1))) adjacent[ord] |= mask;
+          else if (previous >>> LAST_WORD === first && Math.abs((previous & POSITION_BITS) - position) <= NEAR_WINDOW)
+            adjacent[ord] |= mask << WHOLE;
+        }
         slotMarks[at + SLOT_LAST] = last | position;
       }
     }
@@ -271,9 +292,10 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
   const started: number[] = [];
   const completed: number[] = [];
   const hits = m.hits;
+  const ordered = oneWord(m.plan);
   alternative.terms.forEach((term, t) => {
     for (const expansion of expand(state, term, false, 0)) {
-      const count = collectHits(state, expansion, alternative.quality, hits);
+      const count = collectHits(state, expansion, alternative.quality, hits, ordered);
       for (let h = 0; h < count; h++) {
         const ord = hits.ords[h];
         const at = ord * slotCount + hits.slots[h];
@@ -307,11 +329,20 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
   }
 }
 
+function decay(position: number): number {
+  return position < DECAY_BY_POSITION.length ? DECAY_BY_POSITION[position] : 1 / (1 + POSITION_DECAY * position);
+}
+
+/** A query of one counted word (or none): its postings score by their position too (`POSITION_DECAY`). */
+function oneWord(plan: QueryPlan): boolean {
+  return (plan.counted & (plan.counted - 1)) === 0;
+}
+
 /**
  * The live postings of an expansion in fields it may match (of the `wanted` documents only, when given), with their
- * BM25 scores, written to `hits`.
+ * BM25 scores, written to `hits`; `ordered`: each score decayed by the posting's position in its field.
  */
-function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer, wanted?: Wanted): number {
+function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer, ordered: boolean, wanted?: Wanted): number {
   const slots = state.plan.text;
   const text = state.text;
   const statistics = corpusStatistics(state);
@@ -349,7 +380,8 @@ function collectHits(state: IndexState, expansion: Expansion, quality: number, h
         hits.ords[count] = ord;
         hits.slots[count] = slot;
         hits.occurrences[count] = occurrence;
-        hits.scores[count] = weight * saturation(boosts[slot] * frequencyOf(occurrence), norm);
+        const score = weight * saturation(boosts[slot] * frequencyOf(occurrence), norm);
+        hits.scores[count] = ordered ? score * decay(positionOf(occurrence)) : score;
         count++;
       }
   }

@@ -14,8 +14,9 @@
  * 5. score: BM25F (each field's weight applied to the term frequency before saturation), field-length aware, the
  *    best field per interpretation, other interpretations a little below the literal,
  *    completions below the word (at most its IDF when it is indexed as typed: expansions.ts),
- *    times the document's prior from its title's length and name family (families.ts), and ×1.5 for each query
- *    word right after the previous one in a field (proximity);
+ *    times the document's prior from its title's length and name family (families.ts), ×1.5 for each query
+ *    word right after the previous one in a field (proximity) and ×1.15 for each one within three words of it
+ *    (nearness); in a query of one word, a match counting less the later it stands in its field (matching.ts);
  * 6. custom ranking: the app's numeric or boolean fields, in order;
  * 7. document id.
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
@@ -111,6 +112,8 @@ export type Compare = (a: number, b: number) => number;
 
 /** Score bonus per query word matched right after the previous one in the same field (proximity). */
 const PROXIMITY = 0.5;
+/** Score bonus per query word matched near the previous one in a field, not right after it (matching.ts's `NEAR_WINDOW`). */
+const NEARBY = 0.15;
 
 /**
  * Relevance of the matched documents, ranked lazily: a document's criteria and final score are computed the first
@@ -146,7 +149,8 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     if (rank[ord] !== 0 || matched[ord] === 0) return;
     // A document `contenders` did not list (a sort, a merge key, hybrid scores): every match is detailed then.
     if (!m.complete && m.detailed[ord] === 0) detailMatches(state, m);
-    score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(adjacent[ord]));
+    const next = adjacent[ord] & ~(-1 << WHOLE);
+    score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacent[ord] >>> WHOLE) & ~next));
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
     for (let slot = 0, at = ord * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {

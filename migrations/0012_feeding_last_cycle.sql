@@ -1,0 +1,1 @@
+ALTER TABLE `feeding_operations` ADD `last_cycle_id` integer;
