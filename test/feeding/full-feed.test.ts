@@ -125,7 +125,8 @@ describe('batches sent while a full feed is ending', () => {
   /**
    * `old`, `kept` and `gone` live (by a full feed into `liveShards`), then a full feed into `cycleShards` sending `kept` and
    * `new` and one entry (`straggler`) whose queue message was lost, so that End (the route) answers ENDING and the swap
-   * waits for it; then a batch after End, before the swap: `late`, `kept` again and a delete of `new`.
+   * waits for it; then a batch after End, before the swap: `late`, `later` (shard 2 of 3: outside a 2-shard live layout),
+   * `kept` again and a delete of `new`.
    */
   async function batchBetweenEndAndSwap(liveShards: number, cycleShards: number) {
     const app = await feedingApp();
@@ -153,8 +154,13 @@ describe('batches sent while a full feed is ending', () => {
     const end = await fullFeed(app, 'end');
     expect(await json(end)).toMatchObject({ state: 'ENDING' });
 
-    const late = await feedAndSettle(app, [envelope('late', { name: 'latepkg' }), envelope('kept', { name: 'v3' }), remove('new')]);
-    expect([...(await allSettled(app, late)).values()]).toEqual(['FINISHED', 'FINISHED', 'FINISHED']);
+    const late = await feedAndSettle(app, [
+      envelope('late', { name: 'latepkg' }),
+      envelope('later', { name: 'laterpkg' }),
+      envelope('kept', { name: 'v3' }),
+      remove('new'),
+    ]);
+    expect([...(await allSettled(app, late)).values()]).toEqual(['FINISHED', 'FINISHED', 'FINISHED', 'FINISHED']);
     expect(await json(await getDocument(app, 'kept'))).toEqual([{ id: 'kept', name: 'v3' }]);
 
     // The recovery check sends the lost entry again; the consumer stages it, and the cycle, drained, swaps.
@@ -166,9 +172,9 @@ describe('batches sent while a full feed is ending', () => {
   async function expectLateBatchSurvived({ app, staged, late }: Awaited<ReturnType<typeof batchBetweenEndAndSwap>>) {
     expect(await status(app)).toMatchObject({ active: false, state: 'NONE' });
     expect([...(await allSettled(app, staged)).values()]).toEqual(['FINISHED', 'FINISHED', 'FINISHED']);
-    expect([...(await allSettled(app, late)).values()]).toEqual(['FINISHED', 'FINISHED', 'FINISHED']);
+    expect([...(await allSettled(app, late)).values()]).toEqual(['FINISHED', 'FINISHED', 'FINISHED', 'FINISHED']);
     // Sent after End: live, and newer than the cycle's value of the same document.
-    expect((await searchIds(app)).sort()).toEqual(['kept', 'late', 'straggler']);
+    expect((await searchIds(app)).sort()).toEqual(['kept', 'late', 'later', 'straggler']);
     expect(await json(await getDocument(app, 'kept'))).toEqual([{ id: 'kept', name: 'v3' }]);
     expect(await json(await getDocument(app, 'late'))).toEqual([{ id: 'late', name: 'latepkg' }]);
     // Sent only before Start: removed by the swap.

@@ -205,7 +205,8 @@ export class Feeding {
    * `apply` on one shard of several, routed by the layout of `generation`; `statisticsDue`: enough changed here that
    * the shards should share statistics anew. Routed by another layout than this shard's (a swap is committing), the
    * batch fails, to be retried and routed again: a cycle's swap, which makes a new generation live, cannot come between
-   * the routing and a live operation or `stageOnly` copy, which would then miss it.
+   * the routing and a live operation or `stageOnly` copy, which would then miss it. A copy this shard's cycle takes needs
+   * no such check (the shard has not committed that swap): a shard of the cycle outside the live layout takes its copies.
    */
   async applyToShard(
     operations: FeedOperation[],
@@ -214,7 +215,8 @@ export class Feeding {
     generation?: number,
     lastSwapped = 0,
   ): Promise<ShardApplied> {
-    const live = operations.some((op) => !op.cycleId);
+    const cycleId = this.live.storage.get('cycle')?.id;
+    const live = operations.some((op) => !op.cycleId && !(op.stageOnly && op.lastCycle === cycleId));
     if (live && generation !== undefined && generation !== this.live.layout().generation) {
       throw new Error(
         `operations routed by the layout of generation ${generation}, this shard is at ${this.live.layout().generation}: retry`,
