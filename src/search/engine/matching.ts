@@ -7,7 +7,7 @@
 import { expand, type Expansion } from './expansions';
 import { titlesBeginning } from './families';
 import { isNumeric, type ExactField } from './plan';
-import { corpusStatistics, inverseDocumentFrequency, lengthNorm, saturation, termFrequency } from './ranking';
+import { corpusStatistics, inverseDocumentFrequency, lengthNorm, saturation, termFrequency, type CorpusStatistics } from './ranking';
 import type { Alternative, QueryPlan } from './query-plan';
 import { capacity, documentsByValue, liveOrds, type IndexState } from './state';
 import { frequencyOf, positionOf, spanOf, type PostingRun } from './text-index';
@@ -92,10 +92,30 @@ interface HitBuffer {
   slots: Uint8Array;
   occurrences: Int32Array;
   scores: Float64Array;
-  /** Per text slot: `normsOf`. */
+  /** Per text slot: `normsOf` (kept between queries). */
   norms: Array<LengthNorms | undefined>;
   /** The ranges of a posting run to read (`rangesToRead`), from and to, pair after pair. */
   ranges: Int32Array;
+}
+
+/** What scoring a posting reads that is the same for every expansion of a query: taken once per query. */
+interface Scoring {
+  statistics: CorpusStatistics;
+  /** Per text slot: its field lengths' norms. */
+  norms: LengthNorms[];
+  /**
+   * Per text slot: its weight. BM25F: a field's weight multiplies the term's frequency before saturation, not the
+   * saturated score, so a word in a heavy field reaches the bound every field shares ((k1 + 1) × IDF) sooner instead
+   * of scoring its weight's multiple of a lighter field's (a name holding the word among others outscored a short
+   * description about it).
+   */
+  boosts: number[];
+  /** Per expansion kind, per text slot: whether the expansion matches there (`slotsMatching`). */
+  matching: Record<Expansion['kind'], boolean[]>;
+  /** Each score decayed by the posting's position in its field (`oneWord`). */
+  ordered: boolean;
+  /** A query word after the first is matched on its own: it reads the word before it in a field (`SLOT_LAST`). */
+  tracksLast: boolean;
 }
 
 /** The documents `detailMatches` details: marked `DETAILING` in `marks`, and listed in ascending order. */
@@ -131,6 +151,7 @@ export interface Scratch extends Matches {
   phraseStep: Uint8Array;
   phraseNext: Uint32Array;
   hits: HitBuffer;
+  scoring: Scoring;
 }
 
 /**
@@ -196,7 +217,7 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
   const { text } = state;
   const alive = aliveIfRemoved(state);
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
-    const matches = slotsMatching(state, expansion);
+    const matches = m.scoring.matching[expansion.kind];
     for (const { data, from, to } of text.runs(expansion.termId))
       for (let p = from; p < to; p += 2) {
         const ord = data[p] >>> 5;
@@ -219,9 +240,9 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   let touchedCount = 0;
   const hits = m.hits;
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
+  const { tracksLast } = m.scoring;
   const { mask, first } = alternative;
   const { altBest, altState, slotMarks, adjacent } = m;
-  const ordered = oneWord(m.plan);
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
   // A query of one word that is itself indexed (`wiki`, `latex`) is a word, not a name still being typed: a field
@@ -237,7 +258,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     titlesBeginning(state, alternative.terms) !== 'namespace';
   const typedLength = alternative.terms[0].length;
   for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
-    const count = collectHits(state, expansion, alternative.quality, hits, ordered, wanted);
+    const count = collectHits(state, m, expansion, alternative.quality, wanted);
     const aligns =
       !typedWord ||
       !(expansion.kind === 'prefix' || (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength));
@@ -272,7 +293,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
           else if (previous >>> LAST_WORD === first && Math.abs((previous & POSITION_BITS) - position) <= NEAR_WINDOW)
             adjacent[ord] |= mask << WHOLE;
         }
-        slotMarks[at + SLOT_LAST] = last | position;
+        if (tracksLast) slotMarks[at + SLOT_LAST] = last | position;
       }
     }
   }
@@ -292,10 +313,9 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
   const started: number[] = [];
   const completed: number[] = [];
   const hits = m.hits;
-  const ordered = oneWord(m.plan);
   alternative.terms.forEach((term, t) => {
     for (const expansion of expand(state, term, false, 0)) {
-      const count = collectHits(state, expansion, alternative.quality, hits, ordered);
+      const count = collectHits(state, m, expansion, alternative.quality);
       for (let h = 0; h < count; h++) {
         const ord = hits.ords[h];
         const at = ord * slotCount + hits.slots[h];
@@ -340,19 +360,14 @@ function oneWord(plan: QueryPlan): boolean {
 
 /**
  * The live postings of an expansion in fields it may match (of the `wanted` documents only, when given), with their
- * BM25 scores, written to `hits`; `ordered`: each score decayed by the posting's position in its field.
+ * BM25 scores, written to `m.hits`.
  */
-function collectHits(state: IndexState, expansion: Expansion, quality: number, hits: HitBuffer, ordered: boolean, wanted?: Wanted): number {
-  const slots = state.plan.text;
+function collectHits(state: IndexState, m: Scratch, expansion: Expansion, quality: number, wanted?: Wanted): number {
   const text = state.text;
-  const statistics = corpusStatistics(state);
+  const { hits } = m;
+  const { statistics, norms, boosts, ordered } = m.scoring;
   const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * quality;
-  const norms = slots.map((slot) => normsOf(hits, slot.slot, statistics.averageLength(slot.slot)));
-  const matches = slotsMatching(state, expansion);
-  // BM25F: a field's weight multiplies the term's frequency before saturation, not the saturated score, so a word
-  // in a heavy field reaches the bound every field shares ((k1 + 1) × IDF) sooner instead of scoring its weight's
-  // multiple of a lighter field's (a name holding the word among others outscored a short description about it).
-  const boosts = slots.map((slot) => slot.weight);
+  const matches = m.scoring.matching[expansion.kind];
   const { lengths } = text;
   const entries = text.count(expansion.termId);
   if (hits.ords.length < entries) growHits(hits, entries);
@@ -430,11 +445,30 @@ function rangesToRead({ data, from, to }: PostingRun, hits: HitBuffer, wanted?: 
   return count;
 }
 
-/** Per text slot, whether an expansion matches there: a scoring field, and one that allows completions or typos if it is one. */
-function slotsMatching(state: IndexState, expansion: Expansion): boolean[] {
-  const completed = expansion.kind === 'prefix' || expansion.kind === 'stem';
-  const fuzzy = expansion.kind === 'fuzzy';
+/** Per text slot, whether an expansion of `kind` matches there: a scoring field, and one that allows completions or typos if it is one. */
+function slotsMatching(state: IndexState, kind: Expansion['kind']): boolean[] {
+  const completed = kind === 'prefix' || kind === 'stem';
+  const fuzzy = kind === 'fuzzy';
   return state.plan.text.map((slot) => !!slot.weight && !(completed && !slot.prefix) && !(fuzzy && !slot.fuzzy));
+}
+
+/** The query's `Scoring`: the corpus statistics as they are now, and the norms of the fields' average lengths. */
+function scoringOf(state: IndexState, hits: HitBuffer, plan: QueryPlan): Scoring {
+  const statistics = corpusStatistics(state);
+  const slots = state.plan.text;
+  return {
+    statistics,
+    norms: slots.map((slot) => normsOf(hits, slot.slot, statistics.averageLength(slot.slot))),
+    boosts: slots.map((slot) => slot.weight),
+    matching: {
+      exact: slotsMatching(state, 'exact'),
+      stem: slotsMatching(state, 'stem'),
+      prefix: slotsMatching(state, 'prefix'),
+      fuzzy: slotsMatching(state, 'fuzzy'),
+    },
+    ordered: oneWord(plan),
+    tracksLast: plan.alternatives.some((alternative) => alternative.first > 0),
+  };
 }
 
 /** `state.alive` when documents were removed; without, every ordinal in the postings is alive: no look-up per posting. */
@@ -542,6 +576,14 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   if (!scratch || scratch.score.length < capacity(state)) {
     const size = Math.max(1024, capacity(state) * 2);
     const slots = Math.max(1, state.plan.text.length);
+    const hits: HitBuffer = {
+      ords: new Int32Array(0),
+      slots: new Uint8Array(0),
+      occurrences: new Int32Array(0),
+      scores: new Float64Array(0),
+      norms: [],
+      ranges: new Int32Array(2),
+    };
     scratch = {
       plan,
       ords: [],
@@ -566,17 +608,11 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       exactMatches: [],
       phraseStep: new Uint8Array(size * slots),
       phraseNext: new Uint32Array(size * slots),
-      hits: {
-        ords: new Int32Array(0),
-        slots: new Uint8Array(0),
-        occurrences: new Int32Array(0),
-        scores: new Float64Array(0),
-        norms: [],
-        ranges: new Int32Array(2),
-      },
+      hits,
+      scoring: scoringOf(state, hits, plan),
     };
     state.caches.scratch = scratch;
-  }
+  } else scratch.scoring = scoringOf(state, scratch.hits, plan);
   scratch.plan = plan;
   scratch.ordinals = capacity(state);
   scratch.ords = [];
