@@ -83,8 +83,12 @@ export function retrievedFields(fields: SearchAppField[], codes: string[] | unde
 
 /** The payload projected onto the fields with `display: true` (of `fields`). */
 export function displayFields(fields: SearchAppField[], payload: DocumentPayload): Record<string, unknown> {
-  // Built from entries, so even a field code like `__proto__` would be an own key; RPC clones only plain objects.
-  return Object.fromEntries(
-    fields.filter((field) => field.display && payload[field.code] !== undefined).map((f) => [f.code, payload[f.code]]),
-  );
+  // Assigned key by key (a third of `Object.fromEntries`' cost, per hit of every answer): a field code is never
+  // `__proto__` (the schema reserves it), so every key is an own one.
+  const shown: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = payload[field.code];
+    if (field.display && value !== undefined) shown[field.code] = value;
+  }
+  return shown;
 }
