@@ -33,6 +33,24 @@ describe('highlight', () => {
     expect(highlight('developer', new QueryWords('devloper2'), fuzzy)).toBe('<mark>developer</mark>');
   });
 
+  it('marks words of any first letter or length that a query word reaches (words no query word can reach are skipped unread)', () => {
+    // A typo in the first letter; a word one letter longer and shorter.
+    expect(highlight('a web browser', new QueryWords('vrowser'), fuzzy)).toBe('a web <mark>browser</mark>');
+    const typosOnly: MatchRules = { prefix: false, typos: true };
+    expect(highlight('kernels and kerne', new QueryWords('kernel'), typosOnly)).toBe('<mark>kernels</mark> and <mark>kerne</mark>');
+    // Words of 31 letters and more share one length: spelled out, completed and with typos.
+    const long = 'abcdefghijklmnopqrstuvwxyzabcdefghij';
+    expect(highlight(`the ${long} one`, new QueryWords(long), exactOnly)).toBe(`the <mark>${long}</mark> one`);
+    expect(highlight(`the ${long} one`, new QueryWords(long.slice(0, 33)), balanced)).toBe(
+      `the <mark>${long.slice(0, 33)}</mark>${long.slice(33)} one`,
+    );
+    expect(highlight(`the ${long}zz one`, new QueryWords(long), typosOnly)).toBe(`the <mark>${long}zz</mark> one`);
+    // Other forms of a word (not the last, which completes), found by stem, begin with its first letter.
+    expect(highlight('a recorder for recording', new QueryWords('record tool'), balanced)).toBe(
+      'a <mark>recorder</mark> for <mark>recording</mark>',
+    );
+  });
+
   it('escapes HTML around and inside marks and takes custom tags', () => {
     const tags = { pre: '<em class="hit">', post: '</em>' };
     expect(highlight('<b>vim</b> & "emacs"', new QueryWords('vim emacs'), fuzzy, tags)).toBe(

@@ -154,6 +154,18 @@ interface Match {
 
 const rulesKey = (rules: MatchRules) => (rules.prefix ? 2 : 0) + (rules.typos ? 1 : 0);
 
+/** `QueryWords.#candidateLengths`' entry for words of any first letter (after the ASCII ones). */
+const ANY_LETTER = 128;
+/** Word lengths from this one on share its bit. */
+const MAX_LENGTH_BIT = 31;
+const lengthBit = (length: number) => 1 << Math.min(length, MAX_LENGTH_BIT);
+/** The bits of lengths `shortest` to `longest` (at least 1), as 32-bit integers. */
+function lengthBits(shortest: number, longest: number): number {
+  const to = Math.min(longest, MAX_LENGTH_BIT);
+  const from = Math.min(Math.max(shortest, 1), to);
+  return ((2 ** (to + 1) - 1) | 0) & ~((2 ** from - 1) | 0);
+}
+
 /** The words of a query, compiled once per request and matched against every highlighted text. */
 export class QueryWords {
   readonly terms: string[];
@@ -171,6 +183,8 @@ export class QueryWords {
    * many words, and a word's stems and typo distances are the costly part of matching it.
    */
   readonly #matched: Array<Map<string, Match | null>> = [new Map(), new Map(), new Map(), new Map()];
+  /** Per match rules (`rulesKey`): `candidateLengths`, made when first needed. */
+  readonly #candidates: Array<Int32Array | undefined> = [];
   /** The length of the longest query word. */
   readonly #longest: number;
 
@@ -230,11 +244,51 @@ export class QueryWords {
     return undefined;
   }
 
+  /**
+   * Whether an ASCII word (lowercase) starting with the letter `first`, of `length` characters, may match a query
+   * word under `rules`: most words of a text cannot, and skip their string, its look-up and `#match`.
+   */
+  #mayMatch(first: number, length: number, rules: MatchRules): boolean {
+    const lengths = (this.#candidates[rulesKey(rules)] ??= this.#candidateLengths(rules));
+    return ((lengths[first] | lengths[ANY_LETTER]) & lengthBit(length)) !== 0;
+  }
+
+  /**
+   * Per first letter (ASCII code, or `ANY_LETTER` for every one), the lengths (`lengthBit`) of the words `#match` can
+   * match: a query word, a synonym or glued pair, a singular or plural spelled out; under `rules.prefix`, a completion of
+   * the last query word and, for a query word with stems, any word with its first letter (a stem keeps its word's first
+   * letter); under `rules.typos`, any word whose length is within a query word's typo distance of it.
+   */
+  #candidateLengths(rules: MatchRules): Int32Array {
+    const lengths = new Int32Array(ANY_LETTER + 1);
+    const lengthsOf = (bucket: number, shortest: number, longest = MAX_LENGTH_BIT) => {
+      lengths[bucket] |= lengthBits(shortest, longest);
+    };
+    // Words beginning with another letter than an ASCII one are no ASCII word's first letter.
+    const startingLike = (word: string, shortest: number, longest?: number) => {
+      const first = word.charCodeAt(0);
+      if (first < ANY_LETTER) lengthsOf(first, shortest, longest);
+    };
+    const spelled = (word: string) => startingLike(word, word.length, word.length);
+    this.terms.forEach(spelled);
+    for (const word of this.#synonyms.keys()) spelled(word);
+    for (const forms of this.#plurals) forms.forEach(spelled);
+    const last = this.terms.at(-1);
+    if (rules.prefix && last) startingLike(last, last.length);
+    this.terms.forEach((term, i) => {
+      if (rules.prefix && this.#stems[i].length) startingLike(term, 1);
+      const max = this.#distances[i];
+      if (rules.typos && max) lengthsOf(ANY_LETTER, term.length - max, term.length + max);
+    });
+    return lengths;
+  }
+
   /** The query word of which `word` is the singular or plural, or (where stem forms match) another form; else -1. */
   #formOf(word: string, rules: MatchRules): number {
     for (let i = 0; i < this.terms.length; i++) if (this.#plurals[i].includes(word)) return i;
     if (!rules.prefix || !this.#stems.some((wanted) => wanted.length)) return -1;
-    return this.terms.findIndex((term, i) => this.#stems[i].length > 0 && sameWord(term, word));
+    // A stem keeps its word's first letter, so words sharing one begin alike: most words of a text need no stems.
+    return this.terms.findIndex((term, i) => this.#stems[i].length > 0 && term[0] === word[0] && sameWord(term, word));
   }
 
   /**
@@ -253,7 +307,6 @@ export class QueryWords {
   #asciiWords(text: string, rules: MatchRules): Word[] | undefined {
     const words: Word[] = [];
     let lower: string | undefined;
-    let before = '';
     let start = -1;
     for (let i = 0; i <= text.length; i++) {
       const code = i < text.length ? text.charCodeAt(i) : 0;
@@ -264,8 +317,15 @@ export class QueryWords {
       }
       if (start < 0) continue;
       lower ??= text.toLowerCase();
-      const word = lower.slice(start, i);
-      before = this.#push(words, word, start, i - start, before, rules);
+      const length = i - start;
+      const hit = this.#mayMatch(lower.charCodeAt(start), length, rules) ? this.match(lower.slice(start, i), rules) : undefined;
+      // The word before, unmatched, glued to this one: its normalized form is its text, lowercased.
+      const previous = words.at(-1);
+      const glued =
+        !hit && previous && this.#mayGlue(previous, previous.end - previous.start + length)
+          ? this.terms.indexOf(lower.slice(previous.start, previous.end) + lower.slice(start, i))
+          : -1;
+      this.#pushMatched(words, start, length, hit ? hit.term : -1, hit ? hit.length : 0, glued);
       start = -1;
     }
     return words;
@@ -293,7 +353,9 @@ export class QueryWords {
           break;
         }
       }
-      before = this.#pushMatched(words, tokens.join(''), found.index, raw.length, term, term < 0 ? 0 : raw.length, before);
+      const normalized = tokens.join('');
+      this.#pushMatched(words, found.index, raw.length, term, term < 0 ? 0 : raw.length, this.#gluedTo(words, before, normalized, term));
+      before = normalized;
     }
     return words;
   }
@@ -301,23 +363,33 @@ export class QueryWords {
   /** Pushes the plain word `word` (normalized) at `start` with what it matches; answers it as the next word's `before`. */
   #push(words: Word[], word: string, start: number, length: number, before: string, rules: MatchRules): string {
     const hit = this.match(word, rules);
-    return this.#pushMatched(words, word, start, length, hit ? hit.term : -1, hit ? hit.length : 0, before);
+    const term = hit ? hit.term : -1;
+    this.#pushMatched(words, start, length, term, hit ? hit.length : 0, this.#gluedTo(words, before, word, term));
+    return word;
   }
 
-  #pushMatched(words: Word[], normalized: string, start: number, length: number, term: number, marked: number, before: string): string {
-    const previous = words[words.length - 1];
-    // Only a glued pair as long as some query word can be one: most unmatched pairs build no string.
-    const glued =
-      term < 0 && previous?.term === -1 && before && before.length + normalized.length <= this.#longest
-        ? this.terms.indexOf(before + normalized)
-        : -1;
+  /** The query word that `before` (the last word of `words`, normalized) and `normalized` spell glued, or -1. */
+  #gluedTo(words: Word[], before: string, normalized: string, term: number): number {
+    const previous = words.at(-1);
+    return term < 0 && previous && before && this.#mayGlue(previous, before.length + normalized.length)
+      ? this.terms.indexOf(before + normalized)
+      : -1;
+  }
+
+  /** Only an unmatched word, and a glued pair as long as some query word can be one: most unmatched pairs build no string. */
+  #mayGlue(previous: Word, length: number): boolean {
+    return previous.term === -1 && length <= this.#longest;
+  }
+
+  /** Pushes a word with what it matches; `glued`: the query word it spells with the word before (which then matches it too). */
+  #pushMatched(words: Word[], start: number, length: number, term: number, marked: number, glued: number): void {
     if (glued >= 0) {
+      const previous = words[words.length - 1];
       previous.term = term = glued;
       previous.marked = previous.end - previous.start;
       marked = length;
     }
     words.push({ start, end: start + length, term, marked });
-    return normalized;
   }
 }
 
