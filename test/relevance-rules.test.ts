@@ -214,6 +214,13 @@ describe('relevance rules', () => {
     // Stop words glue among themselves.
     expect(top('things to do', engine)).toEqual(['todo']);
   });
+  it('takes a stop word glued to the first counted word as the start of the query, for attribute exactness', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('whowatch', { name: 'whowatch', description: 'user logins monitoring tool' });
+    engine.add('watcher-api', { name: 'watcher-api', description: 'optimization service' });
+    // `watcher` is a form of `watch` starting its name; `whowatch` equals the whole query glued.
+    expect(top('who watch', engine)[0]).toBe('whowatch');
+  });
   it('treats the filler words of a question as optional, and as words in a query without stop words', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('fotoxx', { name: 'fotoxx', description: 'photo program with an editor' });

@@ -235,7 +235,9 @@ function markWord(m: Scratch, ord: number, mask: number): void {
 function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative, wanted?: Wanted): void {
   if (alternative.terms.length > 1) return matchPhrase(state, m, alternative);
   const slotCount = state.plan.text.length;
-  const queryPosition = alternative.first - m.plan.firstCounted;
+  const { firstCounted } = m.plan;
+  // A stop word glued to the first counted word (`who watch` -> `whowatch`) starts the query there.
+  const queryPosition = alternative.first < firstCounted && (alternative.mask >>> firstCounted) & 1 ? 0 : alternative.first - firstCounted;
   const touched = m.touched;
   let touchedCount = 0;
   const hits = m.hits;
