@@ -7,6 +7,7 @@ import { clearRowTally, countedIds, countRows, facetRows, prepareRowTally } from
 import { facetField, type Filtered } from './filters';
 import { isNumeric } from './plan';
 import { QueryError } from './query-error';
+import { selectTop } from './ranking';
 import { capacity, liveOrds, type IndexState } from './state';
 import type { Facet, FacetStats, SearchAppField, SearchRequest } from './types';
 import { categoryPaths } from './values';
@@ -458,43 +459,48 @@ function topValues(
 function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, limit: number): Facet['values'] {
   if (limit <= 0) return [];
   const { values } = column;
-  // Values by their rank in string order: the same order as comparing the strings, without reading them.
-  const ranks = column.ranks();
-  const comesAfter = (a: number, b: number) => counts[a] < counts[b] || (counts[a] === counts[b] && ranks[a] > ranks[b]);
-  if (topHeap.length < limit) topHeap = new Int32Array(limit);
-  const heap = topHeap;
-  let length = 0;
-  // The first `limit` values by most documents, then by value, in a heap with the last of them on top: one pass over
-  // the counted values, most of them compared with the top's count alone (a broad query counts thousands of `source`
-  // values), and no list of every counted value made or sorted.
   const size = ids ? ids.length : values.length;
+  // Values counted more than the limit-th largest count are in, ordered; of those counted exactly that much, the
+  // first by value fill the rest. No sort of every counted value (a broad query counts thousands of `source` values).
+  const threshold = size > limit ? largestAt(counts, ids, size, limit) : 0;
+  const above: number[] = [];
+  const tied: number[] = [];
   for (let i = 0; i < size; i++) {
     const id = ids ? ids[i] : i;
     const count = counts[id];
-    if (count === 0) continue;
-    if (length < limit) {
-      let at = length++;
-      for (let parent = (at - 1) >> 1; at > 0 && comesAfter(id, heap[parent]); parent = (at - 1) >> 1) {
-        heap[at] = heap[parent];
-        at = parent;
-      }
-      heap[at] = id;
-      continue;
-    }
-    const last = heap[0];
-    if (count < counts[last] || (count === counts[last] && ranks[id] > ranks[last])) continue;
-    let at = 0;
-    for (let child = 1; child < length; child = 2 * at + 1) {
-      if (child + 1 < length && comesAfter(heap[child + 1], heap[child])) child++;
-      if (!comesAfter(heap[child], id)) break;
-      heap[at] = heap[child];
-      at = child;
-    }
-    heap[at] = id;
+    if (count > threshold) above.push(id);
+    else if (count === threshold && count > 0) tied.push(id);
   }
-  const top = Array.from(heap.subarray(0, length)).sort((a, b) => counts[b] - counts[a] || ranks[a] - ranks[b]);
+  // Values by their rank in string order: the same order as comparing the strings, without reading them.
+  const ranks = column.ranks();
+  above.sort((a, b) => counts[b] - counts[a] || ranks[a] - ranks[b]);
+  const top = above.concat(selectTop(tied, limit - above.length, (a, b) => ranks[a] - ranks[b]));
   return top.map((id) => ({ value: values[id], count: counts[id] }));
 }
 
-/** `topOf`'s heap, reused (every facet of every request needs one; most limits are 50 or less). */
-let topHeap = new Int32Array(64);
+/** `largestAt`'s heap, reused (every facet of every request needs one; most limits are 50 or less). */
+let largest = new Uint32Array(64);
+
+/**
+ * The `k`-th largest count of the first `size` of `ids` (of value ids 0 to `size` - 1 when absent), 0 when fewer
+ * than `k` are above 0: a min-heap of the `k` largest seen, each larger count replacing the smallest.
+ */
+function largestAt(counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, size: number, k: number): number {
+  if (largest.length < k) largest = new Uint32Array(k);
+  const heap = largest.fill(0, 0, k);
+  for (let i = 0; i < size; i++) {
+    const count = counts[ids ? ids[i] : i];
+    if (count <= heap[0]) continue;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= k) break;
+      const child = left + 1 < k && heap[left + 1] < heap[left] ? left + 1 : left;
+      if (heap[child] >= count) break;
+      heap[at] = heap[child];
+      at = child;
+    }
+    heap[at] = count;
+  }
+  return heap[0];
+}
