@@ -177,9 +177,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   };
   const contenders = (ords: readonly number[], k: number): readonly number[] => {
     const histogram = wordCounts.fill(0);
-    if (wordsOf.length < ords.length) wordsOf = new Uint8Array(Math.max(ords.length, wordsOf.length * 2));
-    const words = wordsOf;
-    for (let i = 0; i < ords.length; i++) histogram[(words[i] = popcount(matched[ords[i]] & counted))]++;
+    for (let i = 0; i < ords.length; i++) histogram[popcount(matched[ords[i]] & counted)]++;
     let least = WHOLE;
     let reached = histogram[least];
     while (least > 0 && reached < k) reached += histogram[--least];
@@ -189,7 +187,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     }
     const kept: number[] = new Array<number>(reached);
     let length = 0;
-    for (let i = 0; i < ords.length; i++) if (words[i] >= least) kept[length++] = ords[i];
+    for (let i = 0; i < ords.length; i++) if (popcount(matched[ords[i]] & counted) >= least) kept[length++] = ords[i];
     detailMatches(state, m, kept);
     return kept;
   };
@@ -198,8 +196,6 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
 
 /** Documents per number of counted query words, reused: a typed array of more than 64 bytes is allocated outside the heap. */
 const wordCounts = new Uint32Array(WHOLE + 1);
-/** `contenders`' counted words of each of its documents by position, reused: the second pass reads them in a row, not by ordinal. */
-let wordsOf = new Uint8Array(1024);
 
 /** Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not). */
 function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: number, heaviest: number, beginning: Beginning): number {
