@@ -12,7 +12,7 @@ import { ApiError, describeDetails, logError } from '../errors';
 import { messageBody } from '../validation';
 import { SearchAppClient } from '../search/search-app-client';
 import { findSearchAppById, type SearchAppRow } from '../db/queries';
-import { recoverApp } from './recovery';
+import { giveUpEntries, recoverApp } from './recovery';
 import { EmbeddingError } from '../search/embedding/providers';
 import type { FeedOperation } from '../search/app-object/feeding';
 import { embedMissingVectors, embedOperations, type EmbeddedOperations } from './embeddings';
@@ -64,7 +64,10 @@ function retryLater(message: Message, kind: string, error: unknown): void {
   message.retry({ delaySeconds: Math.min(RETRY_BASE_SECONDS ** message.attempts, 300) });
 }
 
-/** Dead-letter consumer: the operations or job of a message that exhausted its retries end in ERROR. */
+/**
+ * Dead-letter consumer: the job of a message that exhausted its retries ends in ERROR, and so do its operations that no
+ * object holds (`giveUpEntries`: one applied on some shard takes that state; a full feed missing one fails).
+ */
 export async function consumeFeedingDeadLetters(batch: MessageBatch, env: Env): Promise<void> {
   const db = createDb(env.DB);
   for (const message of batch.messages) {
@@ -76,14 +79,12 @@ export async function consumeFeedingDeadLetters(batch: MessageBatch, env: Env): 
     } else if (body.kind === 'reindex') {
       await db.update(feedingJobs).set({ state: 'ERROR', error: reason, finishedAt: now() }).where(eq(feedingJobs.id, body.jobId));
     } else {
-      await setStates(
-        db,
-        body.operations.map((op) => op.opId),
-        'ERROR',
-        reason,
-      );
       const app = await findSearchAppById(db, body.appId);
-      if (app) await finishCyclesOf(env, db, app, body.operations);
+      // Gone: the app's entries went with it.
+      if (app) {
+        await giveUpEntries(db, app, new SearchAppClient(env, app.tenantCode, app.code), body.operations, reason);
+        await finishCyclesOf(env, db, app, body.operations);
+      }
     }
     message.ack();
   }

@@ -13,6 +13,7 @@ import type { Env } from '../env';
 import { SearchAppClient } from '../search/search-app-client';
 import type { FeedOperation, RecoveryRequest } from '../search/app-object/feeding';
 import { cancelCycle, finishCycleIfDrained } from './full-feed';
+import type { FeedingState } from '../db/schema';
 import { sendOperations, setStates, settleCycle } from './operations';
 
 /** An open entry is sent again once it waited this long since it was last sent, doubled per re-send. */
@@ -46,7 +47,9 @@ export async function recoverApp(env: Env, db: Db, request: RecoveryRequest): Pr
     ORDER BY id LIMIT ${BATCH}`);
   const lost = overdue.filter((row) => row.redrives >= MAX_REDRIVES);
   const resend = overdue.filter((row) => row.redrives < MAX_REDRIVES);
-  if (lost.length) await giveUp(db, app, searchApp, lost);
+  if (lost.length) {
+    await giveUpEntries(db, app, searchApp, lost.map(toFeedOperation), `lost: sent ${MAX_REDRIVES + 1} times without being processed`);
+  }
   if (resend.length) {
     await sendOperations(env, app.id, resend.map(toFeedOperation));
     await db.run(sql`
@@ -68,17 +71,56 @@ export async function recoverApp(env: Env, db: Db, request: RecoveryRequest): Pr
   if (open.n === 0 && cycle?.state !== 'ENDING' && swapSettled) await searchApp.recoveryIdle(request.requestedAt);
 }
 
-async function giveUp(db: Db, app: SearchAppRow, searchApp: SearchAppClient, rows: OpenRow[]): Promise<void> {
-  const reason = `lost: sent ${MAX_REDRIVES + 1} times without being processed`;
+/**
+ * Gives up open entries whose messages failed (dead-lettered, or sent too often). A failed delivery may have applied an
+ * operation on some shards and not others, so each entry takes what the objects hold of it: applied live FINISHED,
+ * staged by its full feed PREPARED (the swap settles it), overtaken by a newer operation of its document IGNORED; the
+ * others end ERROR with `reason`. A full feed missing such an entry fails instead of swapping without it (which would
+ * delete its document from the live index). A live operation sent while a cycle was ending and held either live or
+ * staged into that cycle only stays open: a re-send completes it (a replay is idempotent), or it is given up again.
+ */
+export async function giveUpEntries(
+  db: Db,
+  app: SearchAppRow,
+  searchApp: SearchAppClient,
+  operations: FeedOperation[],
+  reason: string,
+): Promise<void> {
+  const open = new Set(
+    (
+      await db.all<{ id: number }>(sql`
+        SELECT id FROM feeding_operations
+        WHERE id IN (SELECT value FROM json_each(${JSON.stringify(operations.map((op) => op.opId))}))
+          AND state IN ('CREATED', 'STARTED', 'PREPARED')`)
+    ).map((row) => row.id),
+  );
+  const entries = operations.filter((op) => open.has(op.opId));
+  if (!entries.length) return;
+  const held = await searchApp.heldOperations(entries);
+  const outcome = (op: FeedOperation): FeedingState | 'open' => {
+    const found = held.get(op.opId);
+    if (found === 'newer') return 'IGNORED';
+    if (found === 'live') return 'FINISHED';
+    if (found === 'staged') return 'PREPARED';
+    return found === 'partial' ? 'open' : 'ERROR';
+  };
+  for (const state of ['FINISHED', 'PREPARED', 'IGNORED'] as const) {
+    await setStates(
+      db,
+      entries.filter((op) => outcome(op) === state).map((op) => op.opId),
+      state,
+    );
+  }
+  const failed = entries.filter((op) => outcome(op) === 'ERROR');
   await setStates(
     db,
-    rows.map((row) => row.id),
+    failed.map((op) => op.opId),
     'ERROR',
     reason,
   );
-  // A full feed missing documents must not replace the live index: its cycle fails.
-  for (const cycleId of new Set(rows.map((row) => row.cycle_id).filter((id) => id !== null))) {
-    if (await searchApp.failFullFeed(cycleId, `${rows.filter((row) => row.cycle_id === cycleId).length} entries were ${reason}`)) {
+  for (const cycleId of new Set(failed.map((op) => op.cycleId).filter((id): id is number => !!id))) {
+    const missing = failed.filter((op) => op.cycleId === cycleId).length;
+    if (await searchApp.failFullFeed(cycleId, `${missing} entries were ${reason}`)) {
       await settleCycle(db, app.id, cycleId, ['CREATED', 'STARTED', 'PREPARED'], 'CANCELED');
     }
   }

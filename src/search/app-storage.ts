@@ -310,6 +310,11 @@ export class AppStorage {
     return this.sql.exec<{ op: number }>('SELECT op FROM documents WHERE id = ?', id).toArray()[0]?.op ?? 0;
   }
 
+  /** The operation id a full-feed cycle staged for a document, 0 when none. */
+  stagedOp(cycle: number, id: string): number {
+    return this.sql.exec<{ op: number }>('SELECT op FROM staged WHERE cycle = ? AND id = ?', cycle, id).toArray()[0]?.op ?? 0;
+  }
+
   /** Stores a document as changed at `seq` (one sequence number serves a whole applied batch), with its vector's hash. */
   put(id: string, payload: DocumentPayload, op: number, seq: number, vector: string | null = null): void {
     this.#payloads.delete(id);

@@ -27,6 +27,9 @@ import { shardName, shardNumbers, shardOf } from './shards';
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
+/** What the app's objects hold of an operation whose message failed (`SearchAppClient.heldOperations`). */
+export type HeldOperation = 'live' | 'staged' | 'partial' | 'newer' | null;
+
 /** How a full feed's swap ended. */
 export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
 
@@ -168,6 +171,42 @@ export class SearchAppClient {
     );
     if (applied.some((part) => part.statisticsDue)) await this.shareStatistics();
     return applied.flatMap((part) => part.results);
+  }
+
+  /**
+   * What the app's objects hold of operations whose message failed (a delivery may have applied one on some shards only):
+   * a cycle's operation is looked for in its cycle's staging while that cycle is active (`staged`), else live (swapped
+   * in); a live one live (`live`), and, while the cycle it was sent during the end of is active, staged into it too
+   * (`partial` when it is in one place only: the cycle's swap would drop it, or make it live although it failed).
+   * `newer`: a newer operation of the document took its place; null: nothing holds it.
+   */
+  async heldOperations(operations: FeedOperation[]): Promise<Map<number, HeldOperation>> {
+    const { layout, cycle } = await this.layout();
+    const inCycle = (op: FeedOperation) => cycle !== null && cycle.id === (op.cycleId || op.lastCycle);
+    const ids = async (shardOfOp: (op: FeedOperation) => number, ops: FeedOperation[]) => {
+      const found = new Map<number, { live: number; staged: number }>();
+      for (const shard of new Set(ops.map(shardOfOp))) {
+        const mine = ops.filter((op) => shardOfOp(op) === shard);
+        const answers = await this.shard(shard).operationIds(
+          mine.map((op) => ({ documentId: op.documentId, cycleId: op.cycleId || op.lastCycle || 0 })),
+        );
+        for (const [i, answer] of answers.entries()) found.set(mine[i].opId, answer);
+      }
+      return found;
+    };
+    const live = await ids((op) => shardOf(op.documentId, layout.shards), operations);
+    const staged = await ids((op) => shardOf(op.documentId, cycle?.shards ?? 1), operations.filter(inCycle));
+    const held = (op: FeedOperation): HeldOperation => {
+      const place = (id: number) => (id === op.opId ? 'here' : id > op.opId ? 'newer' : 'absent');
+      const liveAt = place(live.get(op.opId)?.live ?? 0);
+      if (!inCycle(op)) return liveAt === 'here' ? 'live' : liveAt === 'newer' ? 'newer' : null;
+      const stagedAt = place(staged.get(op.opId)?.staged ?? 0);
+      if (op.cycleId) return stagedAt === 'here' ? 'staged' : stagedAt === 'newer' ? 'newer' : null;
+      if (liveAt === 'newer' || stagedAt === 'newer') return 'newer';
+      if (liveAt === 'here' && stagedAt === 'here') return 'live';
+      return liveAt === 'here' || stagedAt === 'here' ? 'partial' : null;
+    };
+    return new Map(operations.map((op) => [op.opId, held(op)]));
   }
 
   /**

@@ -95,6 +95,11 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#feeding.applyToShard(operations, config, vectors, generation, Math.max(lastSwapped, this.#fullFeeds.lastSwapped()));
   }
 
+  /** The operation ids this object holds for documents, live and staged by a cycle (`Feeding.operationIds`). */
+  async operationIds(documents: Array<{ documentId: string; cycleId: number }>): Promise<Array<{ live: number; staged: number }>> {
+    return this.#feeding.operationIds(documents);
+  }
+
   /**
    * Called before operations of the app are recorded: arms the recovery checks (so no accepted entry is
    * left without them) and answers the active cycle (the operations belong to it while it is ACTIVE) and the last

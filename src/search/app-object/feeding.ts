@@ -126,6 +126,15 @@ export class Feeding {
     private readonly recovery: FeedingRecovery,
   ) {}
 
+  /** The operation ids this object holds for documents: live (tombstones too) and staged by a cycle, 0 for none. */
+  operationIds(documents: Array<{ documentId: string; cycleId: number }>): Array<{ live: number; staged: number }> {
+    const storage = this.live.storage;
+    return documents.map(({ documentId, cycleId }) => ({
+      live: storage.lastOp(documentId),
+      staged: storage.stagedOp(cycleId, documentId),
+    }));
+  }
+
   /**
    * Applies operations in id order; a document's older operations are IGNORED behind newer ones, and so are live ones
    * accepted before the start of cycle `lastSwapped`, the last one swapped in (its swap replaced them). `vectors` are
@@ -144,9 +153,12 @@ export class Feeding {
     }
     this.recovery.lastAppliedAt = Date.now();
     for (const op of operations) this.recovery.appliedUpTo = Math.max(this.recovery.appliedUpTo, op.opId);
+    // Per document and place: a cycle's operation overtakes older ones of that cycle's staging, never a live one (the
+    // cycle may be cancelled), and a live one never overtakes a staged one.
+    const place = (op: FeedOperation) => `${op.cycleId || 0}:${op.documentId}`;
     const newest = new Map<string, number>();
     for (const op of operations) {
-      if (!op.stageOnly) newest.set(op.documentId, Math.max(op.opId, newest.get(op.documentId) ?? 0));
+      if (!op.stageOnly) newest.set(place(op), Math.max(op.opId, newest.get(place(op)) ?? 0));
     }
     const cycle = storage.get('cycle');
     const firstIndex = !storage.get('config');
@@ -170,7 +182,7 @@ export class Feeding {
             if (cycle && cycle.id === op.lastCycle) stage(cycle.id, op);
             return [];
           }
-          if (newest.get(op.documentId) !== op.opId) return [{ opId: op.opId, state: 'IGNORED' }];
+          if (newest.get(place(op)) !== op.opId) return [{ opId: op.opId, state: 'IGNORED' }];
           if (op.cycleId) {
             if (cycle?.id !== op.cycleId) return [{ opId: op.opId, state: 'CANCELED' }];
             return [{ opId: op.opId, state: stage(cycle.id, op) ? 'PREPARED' : 'IGNORED' }];
