@@ -21,6 +21,8 @@ const LAST_WORD = 19;
 const POSITION_BITS = (1 << LAST_WORD) - 1;
 /** Query words at most this many words apart in a field, in either order, are near each other (`NEARBY` in ranking.ts). */
 const NEAR_WINDOW = 3;
+/** A one-word query in at most this many documents (whole index) is still a name being typed (`matchAlternative`). */
+const RARE_WORD = 3;
 /**
  * In a query of one counted word, a posting scores 1 / (1 + this × the word's position in the field): a field about
  * the word names it early (`kig`, "interactive geometry tool"), one that mentions it names it late ("software for
@@ -254,20 +256,21 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   // starting with or equal to a completion of it (`wiki2beamer`, `latex2rtf`), or a shorter form of it the query
   // has gone past (`check` for `checkers`), gets no attribute exactness (criterion 3), only its score. A word indexed
   // nowhere (`inksc`) is being typed, and so is one beginning a namespace (`node`: no name starts with it, so `nodejs`
-  // is the name meant): their completions keep exactness.
-  const typedWord =
-    alternative.prefix &&
-    single &&
-    m.plan.counted === mask &&
-    termFrequency(state, alternative.terms[0]) > 0 &&
-    titlesBeginning(state, alternative.terms) !== 'namespace';
+  // is the name meant): their completions keep exactness; so do those of a word in at most `RARE_WORD` documents
+  // (`drift` in one description: `driftnet` is the name being typed).
+  const typedFrequency = alternative.prefix && single && m.plan.counted === mask ? termFrequency(state, alternative.terms[0]) : 0;
+  const typedWord = typedFrequency > 0 && titlesBeginning(state, alternative.terms) !== 'namespace';
+  const completionsAlign = typedFrequency <= RARE_WORD;
   const typedLength = alternative.terms[0].length;
   for (const expansion of expansionsOf(state, alternative)) {
     const collected = collectHits(state, expansion, alternative.quality, hits, ordered, wanted);
     const count = expansion.where ? keepWhere(hits, collected, expansion.where, slotCount) : collected;
     const aligns =
       !typedWord ||
-      !(expansion.kind === 'prefix' || (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength));
+      !(
+        (expansion.kind === 'prefix' && !completionsAlign) ||
+        (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength)
+      );
     const typos = expansion.typos + 1;
     const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
     const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? ALT_WHOLE : 0;
