@@ -214,6 +214,21 @@ describe('relevance rules', () => {
     // Stop words glue among themselves.
     expect(top('things to do', engine)).toEqual(['todo']);
   });
+  it('completes a short last word where it follows the word before, beyond its most frequent completions', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('sonic-pi', { name: 'sonic-pi', description: 'live coding' });
+    engine.add('sonic', { name: 'sonic', description: 'speech speed changer' });
+    engine.add('raspberry-pi', { name: 'raspberry-pi', description: 'board support' });
+    // 70 words starting with `p`, each in three documents: `pi` (in two) is not among the 64 kept completions of `p`.
+    for (let i = 0; i < 210; i++) {
+      const k = Math.floor(i / 3);
+      const word = `p${String.fromCharCode(97 + (k % 26))}${String.fromCharCode(97 + Math.floor(k / 26))}x`;
+      engine.add(`filler-${i}`, { name: `filler-${i}`, description: `${word} ${word}` });
+    }
+    expect(top('sonic p', engine)[0]).toBe('sonic-pi');
+    // Only where it follows `sonic`: `pi` elsewhere is no completion of this query.
+    expect(top('sonic p', engine)).not.toContain('raspberry-pi');
+  });
   it('takes a stop word glued to the first counted word as the start of the query, for attribute exactness', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('whowatch', { name: 'whowatch', description: 'user logins monitoring tool' });

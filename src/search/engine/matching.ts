@@ -4,7 +4,7 @@
  * Per document it keeps what the ranking criteria need: the query words matched, with how many typos,
  * which exactly, and per field which words matched from where (for "the field starts with / equals the query").
  */
-import { expand, type Expansion } from './expansions';
+import { expand, followingCompletions, type Expansion } from './expansions';
 import { titlesBeginning } from './families';
 import { isNumeric, type ExactField } from './plan';
 import { corpusStatistics, inverseDocumentFrequency, lengthNorm, saturation, termFrequency } from './ranking';
@@ -195,14 +195,38 @@ export function detailMatches(state: IndexState, matches: Matches, ords: readonl
 function markWords(state: IndexState, m: Scratch, alternative: Alternative): void {
   const { text } = state;
   const alive = aliveIfRemoved(state);
-  for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
+  const slotCount = state.plan.text.length;
+  for (const expansion of expansionsOf(state, alternative)) {
+    const { where } = expansion;
     const matches = slotsMatching(state, expansion);
     for (const { data, from, to } of text.runs(expansion.termId))
       for (let p = from; p < to; p += 2) {
         const ord = data[p] >>> 5;
-        if (matches[data[p] & 31] && !(alive && alive[ord] !== 1)) markWord(m, ord, alternative.mask);
+        if (matches[data[p] & 31] && !(alive && alive[ord] !== 1) && !(where && !where.has(ord * slotCount + (data[p] & 31))))
+          markWord(m, ord, alternative.mask);
       }
   }
+}
+
+/** An alternative's expansions, then, for the last word, its completions that count only where they follow the word before. */
+function expansionsOf(state: IndexState, alternative: Alternative): Expansion[] {
+  const expansions = expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms);
+  const following = alternative.follows ? followingCompletions(state, alternative.follows, alternative.terms[0]) : undefined;
+  return following?.length ? [...expansions, ...following] : expansions;
+}
+
+/** Keeps the first `count` hits standing where `where` lists (`ord × text slots + slot`); answers how many. */
+function keepWhere(hits: HitBuffer, count: number, where: Set<number>, slotCount: number): number {
+  let kept = 0;
+  for (let h = 0; h < count; h++) {
+    if (!where.has(hits.ords[h] * slotCount + hits.slots[h])) continue;
+    hits.ords[kept] = hits.ords[h];
+    hits.slots[kept] = hits.slots[h];
+    hits.occurrences[kept] = hits.occurrences[h];
+    hits.scores[kept] = hits.scores[h];
+    kept++;
+  }
+  return kept;
 }
 
 function markWord(m: Scratch, ord: number, mask: number): void {
@@ -238,8 +262,9 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     termFrequency(state, alternative.terms[0]) > 0 &&
     titlesBeginning(state, alternative.terms) !== 'namespace';
   const typedLength = alternative.terms[0].length;
-  for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
-    const count = collectHits(state, expansion, alternative.quality, hits, ordered, wanted);
+  for (const expansion of expansionsOf(state, alternative)) {
+    const collected = collectHits(state, expansion, alternative.quality, hits, ordered, wanted);
+    const count = expansion.where ? keepWhere(hits, collected, expansion.where, slotCount) : collected;
     const aligns =
       !typedWord ||
       !(expansion.kind === 'prefix' || (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength));
