@@ -214,6 +214,21 @@ describe('relevance rules', () => {
     // Stop words glue among themselves.
     expect(top('things to do', engine)).toEqual(['todo']);
   });
+  it('completes a short last word where it follows the word before, beyond its most frequent completions', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('sonic-pi', { name: 'sonic-pi', description: 'live coding' });
+    engine.add('sonic', { name: 'sonic', description: 'speech speed changer' });
+    engine.add('raspberry-pi', { name: 'raspberry-pi', description: 'board support' });
+    // 70 words starting with `p`, each in three documents: `pi` (in two) is not among the 64 kept completions of `p`.
+    for (let i = 0; i < 210; i++) {
+      const k = Math.floor(i / 3);
+      const word = `p${String.fromCharCode(97 + (k % 26))}${String.fromCharCode(97 + Math.floor(k / 26))}x`;
+      engine.add(`filler-${i}`, { name: `filler-${i}`, description: `${word} ${word}` });
+    }
+    expect(top('sonic p', engine)[0]).toBe('sonic-pi');
+    // Only where it follows `sonic`: `pi` elsewhere is no completion of this query.
+    expect(top('sonic p', engine)).not.toContain('raspberry-pi');
+  });
   it('takes a stop word glued to the first counted word as the start of the query, for attribute exactness', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('whowatch', { name: 'whowatch', description: 'user logins monitoring tool' });
@@ -367,8 +382,11 @@ describe('relevance rules', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('wikitrans', { name: 'wikitrans', description: 'markup translator' });
     engine.add('dokuwiki', { name: 'dokuwiki', description: 'simple wiki' });
-    // `wiki` is a word (dokuwiki's description holds it): `wikitrans` only completes it, so it does not start with the query.
-    expect(top('wiki', engine)).toEqual(['dokuwiki', 'wikitrans']);
+    engine.add('ikiwiki', { name: 'ikiwiki', description: 'wiki compiler' });
+    engine.add('gitit', { name: 'gitit', description: 'wiki backed by git' });
+    engine.add('moin', { name: 'moin', description: 'wiki engine' });
+    // `wiki` is a word (four descriptions hold it): `wikitrans` only completes it, so it does not start with the query.
+    expect(top('wiki', engine).at(-1)).toBe('wikitrans');
     // `wik` is indexed nowhere: it is being typed, and a name completing it is the name typed.
     expect(top('wik', engine)[0]).toBe('wikitrans');
     // A shorter form of the word is no name being typed either: the query went past it.
@@ -379,6 +397,13 @@ describe('relevance rules', () => {
     engine.add('blender', { name: 'blender', description: '3d modeller' });
     engine.add('mixer', { name: 'mixer', description: 'blend colours' });
     expect(top('blend', engine)[0]).toBe('blender');
+  });
+  it('takes a one-word query in at most three documents as a name being typed', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('driftnet', { name: 'driftnet', description: 'picks out images from network traffic' });
+    engine.add('secs3d', { name: 'secs3d', description: 'drift diffusion simulator' });
+    // `drift` is a word of one description: too rare to be what is meant rather than the name it begins.
+    expect(top('drift', engine)[0]).toBe('driftnet');
   });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });

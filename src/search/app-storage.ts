@@ -3,7 +3,7 @@
  * indexed state), documents staged by an active full feed, the index snapshot in chunks, and metadata.
  * Each applied batch of changes takes the next sequence number, stored on every document it changed; a
  * snapshot records the sequence it covers, so a cold start loads the snapshot and replays only the
- * documents of newer batches. Deleted documents stay as tombstones until a snapshot covers them.
+ * documents of newer batches. Deleted documents stay as tombstones until a snapshot covered them an hour ago.
  * Document vectors are stored once per content hash (`vectors`), referenced by the documents whose
  * semantic text has that hash; the vector index is snapshotted beside the keyword index.
  */
@@ -97,10 +97,19 @@ export interface FailedCycle {
   failedAt: string;
 }
 
+/**
+ * A tombstone stays this long after a snapshot covered it: an older operation of its document arriving late (a recovery
+ * re-send, a retried message) finds it and is IGNORED instead of bringing the document back. Longer than an entry stays
+ * open (it is re-sent for about 21 minutes, then given up).
+ */
+const TOMBSTONE_MS = 60 * 60_000;
+
 interface Meta {
   config: AppIndexConfig;
   seq: number;
   snapshotSeq: number;
+  /** The version of each snapshot written within the last `TOMBSTONE_MS`, and of the newest before, with when (epoch ms). */
+  snapshotsAt: Array<{ seq: number; at: number }>;
   /** The version at which the other shards' statistics share was last stored: change pages after it carry the share. */
   othersSeq: number;
   cycle: FullFeedCycle;
@@ -482,11 +491,21 @@ export class AppStorage {
 
   // ---------------------------------------------------------------- snapshot
 
-  /** Stores an index snapshot covering every change up to `seq`, and drops the tombstones and vectors it no longer needs. */
+  /**
+   * Stores an index snapshot covering every change up to `seq`, and drops the vectors it no longer needs and the
+   * tombstones a snapshot covered at least `TOMBSTONE_MS` ago.
+   */
   writeSnapshot(snapshot: Snapshot, config: AppIndexConfig, seq: number): void {
     this.writeChunks('snapshot_chunks', snapshot.index);
     this.writeChunks('vector_chunks', snapshot.vectors);
-    this.sql.exec('DELETE FROM documents WHERE payload IS NULL AND seq <= ?', seq);
+    const now = Date.now();
+    const marks = [...(this.get('snapshotsAt') ?? []), { seq, at: now }];
+    const covered = marks.filter((mark) => mark.at <= now - TOMBSTONE_MS).at(-1);
+    if (covered) this.sql.exec('DELETE FROM documents WHERE payload IS NULL AND seq <= ?', Math.min(covered.seq, seq));
+    this.set(
+      'snapshotsAt',
+      marks.filter((mark) => mark.at > now - TOMBSTONE_MS || mark === covered),
+    );
     this.dropUnusedVectors();
     this.set('config', config);
     this.set('snapshotSeq', seq);
@@ -583,6 +602,6 @@ export class AppStorage {
     this.writeChunks('snapshot_chunks', undefined);
     this.writeChunks('vector_chunks', undefined);
     this.writeChunks('others_chunks', undefined);
-    for (const key of ['config', 'seq', 'snapshotSeq'] as const) this.set(key, undefined);
+    for (const key of ['config', 'seq', 'snapshotSeq', 'snapshotsAt'] as const) this.set(key, undefined);
   }
 }

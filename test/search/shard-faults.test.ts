@@ -355,7 +355,8 @@ class Scenario {
 
   /**
    * Time passes (runs with queue faults): every time D1 holds for the app (when entries were accepted and sent, when End
-   * was asked) and the objects' seals and move leases are moved that much into the past, as a clock moving on would.
+   * was asked) and the objects' seals, move leases and snapshot times are moved that much into the past, as a clock
+   * moving on would.
    */
   async age(minutes = this.#int(1, 10)): Promise<void> {
     this.trace.push(`age ${minutes} min`);
@@ -380,6 +381,9 @@ class Scenario {
           startedAt: (move as { startedAt: number }).startedAt - minutes * 60_000,
         }));
         earlier('sealedUntil', (until) => (until as number) - minutes * 60_000);
+        earlier('snapshotsAt', (marks) =>
+          (marks as Array<{ seq: number; at: number }>).map((mark) => ({ ...mark, at: mark.at - minutes * 60_000 })),
+        );
       });
     }
   }
@@ -725,6 +729,7 @@ const FOUND_QUEUE_FAULTS: Array<[string, number]> = [
     '218: dead-lettered batches sent after End, applied live or staged on some shards only, were ERROR: 4 documents live behind them after the swap',
     218,
   ],
+  ["193: an update re-sent after its document's delete was applied and snapshotted brought the deleted document back", 193],
 ];
 
 /** The same for runs that delete the app (sweeps of seeds 100 to 499 at 30 steps, 2000 to 2099 at 60). */

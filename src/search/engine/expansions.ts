@@ -8,6 +8,7 @@ import { compareStrings } from './columns';
 import { fuzzyTerms } from './fuzzy';
 import { corpusStatistics, idf, termFrequency } from './ranking';
 import type { IndexState } from './state';
+import { positionOf, spanOf } from './text-index';
 
 export const MAX_EXPANSIONS = 64;
 /** Score multipliers by how a query term matched an indexed term. */
@@ -22,22 +23,23 @@ export interface Expansion {
   quality: number;
   kind: 'exact' | 'stem' | 'prefix' | 'fuzzy';
   typos: number;
+  /** Counts only there (`ord × text slots + slot`): a completion following the word before (`followingCompletions`). */
+  where?: Set<number>;
 }
 
 /** Expansions per term, valid for one index version: search-as-you-type repeats prefixes. */
 export interface ExpansionCache {
   version: number;
   byTerm: Map<string, Expansion[]>;
+  following: Map<string, Expansion[]>;
 }
+/** A word before the last in more documents than this is not followed up: its postings are read whole. */
+const MAX_FOLLOWED = 1000;
 const EXPANSION_CACHE_SIZE = 2048;
 
 /** The indexed terms a query term stands for; `forms`: also the other forms of the word (see `stemForms`). */
 export function expand(state: IndexState, term: string, prefix: boolean, typos: number, forms = false): Expansion[] {
-  let cache = state.caches.expansions;
-  if (!cache || cache.version !== state.version) {
-    cache = { version: state.version, byTerm: new Map() };
-    state.caches.expansions = cache;
-  }
+  const cache = expansionCache(state);
   const key = `${prefix ? '>' : '='}${forms ? '~' : ''}${typos}${term}`;
   let expansions = cache.byTerm.get(key);
   if (!expansions) {
@@ -46,6 +48,67 @@ export function expand(state: IndexState, term: string, prefix: boolean, typos: 
     cache.byTerm.set(key, expansions);
   }
   return expansions;
+}
+
+function expansionCache(state: IndexState): ExpansionCache {
+  let cache = state.caches.expansions;
+  if (!cache || cache.version !== state.version) {
+    cache = { version: state.version, byTerm: new Map(), following: new Map() };
+    state.caches.expansions = cache;
+  }
+  return cache;
+}
+
+/**
+ * Completions of the last query word `prefix` beyond those kept (the most frequent, `keptCompletions`), in the fields
+ * where they stand right after the query word before it, `previous`: a name typed word by word (`sonic p` -> `sonic
+ * pi`, `endless s` -> `endless sky`) whose last word is too rare to be among a short prefix's frequent completions.
+ * Each counts only there, so whether a document has one depends on that document alone and every shard finds its
+ * part; the kept completions are the whole index's, so their complement is too.
+ */
+export function followingCompletions(state: IndexState, previous: string, prefix: string): Expansion[] {
+  const cache = expansionCache(state);
+  const key = `${previous} ${prefix}`;
+  let found = cache.following.get(key);
+  if (!found) {
+    found = computeFollowing(state, previous, prefix);
+    if (cache.following.size >= EXPANSION_CACHE_SIZE) cache.following.clear();
+    cache.following.set(key, found);
+  }
+  return found;
+}
+
+function computeFollowing(state: IndexState, previous: string, prefix: string): Expansion[] {
+  const { dictionary, terms } = state.text;
+  const previousId = dictionary.get(previous);
+  const frequency = termFrequency(state, previous);
+  if (previousId === undefined || frequency > MAX_FOLLOWED || !state.plan.text.some((f) => f.prefix)) return [];
+  const kept = new Set(keptCompletions(state, prefix));
+  const slotCount = state.plan.text.length;
+  // Where the word before ends, per document and field.
+  const ends = new Map<number, number>();
+  for (const { data, from, to } of state.text.runs(previousId))
+    for (let p = from; p < to; p += 2)
+      ends.set((data[p] >>> 5) * slotCount + (data[p] & 31), positionOf(data[p + 1]) + spanOf(data[p + 1]));
+  const typedWeight = typedWordWeight(state, prefix);
+  const found: Expansion[] = [];
+  for (const [term, termId] of dictionary.atPrefix(prefix)) {
+    if (term === prefix || kept.has(termId)) continue;
+    let where: Set<number> | undefined;
+    for (const { data, from, to } of state.text.runs(termId))
+      for (let p = from; p < to; p += 2) {
+        const at = (data[p] >>> 5) * slotCount + (data[p] & 31);
+        if (ends.get(at) === positionOf(data[p + 1])) (where ??= new Set()).add(at);
+      }
+    if (where)
+      found.push({ termId, quality: completionQuality(prefix, terms[termId], typedWeight(termId)), kind: 'prefix', typos: 0, where });
+  }
+  return found;
+}
+
+/** A completion weighs ×0.5 to ×1 of the prefix's multiplier by how much of it was typed, capped by the typed word's. */
+function completionQuality(prefix: string, term: string, typedWeight: number): number {
+  return PREFIX * (0.5 + (0.5 * prefix.length) / term.length) * typedWeight;
 }
 
 function computeExpansions(state: IndexState, term: string, prefix: boolean, typos: number, forms: boolean): Expansion[] {
@@ -65,8 +128,12 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
     const typedWeight = typedWordWeight(state, term);
     for (const termId of keptCompletions(state, term)) {
       if (formIds.has(termId)) continue;
-      const quality = PREFIX * (0.5 + (0.5 * term.length) / state.text.terms[termId].length) * typedWeight(termId);
-      expansions.push({ termId, quality, kind: 'prefix', typos: 0 });
+      expansions.push({
+        termId,
+        quality: completionQuality(term, state.text.terms[termId], typedWeight(termId)),
+        kind: 'prefix',
+        typos: 0,
+      });
     }
   }
   if (typos && state.plan.text.some((f) => f.fuzzy)) {

@@ -4,7 +4,7 @@
  * Per document it keeps what the ranking criteria need: the query words matched, with how many typos,
  * which exactly, and per field which words matched from where (for "the field starts with / equals the query").
  */
-import { expand, type Expansion } from './expansions';
+import { expand, followingCompletions, type Expansion } from './expansions';
 import { titlesBeginning } from './families';
 import { isNumeric, type ExactField } from './plan';
 import { corpusStatistics, inverseDocumentFrequency, lengthNorm, saturation, termFrequency, type CorpusStatistics } from './ranking';
@@ -21,6 +21,8 @@ const LAST_WORD = 19;
 const POSITION_BITS = (1 << LAST_WORD) - 1;
 /** Query words at most this many words apart in a field, in either order, are near each other (`NEARBY` in ranking.ts). */
 const NEAR_WINDOW = 3;
+/** A one-word query in at most this many documents (whole index) is still a name being typed (`matchAlternative`). */
+const RARE_WORD = 3;
 /**
  * In a query of one counted word, a posting scores 1 / (1 + this × the word's position in the field): a field about
  * the word names it early (`kig`, "interactive geometry tool"), one that mentions it names it late ("software for
@@ -216,14 +218,38 @@ export function detailMatches(state: IndexState, matches: Matches, ords: readonl
 function markWords(state: IndexState, m: Scratch, alternative: Alternative): void {
   const { text } = state;
   const alive = aliveIfRemoved(state);
-  for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
+  const slotCount = state.plan.text.length;
+  for (const expansion of expansionsOf(state, alternative)) {
+    const { where } = expansion;
     const matches = m.scoring.matching[expansion.kind];
     for (const { data, from, to } of text.runs(expansion.termId))
       for (let p = from; p < to; p += 2) {
         const ord = data[p] >>> 5;
-        if (matches[data[p] & 31] && !(alive && alive[ord] !== 1)) markWord(m, ord, alternative.mask);
+        if (matches[data[p] & 31] && !(alive && alive[ord] !== 1) && !(where && !where.has(ord * slotCount + (data[p] & 31))))
+          markWord(m, ord, alternative.mask);
       }
   }
+}
+
+/** An alternative's expansions, then, for the last word, its completions that count only where they follow the word before. */
+function expansionsOf(state: IndexState, alternative: Alternative): Expansion[] {
+  const expansions = expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms);
+  const following = alternative.follows ? followingCompletions(state, alternative.follows, alternative.terms[0]) : undefined;
+  return following?.length ? [...expansions, ...following] : expansions;
+}
+
+/** Keeps the first `count` hits standing where `where` lists (`ord × text slots + slot`); answers how many. */
+function keepWhere(hits: HitBuffer, count: number, where: Set<number>, slotCount: number): number {
+  let kept = 0;
+  for (let h = 0; h < count; h++) {
+    if (!where.has(hits.ords[h] * slotCount + hits.slots[h])) continue;
+    hits.ords[kept] = hits.ords[h];
+    hits.slots[kept] = hits.slots[h];
+    hits.occurrences[kept] = hits.occurrences[h];
+    hits.scores[kept] = hits.scores[h];
+    kept++;
+  }
+  return kept;
 }
 
 function markWord(m: Scratch, ord: number, mask: number): void {
@@ -251,19 +277,21 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   // starting with or equal to a completion of it (`wiki2beamer`, `latex2rtf`), or a shorter form of it the query
   // has gone past (`check` for `checkers`), gets no attribute exactness (criterion 3), only its score. A word indexed
   // nowhere (`inksc`) is being typed, and so is one beginning a namespace (`node`: no name starts with it, so `nodejs`
-  // is the name meant): their completions keep exactness.
-  const typedWord =
-    alternative.prefix &&
-    single &&
-    m.plan.counted === mask &&
-    termFrequency(state, alternative.terms[0]) > 0 &&
-    titlesBeginning(state, alternative.terms) !== 'namespace';
+  // is the name meant): their completions keep exactness; so do those of a word in at most `RARE_WORD` documents
+  // (`drift` in one description: `driftnet` is the name being typed).
+  const typedFrequency = alternative.prefix && single && m.plan.counted === mask ? termFrequency(state, alternative.terms[0]) : 0;
+  const typedWord = typedFrequency > 0 && titlesBeginning(state, alternative.terms) !== 'namespace';
+  const completionsAlign = typedFrequency <= RARE_WORD;
   const typedLength = alternative.terms[0].length;
-  for (const expansion of expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms)) {
-    const count = collectHits(state, m, expansion, alternative.quality, wanted);
+  for (const expansion of expansionsOf(state, alternative)) {
+    const collected = collectHits(state, m, expansion, alternative.quality, wanted);
+    const count = expansion.where ? keepWhere(hits, collected, expansion.where, slotCount) : collected;
     const aligns =
       !typedWord ||
-      !(expansion.kind === 'prefix' || (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength));
+      !(
+        (expansion.kind === 'prefix' && !completionsAlign) ||
+        (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength)
+      );
     const typos = expansion.typos + 1;
     const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
     const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? ALT_WHOLE : 0;

@@ -45,6 +45,8 @@ export interface Alternative {
   exact: boolean;
   /** Other forms of the word match too (`record` -> `recording`): the word as typed only. */
   forms?: boolean;
+  /** The query word before it: completions also where they follow that word (`followingCompletions`). */
+  follows?: string;
 }
 
 export interface QueryPlan {
@@ -97,6 +99,7 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
       quality: 1,
       exact: true,
       forms: true,
+      ...(i === last && i > 0 ? { follows: words[i - 1] } : {}),
     });
     for (const form of pluralForms(word)) {
       if (termFrequency(state, form))
