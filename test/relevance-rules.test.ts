@@ -215,6 +215,13 @@ describe('relevance rules', () => {
     // `tool` is no stop word: the document matching both words comes before the name matching one.
     expect(top('diff tool', engine)).toEqual(['meld', 'diff-cover']);
   });
+  it('treats the prepositions, conjunctions and quantifiers of the Snowball list as stop words', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('iftop', { name: 'iftop', description: 'monitor the network bandwidth of servers' });
+    engine.add('relay', { name: 'relay', description: 'copying files while moving them between servers' });
+    // `while` and `between` tell nothing: the document matching the words with content comes first.
+    expect(top('monitor bandwidth while copying between servers', engine)[0]).toBe('iftop');
+  });
   it('glues a stop word to a counted word only when they are the whole query', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('acd', { name: 'acd', description: 'data definitions' });
