@@ -175,6 +175,26 @@ describe('relevance rules', () => {
     expect(sameWord('tour', 'tor')).toBe(false);
     expect(sameWord('rise', 'rize')).toBe(false);
   });
+  it('finds the noun of a Latin verb whose stem changes as another form of the verb (`conversion` ~ `convert`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('winff', { name: 'winff', description: 'video conversion frontend' });
+    engine.add('dunst', { name: 'dunst', description: 'lightweight notification daemon' });
+    engine.add('wireshark', { name: 'wireshark', description: 'network traffic analysis' });
+    engine.add('vlc', { name: 'vlc', description: 'video player' });
+    expect(top('convert video', engine)[0]).toBe('winff');
+    expect(top('notify', engine)).toEqual(['dunst']);
+    expect(top('traffic analyzer', engine)).toEqual(['wireshark']);
+    for (const [a, b] of [
+      ['converter', 'conversion'],
+      ['identify', 'identification'],
+      ['synthesizer', 'synthesis'],
+      ['describe', 'descriptions'],
+      ['solver', 'solution'],
+    ])
+      expect(sameWord(a, b)).toBe(true);
+    // Only with three letters before `-ersion`: `version` is no form of a verb.
+    expect(sameWord('version', 'vert')).toBe(false);
+  });
   it('takes no -ation noun for a form of a plural (`documents` is no form of `documentation`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('spell-doc', { name: 'spell-doc', description: 'documentation of a spell checker' });
