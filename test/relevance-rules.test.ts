@@ -401,6 +401,14 @@ describe('relevance rules', () => {
     fewer.add('solo-app-kit', { name: 'solo-app-kit', description: 'media player' });
     expect(top('media player', fewer)[0]).toBe('ampx-aa-kit');
   });
+  it('ranks a name whose last word ends more than 600 names as a part', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('big-screen-app', { name: 'big-screen-app', description: 'video player' });
+    engine.add('libvid-dev', { name: 'libvid-dev', description: 'video player' });
+    // `dev` ends 602 names: a namespace of endings, like `python3-` of beginnings.
+    for (let i = 0; i < 600; i++) engine.add(`filler${i}-dev`, { name: `filler${i}-dev`, description: 'development files' });
+    expect(top('video player', engine)).toEqual(['big-screen-app', 'libvid-dev']);
+  });
   it('keeps the family prior through a few changes, new documents ranking without one', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const name of ['vlc', 'vlc-data', 'mplay']) engine.add(name, { name, description: 'media player' });
