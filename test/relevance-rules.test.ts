@@ -161,6 +161,20 @@ describe('relevance rules', () => {
     ])
       expect(sameWord(a, b)).toBe(true);
   });
+  it('finds a word in its other spelling (British -ise, -yse and -our) as another form of it', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('gource', { name: 'gource', description: 'source control visualisation' });
+    engine.add('spek', { name: 'spek', description: 'acoustic spectrum analyser' });
+    engine.add('hscolour', { name: 'hscolour', description: 'colourise haskell code' });
+    engine.add('gpick', { name: 'gpick', description: 'advanced color picker' });
+    expect(top('visualization', engine)).toEqual(['gource']);
+    expect(top('spectrum analyzer', engine)).toEqual(['spek']);
+    expect(top('colorize code', engine)[0]).toBe('hscolour');
+    expect(top('colour picker', engine)[0]).toBe('gpick');
+    // Only past three letters: `hour`, `tour` and `rise` keep their spelling.
+    expect(sameWord('tour', 'tor')).toBe(false);
+    expect(sameWord('rise', 'rize')).toBe(false);
+  });
   it('takes no -ation noun for a form of a plural (`documents` is no form of `documentation`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('spell-doc', { name: 'spell-doc', description: 'documentation of a spell checker' });
@@ -200,6 +214,13 @@ describe('relevance rules', () => {
     engine.add('meld', { name: 'meld', description: 'graphical tool to diff and merge files' });
     // `tool` is no stop word: the document matching both words comes before the name matching one.
     expect(top('diff tool', engine)).toEqual(['meld', 'diff-cover']);
+  });
+  it('treats the prepositions, conjunctions and quantifiers of the Snowball list as stop words', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('iftop', { name: 'iftop', description: 'monitor the network bandwidth of servers' });
+    engine.add('relay', { name: 'relay', description: 'copying files while moving them between servers' });
+    // `while` and `between` tell nothing: the document matching the words with content comes first.
+    expect(top('monitor bandwidth while copying between servers', engine)[0]).toBe('iftop');
   });
   it('glues a stop word to a counted word only when they are the whole query', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

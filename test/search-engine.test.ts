@@ -323,6 +323,16 @@ describe('relevance on the Debian sample', () => {
     expect(debian.suggest({ q: 'firefx', rows: 3 }).map((s) => s.value)).toContain('firefox');
     expect(debian.suggest({ q: 'web serv', rows: 3 })[0].value).toBe('web server');
   });
+  it('completes a short last word where it follows the word before, beyond its most frequent completions', () => {
+    const index = new SearchIndex({ fields: [field('title', 'string', { suggest: true })], sorts: [] });
+    index.add('sonic-pi', { title: 'sonic-pi' });
+    index.add('sonic', { title: 'sonic speed changer' });
+    index.add('raspberry-pi', { title: 'raspberry-pi' });
+    // 270 words starting with `p`, each in three documents: `pi` (in two) is not among the 256 most frequent.
+    const word = (k: number) => `p${String.fromCharCode(97 + (k % 26))}${String.fromCharCode(97 + Math.floor(k / 26))}x`;
+    for (let i = 0; i < 270; i++) index.add(`filler-${i}`, { title: `${word(i)} ${word((i + 1) % 270)} ${word((i + 2) % 270)}` });
+    expect(index.suggest({ q: 'sonic p', rows: 5 })).toContainEqual({ value: 'sonic pi', count: 1 });
+  });
   it('counts each live document once, however many suggest fields hold the word, and only those holding the earlier words', () => {
     const index = new SearchIndex({
       fields: [field('title', 'string', { suggest: true }), field('tagline', 'string', { suggest: true })],

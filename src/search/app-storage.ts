@@ -476,13 +476,16 @@ export class AppStorage {
     this.sql.exec('DELETE FROM staged_counts WHERE cycle = ?', cycle);
   }
 
-  /** Replaces the live documents with the staged dataset of a cycle. */
+  /**
+   * Replaces the live documents with the staged dataset of a cycle, its tombstones too: a move stages the rows it moves
+   * with their tombstones, which must keep an older operation arriving late from bringing a deleted document back.
+   */
   promoteStaged(cycle: number): void {
     const seq = this.nextSeq();
     this.deleteDocuments();
     this.sql.exec(
       // In feeding order, as a rebuild reads them: without a query or sort, documents come in feeding order.
-      'INSERT INTO documents (id, payload, seq, op, vector) SELECT id, payload, ?, op, vector FROM staged WHERE cycle = ? AND payload IS NOT NULL ORDER BY op',
+      'INSERT INTO documents (id, payload, seq, op, vector) SELECT id, payload, ?, op, vector FROM staged WHERE cycle = ? ORDER BY op',
       seq,
       cycle,
     );

@@ -705,6 +705,22 @@ describe('a re-index job changing the shard count', () => {
     expect((await app.searchApp.search({ q: 'asdfghjk', page: 1, rows: 1 })).total).toBe(40);
   });
 
+  it('keeps a deleted document deleted when an older operation of it arrives after the move', async () => {
+    const app = await shardedApp(1);
+    await feedFully(app, DOCUMENTS.slice(0, 20));
+    const config = indexConfigOf((await findSearchApp(createDb(env.DB), app.tenant, app.code))!);
+    const { header, payload } = DOCUMENTS[3];
+    // Operation ids above any the feeds gave; the update is older than the delete, as a re-sent message would be.
+    const deletion = await app.searchApp.apply([{ opId: 1_000_001, documentId: header.id, operation: 'delete' }], config);
+    expect(deletion).toEqual([{ opId: 1_000_001, state: 'FINISHED' }]);
+
+    expect((await reshardTo(app, 3)).state).toBe('FINISHED');
+    const late = await app.searchApp.apply([{ opId: 1_000_000, documentId: header.id, operation: 'update', payload }], config);
+    expect(late).toEqual([{ opId: 1_000_000, state: 'IGNORED' }]);
+    expect(await app.searchApp.document(header.id)).toBeNull();
+    expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(19);
+  });
+
   it('one job moves the documents at a time; one abandoned is taken over after its lease', async () => {
     const app = await shardedApp(1);
     await feedFully(app, DOCUMENTS.slice(0, 60));

@@ -145,7 +145,8 @@ const DERIVED = /(?:ing|ed|ment|ion)$/;
 const MIN_ATION_STEM = 5;
 
 /** Light stems of a word; its -ation stem left out when the other word is a plural (`sameWord`). */
-function lightStems(word: string, withoutAtion: boolean): string[] {
+function lightStems(typed: string, withoutAtion: boolean): string[] {
+  const word = americanSpelling(typed);
   const singular = pluralForms(word).find((form) => form.length < word.length) ?? word;
   const found = [singular];
   // Inflections do not stack: a plural is no -ed form (`apacheds` is no form of `apache`; `connections` ~ `connect` stays).
@@ -163,8 +164,29 @@ function comparable(stem: string): string {
   return bare.length > 3 && bare.at(-1) === bare.at(-2) ? bare.slice(0, -1) : bare;
 }
 
-function stemsOf(word: string): string[] {
-  if (word.length < MIN_STEMMED || !/^[a-z]+$/.test(word)) return [];
+/** British spellings: -ise and -yse (`visualise`, `analyser`, `organising`) and -our (`colour`, `behaviour`). */
+const BRITISH_ISE = /(?<=[a-z]{3}[iy])s(?=(?:e|es|ed|er|ers|ing|ation|ations|able)$)/;
+const BRITISH_OUR = /(?<=[a-z]{3}o)u(?=(?:r|rs|red|ring|ful|rite|rites)$)/;
+
+/**
+ * A word in American spelling, so the two spellings of a word share its stems (`visualisation` ~ `visualization`,
+ * `analyser` ~ `analyzer`, `colour` ~ `color`). Both words of a comparison are respelt, so a word with no American
+ * twin (`promise` -> `promize`) still only meets its own forms.
+ */
+function americanSpelling(word: string): string {
+  return word.replace(BRITISH_ISE, 'z').replace(BRITISH_OUR, '');
+}
+
+/** The other spelling of a stem's beginning (`analyz` -> `analys`, `color` -> `colour`), where forms are also looked for. */
+export function britishBeginning(stem: string): string | undefined {
+  if (/[a-z]{3}[iy]z$/.test(stem)) return `${stem.slice(0, -1)}s`;
+  if (/[a-z]{3}or$/.test(stem)) return `${stem.slice(0, -1)}ur`;
+  return undefined;
+}
+
+function stemsOf(typed: string): string[] {
+  if (typed.length < MIN_STEMMED || !/^[a-z]+$/.test(typed)) return [];
+  const word = americanSpelling(typed);
   const stem = stemmer(word);
   const verb = word.length >= MIN_AGENT ? word.replace(AGENT, '$1') : word;
   if (verb === word || verb.length < MIN_VERB) return [stem];

@@ -3,7 +3,7 @@
  * (for the last word) and terms a few typos away (in fuzzy fields), each with a score multiplier; cached per index
  * version.
  */
-import { pluralForms, sameWord, stems } from './analysis';
+import { britishBeginning, pluralForms, sameWord, stems } from './analysis';
 import { compareStrings } from './columns';
 import { fuzzyTerms } from './fuzzy';
 import { corpusStatistics, idf, termFrequency } from './ranking';
@@ -186,11 +186,14 @@ function stemForms(state: IndexState, term: string): number[] {
     // Porter turns a final y into i (`play` -> `plai`) and keeps some final e (`type`, not `typing`): look from before it.
     const from = /[ie]$/.test(stem) ? stem.slice(0, -1) : stem;
     if (from.length < 3) continue;
-    let seen = 0;
-    for (const [candidate, termId] of state.text.dictionary.atPrefix(from)) {
-      if (++seen > MAX_STEM_CANDIDATES) break;
-      if (skip.has(candidate) || found.has(termId)) continue;
-      if (sameWord(term, candidate)) found.add(termId);
+    for (const beginning of [from, britishBeginning(from)]) {
+      if (!beginning) continue;
+      let seen = 0;
+      for (const [candidate, termId] of state.text.dictionary.atPrefix(beginning)) {
+        if (++seen > MAX_STEM_CANDIDATES) break;
+        if (skip.has(candidate) || found.has(termId)) continue;
+        if (sameWord(term, candidate)) found.add(termId);
+      }
     }
   }
   return mostFrequent(

@@ -1,11 +1,12 @@
 /**
  * Suggestions: completions (and, after them, typo corrections) of the last query word in the suggest
- * fields, counted over the documents that also hold the earlier words.
+ * fields, counted over the documents that also hold the earlier words; beyond the most frequent completions, those
+ * standing right after the word before it (`followingCompletions`, as search completes it).
  */
 import { fuzzyDistance, queryTokens } from './analysis';
 import { compareStrings } from './columns';
 import { fuzzyTerms } from './fuzzy';
-import { MAX_EXPANSIONS, mostFrequent } from './expansions';
+import { followingCompletions, MAX_EXPANSIONS, mostFrequent } from './expansions';
 import { capacity, isAlive, type IndexState, type SeenStamps } from './state';
 import type { Suggestion, SuggestRequest } from './types';
 
@@ -47,7 +48,15 @@ export function rankedSuggestions(state: IndexState, request: SuggestRequest): R
   const distance = fuzzyDistance(last);
   if (distance) for (const termId of fuzzyTerms(dictionary, last, distance).keys()) consider(termId, true);
 
-  return mostFrequent(state, candidates, MAX_EXPANSIONS * 4)
+  const limit = MAX_EXPANSIONS * 4;
+  const kept = mostFrequent(state, candidates, limit);
+  if (leading.length && candidates.length > limit) {
+    // A name typed word by word (`sonic p` -> `sonic pi`) whose last word is too rare to be kept.
+    const keptIds = new Set(kept.map(({ termId }) => termId));
+    for (const { termId } of followingCompletions(state, leading[leading.length - 1], last))
+      if (!keptIds.has(termId)) kept.push({ termId, fuzzy: false });
+  }
+  return kept
     .map(({ termId, fuzzy }) => ({
       value: [...leading, state.text.terms[termId]].join(' '),
       count: countDocs(state, termId, mask, required),
