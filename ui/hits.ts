@@ -3,7 +3,10 @@
  * article per hit with the title highlighted, the text as a snippet and the other displayed fields in a line.
  * The stock widget renders each hit through Preact components (Highlight, Snippet, the insights wrapper), the
  * largest share of the page's work per keystroke; the connector has already escaped the highlighted values and
- * turned their tags into `<mark>`, so they are set as HTML as they come.
+ * turned their tags into `<mark>`, so they are set as HTML as they come. InstantSearch renders every widget twice
+ * per keystroke, once as the search starts (status `loading`, the previous results) and once with its answer: the
+ * list is drawn only for results it has not drawn, so the browser does not lay out and paint the same hits again
+ * while the answer is on its way.
  */
 import { connectHits } from 'instantsearch.js/es/connectors';
 import type { Hit } from 'instantsearch.js';
@@ -49,8 +52,15 @@ function article(hit: Hit, { title, text, details }: HitsParams): HTMLElement {
   return entry;
 }
 
+/** Per container, the results its list shows. */
+const drawnResults = new WeakMap<HTMLElement, object>();
+
 /** `hits` on `container`: the hits of the last results, or a line saying none matched the query. */
 export const hits = connectHits<HitsParams>(({ items, results, widgetParams }) => {
+  if (results) {
+    if (drawnResults.get(widgetParams.container) === results) return;
+    drawnResults.set(widgetParams.container, results);
+  }
   const root = document.createElement('div');
   if (results && items.length === 0) {
     root.className = 'ais-Hits ais-Hits--empty';

@@ -237,6 +237,21 @@ describe('search page in Chromium', () => {
     expect((await hitDetail(page, 'section')).slice(0, 3)).toEqual(shown.map((d) => d.document.section));
   });
 
+  it('draws the hits list once per keystroke, with its answer, not again for the search starting', async () => {
+    const page = await openPage(browser, pageUrl());
+    await renderedFor(page, '');
+    // Each childList change of #hits is one drawing of the list (it replaces its one child).
+    await page.evaluate(`window.hitsDrawn = 0;
+      new MutationObserver((records) => (window.hitsDrawn += records.length)).observe(document.getElementById('hits'), { childList: true });`);
+    await page.getByRole('searchbox', { name: 'Search' }).click();
+    for (const query of ['k', 'ke', 'ker', 'kern']) {
+      await page.keyboard.press(query.at(-1) ?? '');
+      await renderedFor(page, query);
+    }
+    expect(await page.evaluate('window.hitsDrawn')).toBe(4);
+    expect(await page.locator('.hit').count()).toBe(10);
+  });
+
   it('states the hit count in the stats line and pages through the results with the pagination', async () => {
     const page = await openPage(browser, pageUrl('?q=python'));
     await renderedFor(page, 'python');
