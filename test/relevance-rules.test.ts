@@ -175,6 +175,26 @@ describe('relevance rules', () => {
     expect(sameWord('tour', 'tor')).toBe(false);
     expect(sameWord('rise', 'rize')).toBe(false);
   });
+  it('finds the noun of a Latin verb whose stem changes as another form of the verb (`conversion` ~ `convert`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('winff', { name: 'winff', description: 'video conversion frontend' });
+    engine.add('dunst', { name: 'dunst', description: 'lightweight notification daemon' });
+    engine.add('wireshark', { name: 'wireshark', description: 'network traffic analysis' });
+    engine.add('vlc', { name: 'vlc', description: 'video player' });
+    expect(top('convert video', engine)[0]).toBe('winff');
+    expect(top('notify', engine)).toEqual(['dunst']);
+    expect(top('traffic analyzer', engine)).toEqual(['wireshark']);
+    for (const [a, b] of [
+      ['converter', 'conversion'],
+      ['identify', 'identification'],
+      ['synthesizer', 'synthesis'],
+      ['describe', 'descriptions'],
+      ['solver', 'solution'],
+    ])
+      expect(sameWord(a, b)).toBe(true);
+    // Only with three letters before `-ersion`: `version` is no form of a verb.
+    expect(sameWord('version', 'vert')).toBe(false);
+  });
   it('takes no -ation noun for a form of a plural (`documents` is no form of `documentation`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('spell-doc', { name: 'spell-doc', description: 'documentation of a spell checker' });
@@ -380,6 +400,14 @@ describe('relevance rules', () => {
       fewer.add(`ampx-${part}-kit`, { name: `ampx-${part}-kit`, description: 'media player' });
     fewer.add('solo-app-kit', { name: 'solo-app-kit', description: 'media player' });
     expect(top('media player', fewer)[0]).toBe('ampx-aa-kit');
+  });
+  it('ranks a name whose last word ends more than 600 names as a part', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('big-screen-app', { name: 'big-screen-app', description: 'video player' });
+    engine.add('libvid-dev', { name: 'libvid-dev', description: 'video player' });
+    // `dev` ends 602 names: a namespace of endings, like `python3-` of beginnings.
+    for (let i = 0; i < 600; i++) engine.add(`filler${i}-dev`, { name: `filler${i}-dev`, description: 'development files' });
+    expect(top('video player', engine)).toEqual(['big-screen-app', 'libvid-dev']);
   });
   it('keeps the family prior through a few changes, new documents ranking without one', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

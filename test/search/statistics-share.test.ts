@@ -36,6 +36,15 @@ describe('statistics share storage', () => {
     expect(decodeShare(new TextEncoder().encode(json))).toEqual(others);
   });
 
+  it('reads a share stored before title endings were counted as counting none', () => {
+    const { keys, beginnings, wholes } = others.titles;
+    const json = JSON.stringify({ ...others, titles: { keys, beginnings, wholes } }, (_, value: unknown) =>
+      ArrayBuffer.isView(value) ? { [value.constructor.name]: Array.from(value as Int32Array) } : value,
+    );
+    expect(others.titles.endings.some((count) => count > 0)).toBe(true);
+    expect(decodeShare(new TextEncoder().encode(json)).titles.endings).toEqual(new Int32Array(keys.length));
+  });
+
   it('scores a shard alike with the share read back', () => {
     const read = new SearchIndex(config);
     for (const line of sampleText.split('\n').filter(Boolean)) {

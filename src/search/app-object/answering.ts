@@ -80,7 +80,7 @@ const NO_STATISTICS: StatisticsShare = {
   fieldLengths: [],
   terms: [],
   frequencies: new Int32Array(0),
-  titles: { keys: new Int32Array(0), beginnings: new Int32Array(0), wholes: new Int32Array(0) },
+  titles: { keys: new Int32Array(0), beginnings: new Int32Array(0), wholes: new Int32Array(0), endings: new Int32Array(0) },
 };
 
 /** Searches and suggests on one object's live index. */

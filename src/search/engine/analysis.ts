@@ -146,7 +146,7 @@ const MIN_ATION_STEM = 5;
 
 /** Light stems of a word; its -ation stem left out when the other word is a plural (`sameWord`). */
 function lightStems(typed: string, withoutAtion: boolean): string[] {
-  const word = americanSpelling(typed);
+  const word = comparedWord(typed);
   const singular = pluralForms(word).find((form) => form.length < word.length) ?? word;
   const found = [singular];
   // Inflections do not stack: a plural is no -ed form (`apacheds` is no form of `apache`; `connections` ~ `connect` stays).
@@ -177,16 +177,44 @@ function americanSpelling(word: string): string {
   return word.replace(BRITISH_ISE, 'z').replace(BRITISH_OUR, '');
 }
 
-/** The other spelling of a stem's beginning (`analyz` -> `analys`, `color` -> `colour`), where forms are also looked for. */
-export function britishBeginning(stem: string): string | undefined {
-  if (/[a-z]{3}[iy]z$/.test(stem)) return `${stem.slice(0, -1)}s`;
-  if (/[a-z]{3}or$/.test(stem)) return `${stem.slice(0, -1)}ur`;
+/**
+ * Nouns of Latin verbs whose stem changes (`conversion` ~ `convert`, `notification` ~ `notify`, `analysis` ~
+ * `analyze`, `synthesis` ~ `synthesize`, `description` ~ `describe`, `resolution` ~ `resolve`), as their verb.
+ */
+const NOMINALIZATIONS: Array<[RegExp, string]> = [
+  [/(?<=[a-z]{3})ersion(s?)$/, 'ert$1'],
+  [/(?<=[a-z]{2})ification(s?)$/, 'ify$1'],
+  [/(?<=[a-z]{2})ysis$/, 'yze'],
+  [/(?<=[a-z]{2})esis$/, 'esize'],
+  [/(?<=[a-z]{3})iption(s?)$/, 'ibe$1'],
+  [/(?<=[a-z])olution(s?)$/, 'olve$1'],
+];
+
+/** The word compared for forms: in American spelling, a noun of a Latin verb as the verb. */
+function comparedWord(word: string): string {
+  const compared = americanSpelling(word);
+  for (const [noun, verb] of NOMINALIZATIONS) if (noun.test(compared)) return compared.replace(noun, verb);
+  return compared;
+}
+
+/** Stem endings whose other forms begin otherwise: the British spellings and the nouns above. */
+const OTHER_BEGINNINGS: Array<[RegExp, string]> = [
+  [/(?<=[a-z]{3}[iy])z$/, 's'],
+  [/(?<=[a-z]{3})or$/, 'our'],
+  [/(?<=[a-z]{3})ert$/, 'ers'],
+  [/(?<=[a-z]{3})ib$/, 'ip'],
+  [/(?<=[a-z])olv$/, 'ol'],
+];
+
+/** Where other forms of a stem are also looked for (`analyz` -> `analys`, `color` -> `colour`, `convert` -> `convers`). */
+export function otherBeginning(stem: string): string | undefined {
+  for (const [ending, other] of OTHER_BEGINNINGS) if (ending.test(stem)) return stem.replace(ending, other);
   return undefined;
 }
 
 function stemsOf(typed: string): string[] {
   if (typed.length < MIN_STEMMED || !/^[a-z]+$/.test(typed)) return [];
-  const word = americanSpelling(typed);
+  const word = comparedWord(typed);
   const stem = stemmer(word);
   const verb = word.length >= MIN_AGENT ? word.replace(AGENT, '$1') : word;
   if (verb === word || verb.length < MIN_VERB) return [stem];

@@ -51,6 +51,7 @@ export interface OtherShards {
   foreign: { hashes: Uint32Array; frequencies: Int32Array };
   beginnings: Map<number, number>;
   wholes: Map<number, number>;
+  endings: Map<number, number>;
 }
 
 /** Every shard's share summed. */
@@ -58,8 +59,15 @@ export interface SummedShares {
   documents: number;
   fieldLengths: Array<{ total: number; documents: number }>;
   frequencies: Map<string, number>;
-  titles: Map<number, { beginnings: number; wholes: number }>;
+  titles: Map<number, TitleCounts>;
   completions: CompletionCutoffs;
+}
+
+/** A title key's counts (`TitleShare`). */
+interface TitleCounts {
+  beginnings: number;
+  wholes: number;
+  endings: number;
 }
 
 /** This index's share. */
@@ -85,12 +93,16 @@ export function statisticsShare(state: IndexState): StatisticsShare {
 /** The shares of every shard summed: the statistics of one index holding every document. */
 export function sumShares(shares: StatisticsShare[]): SummedShares {
   const frequencies = new Map<string, number>();
-  const titles = new Map<number, { beginnings: number; wholes: number }>();
+  const titles = new Map<number, TitleCounts>();
   for (const share of shares) {
     share.terms.forEach((term, i) => frequencies.set(term, (frequencies.get(term) ?? 0) + share.frequencies[i]));
     share.titles.keys.forEach((key, i) => {
-      const known = titles.get(key) ?? { beginnings: 0, wholes: 0 };
-      titles.set(key, { beginnings: known.beginnings + share.titles.beginnings[i], wholes: known.wholes + share.titles.wholes[i] });
+      const known = titles.get(key) ?? { beginnings: 0, wholes: 0, endings: 0 };
+      titles.set(key, {
+        beginnings: known.beginnings + share.titles.beginnings[i],
+        wholes: known.wholes + share.titles.wholes[i],
+        endings: known.endings + share.titles.endings[i],
+      });
     });
   }
   const slots = Math.max(0, ...shares.map((share) => share.fieldLengths.length));
@@ -162,14 +174,17 @@ export function othersShare(summed: SummedShares, own: StatisticsShare): Statist
   const keys: number[] = [];
   const beginnings: number[] = [];
   const wholes: number[] = [];
+  const endings: number[] = [];
   own.titles.keys.forEach((key, i) => {
-    const all = summed.titles.get(key) ?? { beginnings: 0, wholes: 0 };
+    const all = summed.titles.get(key) ?? { beginnings: 0, wholes: 0, endings: 0 };
     const begins = all.beginnings - own.titles.beginnings[i];
     const whole = all.wholes - own.titles.wholes[i];
-    if (begins <= 0 && whole <= 0) return;
+    const ends = all.endings - own.titles.endings[i];
+    if (begins <= 0 && whole <= 0 && ends <= 0) return;
     keys.push(key);
     beginnings.push(begins);
     wholes.push(whole);
+    endings.push(ends);
   });
   return {
     documents: summed.documents - own.documents,
@@ -179,7 +194,12 @@ export function othersShare(summed: SummedShares, own: StatisticsShare): Statist
     })),
     terms,
     frequencies: Int32Array.from(frequencies),
-    titles: { keys: Int32Array.from(keys), beginnings: Int32Array.from(beginnings), wholes: Int32Array.from(wholes) },
+    titles: {
+      keys: Int32Array.from(keys),
+      beginnings: Int32Array.from(beginnings),
+      wholes: Int32Array.from(wholes),
+      endings: Int32Array.from(endings),
+    },
     completions: summed.completions,
     foreign: { hashes: Uint32Array.from(foreign, ([hash]) => hash), frequencies: Int32Array.from(foreign, ([, frequency]) => frequency) },
   };
@@ -205,6 +225,7 @@ export function readOtherShards(share: StatisticsShare): OtherShards {
     ),
     beginnings: positive(share.titles.keys, share.titles.beginnings),
     wholes: positive(share.titles.keys, share.titles.wholes),
+    endings: positive(share.titles.keys, share.titles.endings),
   };
 }
 
@@ -222,6 +243,7 @@ function shareArrays(share: StatisticsShare): Array<Int32Array | Uint32Array> {
     completions?.frequencies ?? none,
     foreign?.hashes ?? new Uint32Array(0),
     foreign?.frequencies ?? none,
+    titles.endings,
   ];
 }
 
@@ -256,7 +278,7 @@ export function decodeShare(bytes: Uint8Array): StatisticsShare {
   const packed = unpackSections<ShareHeader>(SHARE_MAGIC, bytes);
   if (!packed) return decodeJsonShare(bytes);
   const { header } = packed;
-  const [frequencies, keys, beginnings, wholes, completionFrequencies, hashes, foreignFrequencies] = header.lengths.map((length) =>
+  const [frequencies, keys, beginnings, wholes, completionFrequencies, hashes, foreignFrequencies, endings] = header.lengths.map((length) =>
     packed.take(Int32Array, length),
   );
   return {
@@ -264,7 +286,8 @@ export function decodeShare(bytes: Uint8Array): StatisticsShare {
     fieldLengths: header.fieldLengths,
     terms: header.terms,
     frequencies,
-    titles: { keys, beginnings, wholes },
+    // A share stored before title endings were counted has none.
+    titles: { keys, beginnings, wholes, endings: endings ?? new Int32Array(keys.length) },
     completions: header.completions && { ...header.completions, frequencies: completionFrequencies },
     foreign: header.foreign
       ? { hashes: new Uint32Array(hashes.buffer, hashes.byteOffset, hashes.length), frequencies: foreignFrequencies }
@@ -274,7 +297,7 @@ export function decodeShare(bytes: Uint8Array): StatisticsShare {
 
 /** The JSON form shares were stored in before `SHARE_MAGIC`: a shard keeps it until the next statistics exchange. */
 function decodeJsonShare(bytes: Uint8Array): StatisticsShare {
-  return JSON.parse(new TextDecoder().decode(bytes), (_, value: unknown) => {
+  const share = JSON.parse(new TextDecoder().decode(bytes), (_, value: unknown) => {
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const entries = Object.entries(value);
       if (entries.length === 1 && entries[0][0] === 'Int32Array') return Int32Array.from(entries[0][1] as number[]);
@@ -282,6 +305,8 @@ function decodeJsonShare(bytes: Uint8Array): StatisticsShare {
     }
     return value;
   }) as StatisticsShare;
+  share.titles.endings ??= new Int32Array(share.titles.keys.length);
+  return share;
 }
 
 function sum(values: number[]): number {

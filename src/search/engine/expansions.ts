@@ -3,7 +3,7 @@
  * (for the last word) and terms a few typos away (in fuzzy fields), each with a score multiplier; cached per index
  * version.
  */
-import { britishBeginning, pluralForms, sameWord, stems } from './analysis';
+import { otherBeginning, pluralForms, sameWord, stems } from './analysis';
 import { compareStrings } from './columns';
 import { fuzzyTerms } from './fuzzy';
 import { corpusStatistics, idf, termFrequency } from './ranking';
@@ -186,7 +186,7 @@ function stemForms(state: IndexState, term: string): number[] {
     // Porter turns a final y into i (`play` -> `plai`) and keeps some final e (`type`, not `typing`): look from before it.
     const from = /[ie]$/.test(stem) ? stem.slice(0, -1) : stem;
     if (from.length < 3) continue;
-    for (const beginning of [from, britishBeginning(from)]) {
+    for (const beginning of [from, otherBeginning(from)]) {
       if (!beginning) continue;
       let seen = 0;
       for (const [candidate, termId] of state.text.dictionary.atPrefix(beginning)) {

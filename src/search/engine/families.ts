@@ -6,7 +6,8 @@
  * or (from four words) all but its last two with more than `VARIANTS` titles (feature variants such as
  * `librust-foo-server+tls-dev`, `+h2-dev`, ...), or begins like more than `VARIANTS` titles (itself among them)
  * where none is that beginning (a family without a head: `java-common`, `java-policy`, ...), is a part or add-on and
- * scores less; and longer titles score a little less than short ones. A title beginning more than `MAX_FAMILY` others
+ * scores less; so does one whose last word ends more than `MAX_ENDING` titles (`…-dev`, `…-doc`, `…-perl`, `…-java`:
+ * the namespaces of title endings); and longer titles score a little less than short ones. A title beginning more than `MAX_FAMILY` others
  * is a namespace (`python3-…`, `gnome-…`), not a family: extending it makes no part.
  * Derived from the postings (titles are not stored as such), again after enough changes. A shard of a larger index
  * counts the other shards' titles too (`titleShare`, summed at ingest: corpus.ts), so its prior is the whole index's.
@@ -29,6 +30,8 @@ const MAX_FAMILY = 50;
  */
 const VARIANTS = 5;
 const MIN_VARIANT_WORDS = 4;
+/** Titles (of two words or more) a last word ends, past which a title ending with it is a part. */
+const MAX_ENDING = 600;
 /** Score divisor per title word beyond the first: 1 + LENGTH_PENALTY × (words - 1). */
 const LENGTH_PENALTY = 0.2;
 const SYMBOLS = /[^\p{L}\p{N}]/u;
@@ -64,6 +67,8 @@ export interface TitleShare {
   beginnings: Int32Array;
   /** Titles each key is the whole of. */
   wholes: Int32Array;
+  /** Titles of two words or more each key (a word's) is the last word of. */
+  endings: Int32Array;
 }
 
 /**
@@ -101,11 +106,12 @@ function families(state: IndexState): FamilyCache {
 /** Every title beginning and whole title of this index with its counts. */
 export function titleShare(state: IndexState): TitleShare {
   const titles = readTitles(state);
-  const keys = [...new Set([...titles.beginnings.keys(), ...titles.wholes.keys()])];
+  const keys = [...new Set([...titles.beginnings.keys(), ...titles.wholes.keys(), ...titles.endings.keys()])];
   return {
     keys: Int32Array.from(keys),
     beginnings: Int32Array.from(keys, (key) => titles.beginnings.get(key) ?? 0),
     wholes: Int32Array.from(keys, (key) => titles.wholes.get(key) ?? 0),
+    endings: Int32Array.from(keys, (key) => titles.endings.get(key) ?? 0),
   };
 }
 
@@ -121,6 +127,8 @@ interface Titles {
   beginnings: Map<number, number>;
   /** Titles equal to each whole. */
   wholes: Map<number, number>;
+  /** Titles of two words or more ending with each word. */
+  endings: Map<number, number>;
 }
 
 function readTitles(state: IndexState): Titles {
@@ -132,6 +140,7 @@ function readTitles(state: IndexState): Titles {
     for (let ord = 0; ord < size; ord++) if (state.alive[ord] === 1) lengths[ord] = Math.min(state.text.length(title, ord), MAX_WORDS);
   const beginnings = new Map<number, number>();
   const wholes = new Map<number, number>();
+  const endings = new Map<number, number>();
   const whole = new Int32Array(size);
   const allButLast = new Int32Array(size);
   const allButTwo = new Int32Array(size);
@@ -146,8 +155,9 @@ function readTitles(state: IndexState): Titles {
     }
     whole[ord] = hash;
     if (length) wholes.set(hash, (wholes.get(hash) ?? 0) + 1);
+    if (length > 1) endings.set(words[length - 1][ord], (endings.get(words[length - 1][ord]) ?? 0) + 1);
   }
-  return { size, lengths, words, whole, allButLast, allButTwo, beginnings, wholes };
+  return { size, lengths, words, whole, allButLast, allButTwo, beginnings, wholes, endings };
 }
 
 function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set<number>; headless: Set<number> } {
@@ -156,11 +166,13 @@ function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set
   const others = state.others;
   const beginnings = (key: number) => (titles.beginnings.get(key) ?? 0) + (others?.beginnings.get(key) ?? 0);
   const isWhole = (key: number) => titles.wholes.has(key) || (others?.wholes.has(key) ?? false);
+  const endings = (key: number) => (titles.endings.get(key) ?? 0) + (others?.endings.get(key) ?? 0);
   const prior = new Float32Array(size).fill(1);
   for (let ord = 0; ord < size; ord++) {
     const length = lengths[ord];
     if (!length) continue;
     let factor = 1 / (1 + LENGTH_PENALTY * (length - 1));
+    if (length > 1 && endings(words[length - 1][ord]) > MAX_ENDING) factor *= PART;
     const members = beginnings(whole[ord]);
     if (members) factor *= 1 + Math.min(MAX_BONUS, HEAD_BONUS * Math.log2(1 + members));
     else if (length > 1 && isPart(ord)) factor *= PART;
