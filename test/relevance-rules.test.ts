@@ -409,6 +409,25 @@ describe('relevance rules', () => {
     for (let i = 0; i < 600; i++) engine.add(`filler${i}-dev`, { name: `filler${i}-dev`, description: 'development files' });
     expect(top('video player', engine)).toEqual(['big-screen-app', 'libvid-dev']);
   });
+  it('ranks a name whose first word goes on past a three-letter beginning of more than a fifth of all names as a part', () => {
+    // Equal one-word names and descriptions: without the rule, ids would put `libzbar0` first.
+    const glued = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['libzbar0', 'qr code scanner'],
+      ['zbarscan', 'qr code scanner'],
+      ['other', 'something else'],
+    ])
+      glued.add(name, { name, description });
+    // 51 of 53 names start with `lib`: more than 50 and more than a fifth.
+    for (let i = 0; i < 50; i++) glued.add(`libfiller${i}`, { name: `libfiller${i}`, description: 'development files' });
+    expect(top('qr code scanner', glued)).toEqual(['zbarscan', 'libzbar0']);
+    // 51 of 260 names are not more than a fifth.
+    const fewer = new SearchIndex({ fields, sorts: [] });
+    for (const name of ['libzbar0', 'zbarscan']) fewer.add(name, { name, description: 'qr code scanner' });
+    for (let i = 0; i < 50; i++) fewer.add(`libfiller${i}`, { name: `libfiller${i}`, description: 'development files' });
+    for (let i = 0; i < 208; i++) fewer.add(`other${i}`, { name: `other${i}`, description: 'something else' });
+    expect(top('qr code scanner', fewer)).toEqual(['libzbar0', 'zbarscan']);
+  });
   it('keeps the family prior through a few changes, new documents ranking without one', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const name of ['vlc', 'vlc-data', 'mplay']) engine.add(name, { name, description: 'media player' });
