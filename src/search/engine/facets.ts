@@ -134,8 +134,7 @@ export function filteredFacets(
     const fromRows = byRows?.of(column);
     if (fromRows) {
       const values = countedValues(column, fromRows, set.complement, limit, categories);
-      // A complement's counts are rewritten for every value id: its list of ids counted no longer says which are above 0.
-      countedByRows.set(column, set.complement ? { counts: fromRows.counts, ids: undefined } : fromRows);
+      countedByRows.set(column, fromRows);
       return values;
     }
     prepare(tally, column.values.length);
@@ -192,12 +191,14 @@ function rowCounts(state: IndexState, set: CountedSet): { of(column: ValueColumn
   const rows = facetRows(state);
   if (!rows) return undefined;
   const tally = (state.caches.rowTally = prepareRowTally(state.caches.rowTally, rows));
-  countRows(rows, set.ords, tally);
+  // A complement's counts are rewritten for every value id (`countedValues`): no list of the ids counted.
+  countRows(rows, set.ords, tally, !set.complement);
   return {
     of: (column) => {
       const k = rows.columns.indexOf(column);
       if (k < 0) return undefined;
-      return { counts: tally.counts.subarray(rows.regions[k], rows.regions[k + 1]), ids: countedIds(rows, tally, k) };
+      const counts = tally.counts.subarray(rows.regions[k], rows.regions[k + 1]);
+      return { counts, ids: set.complement ? undefined : countedIds(rows, tally, k) };
     },
     clear: () => clearRowTally(rows, tally, set.complement),
   };
