@@ -242,13 +242,18 @@ function liveOrdsOutside(state: IndexState, ords: ArrayLike<number>): Int32Array
   // Every live ordinal (a browse whose facet leaves out the only filter): nothing outside.
   if (ords.length === state.liveCount) return new Int32Array(0);
   const size = capacity(state);
-  const inside = new Uint8Array(size);
-  for (let i = 0; i < ords.length; i++) inside[ords[i]] = 1;
-  const outside = new Int32Array(Math.max(0, state.liveCount - ords.length));
+  if (!state.caches.outside || state.caches.outside.length < size) state.caches.outside = new Uint8Array(Math.ceil(size * 1.5));
+  const outside = state.caches.outside;
+  outside.set(state.alive.subarray(0, size));
+  for (let i = 0; i < ords.length; i++) outside[ords[i]] = 0;
+  // Every ordinal written, the next one over it unless it is outside: no branch on where the set's ordinals fall.
+  const listed = new Int32Array(state.liveCount - ords.length + 1);
   let length = 0;
-  const alive = state.alive;
-  for (let ord = 0; ord < size && length < outside.length; ord++) if (alive[ord] === 1 && inside[ord] === 0) outside[length++] = ord;
-  return outside.subarray(0, length);
+  for (let ord = 0; ord < size; ord++) {
+    listed[length] = ord;
+    length += outside[ord];
+  }
+  return listed.subarray(0, length);
 }
 
 /** Counts and stats over every live document (no query, no filter): the cached top values, cut to each facet's limit. */

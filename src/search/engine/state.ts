@@ -47,6 +47,8 @@ export interface QueryCaches {
   tally?: Tally;
   rowTally?: RowTally;
   facetRows?: FacetRows;
+  /** 1 where a live ordinal is outside the set a complement counts (facets.ts `liveOrdsOutside`), for one query. */
+  outside?: Uint8Array;
   families?: FamilyCache;
   /** Suggest's marks of the documents already counted for a term (suggest.ts). */
   seen?: SeenStamps;
