@@ -469,22 +469,27 @@ function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<nu
   // Values by their rank in string order: the same order as comparing the strings, without reading them.
   const ranks = column.ranks();
   const heap = topHeap(k);
+  const { counts: keptCounts, ranks: keptRanks, ids: keptIds } = heap;
+  let kept = 0;
   // One pass keeping the k best (count, then rank) seen: a value counted less than the worst kept is passed over
   // by its count alone, so a broad query's thousands of `source` values cost a read each, with no sort or closure.
   for (let i = 0; i < size; i++) {
     const id = ids ? ids[i] : i;
     const count = counts[id];
-    if (count <= heap.counts[0] && (count < heap.counts[0] || count === 0 || ranks[id] > heap.ranks[0])) continue;
-    sink(heap, k, count, ranks[id], id);
+    if (count === 0) continue;
+    if (kept < k) {
+      keptCounts[kept] = count;
+      keptRanks[kept] = ranks[id];
+      keptIds[kept++] = id;
+      if (kept === k) heapify(heap, k);
+    } else if (count > keptCounts[0] || (count === keptCounts[0] && ranks[id] < keptRanks[0])) sink(heap, 0, k, count, ranks[id], id);
   }
-  let kept = 0;
-  for (let at = 0; at < k; at++) if (heap.counts[at] > 0) kept++;
+  if (kept < k) heapify(heap, kept);
   const top: Facet['values'] = new Array(kept);
   // The worst kept leaves the heap first: the best come last and go first.
-  for (let n = k; n > 0; n--) {
-    const { counts: keptCounts, ranks: keptRanks, ids: keptIds } = heap;
-    if (keptCounts[0] > 0) top[--kept] = { value: values[keptIds[0]], count: keptCounts[0] };
-    sink(heap, n - 1, keptCounts[n - 1], keptRanks[n - 1], keptIds[n - 1]);
+  for (let n = kept; n > 0; n--) {
+    top[n - 1] = { value: values[keptIds[0]], count: keptCounts[0] };
+    sink(heap, 0, n - 1, keptCounts[n - 1], keptRanks[n - 1], keptIds[n - 1]);
   }
   return top;
 }
@@ -499,17 +504,19 @@ interface TopHeap {
 /** `topOf`'s heap, reused (every facet of every request needs one; most limits are 50 or less). */
 let reusedHeap: TopHeap = { counts: new Uint32Array(64), ranks: new Uint32Array(64), ids: new Int32Array(64) };
 
-/** The reused heap with room for `k`, its first `k` entries placeholders worse than any value counted. */
+/** The reused heap with room for `k` entries. */
 function topHeap(k: number): TopHeap {
   if (reusedHeap.counts.length < k) reusedHeap = { counts: new Uint32Array(k), ranks: new Uint32Array(k), ids: new Int32Array(k) };
-  reusedHeap.counts.fill(0, 0, k);
-  reusedHeap.ranks.fill(0xffffffff, 0, k);
   return reusedHeap;
 }
 
-/** Puts an entry in place of the heap's first (of `n` entries), moving better ones up past it. */
-function sink({ counts, ranks, ids }: TopHeap, n: number, count: number, rank: number, id: number): void {
-  let at = 0;
+/** Orders the heap's first `n` entries as a heap. */
+function heapify(heap: TopHeap, n: number): void {
+  for (let at = (n >> 1) - 1; at >= 0; at--) sink(heap, at, n, heap.counts[at], heap.ranks[at], heap.ids[at]);
+}
+
+/** Puts an entry at `at` of the heap's first `n` entries, moving better ones below it up past it. */
+function sink({ counts, ranks, ids }: TopHeap, at: number, n: number, count: number, rank: number, id: number): void {
   for (;;) {
     const left = 2 * at + 1;
     if (left >= n) break;
