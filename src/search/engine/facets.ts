@@ -75,6 +75,13 @@ export function childrenOfOpened<T>(items: Iterable<T>, valueOf: (item: T) => st
   return [...groups.values()];
 }
 
+/** A facet column with its id and the name a facet answers. */
+export interface FacetColumn {
+  id: string;
+  name: string;
+  column: ValueColumn;
+}
+
 /** What a search answers about facets. */
 export interface FacetAnswer {
   facets: Facet[];
@@ -431,12 +438,20 @@ function facetList(
   values: (facetId: string, column: ValueColumn) => Facet['values'],
 ): Facet[] {
   const facets: Facet[] = [];
-  for (const [facetId, column] of state.facets) {
-    if (!selected(facetId)) continue;
-    const name = facetId.includes('.') ? facetId.slice(facetId.indexOf('.') + 1) : facetId;
-    facets.push({ id: facetId, name, values: values(facetId, column) });
+  for (const { id, name, column } of facetsById(state)) if (selected(id)) facets.push({ id, name, values: values(id, column) });
+  return facets;
+}
+
+/** The index's facet columns in the string order of their ids, with their names: kept until a column is added. */
+function facetsById(state: IndexState): FacetColumn[] {
+  let ordered = state.caches.facetsById;
+  if (ordered?.length !== state.facets.size) {
+    ordered = [...state.facets]
+      .map(([id, column]) => ({ id, name: id.includes('.') ? id.slice(id.indexOf('.') + 1) : id, column }))
+      .sort((a, b) => compareStrings(a.id, b.id));
+    state.caches.facetsById = ordered;
   }
-  return facets.sort((a, b) => compareStrings(a.id, b.id));
+  return ordered;
 }
 
 /**
