@@ -7,7 +7,6 @@ import { clearRowTally, countedIds, countRows, facetRows, prepareRowTally } from
 import { facetField, type Filtered } from './filters';
 import { isNumeric } from './plan';
 import { QueryError } from './query-error';
-import { selectTop } from './ranking';
 import { capacity, liveOrds, type IndexState } from './state';
 import type { Facet, FacetStats, SearchAppField, SearchRequest } from './types';
 import { categoryPaths } from './values';
@@ -457,50 +456,67 @@ function topValues(
 
 /** `topValues` of `ids` (every value id when absent), without opened categories. */
 function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, limit: number): Facet['values'] {
-  if (limit <= 0) return [];
   const { values } = column;
   const size = ids ? ids.length : values.length;
-  // Values counted more than the limit-th largest count are in, ordered; of those counted exactly that much, the
-  // first by value fill the rest. No sort of every counted value (a broad query counts thousands of `source` values).
-  const threshold = size > limit ? largestAt(counts, ids, size, limit) : 0;
-  const above: number[] = [];
-  const tied: number[] = [];
+  const k = Math.min(limit, size);
+  if (k <= 0) return [];
+  // Values by their rank in string order: the same order as comparing the strings, without reading them.
+  const ranks = column.ranks();
+  const heap = topHeap(k);
+  // One pass keeping the k best (count, then rank) seen: a value counted less than the worst kept is passed over
+  // by its count alone, so a broad query's thousands of `source` values cost a read each, with no sort or closure.
   for (let i = 0; i < size; i++) {
     const id = ids ? ids[i] : i;
     const count = counts[id];
-    if (count > threshold) above.push(id);
-    else if (count === threshold && count > 0) tied.push(id);
+    if (count <= heap.counts[0] && (count < heap.counts[0] || count === 0 || ranks[id] > heap.ranks[0])) continue;
+    sink(heap, k, count, ranks[id], id);
   }
-  // Values by their rank in string order: the same order as comparing the strings, without reading them.
-  const ranks = column.ranks();
-  above.sort((a, b) => counts[b] - counts[a] || ranks[a] - ranks[b]);
-  const top = above.concat(selectTop(tied, limit - above.length, (a, b) => ranks[a] - ranks[b]));
-  return top.map((id) => ({ value: values[id], count: counts[id] }));
+  let kept = 0;
+  for (let at = 0; at < k; at++) if (heap.counts[at] > 0) kept++;
+  const top: Facet['values'] = new Array(kept);
+  // The worst kept leaves the heap first: the best come last and go first.
+  for (let n = k; n > 0; n--) {
+    const { counts: keptCounts, ranks: keptRanks, ids: keptIds } = heap;
+    if (keptCounts[0] > 0) top[--kept] = { value: values[keptIds[0]], count: keptCounts[0] };
+    sink(heap, n - 1, keptCounts[n - 1], keptRanks[n - 1], keptIds[n - 1]);
+  }
+  return top;
 }
 
-/** `largestAt`'s heap, reused (every facet of every request needs one; most limits are 50 or less). */
-let largest = new Uint32Array(64);
+/** A min-heap of the best values seen, the worst at 0: worse is fewer documents, then later in string order. */
+interface TopHeap {
+  counts: Uint32Array;
+  ranks: Uint32Array;
+  ids: Int32Array;
+}
 
-/**
- * The `k`-th largest count of the first `size` of `ids` (of value ids 0 to `size` - 1 when absent), 0 when fewer
- * than `k` are above 0: a min-heap of the `k` largest seen, each larger count replacing the smallest.
- */
-function largestAt(counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, size: number, k: number): number {
-  if (largest.length < k) largest = new Uint32Array(k);
-  const heap = largest.fill(0, 0, k);
-  for (let i = 0; i < size; i++) {
-    const count = counts[ids ? ids[i] : i];
-    if (count <= heap[0]) continue;
-    let at = 0;
-    for (;;) {
-      const left = 2 * at + 1;
-      if (left >= k) break;
-      const child = left + 1 < k && heap[left + 1] < heap[left] ? left + 1 : left;
-      if (heap[child] >= count) break;
-      heap[at] = heap[child];
-      at = child;
-    }
-    heap[at] = count;
+/** `topOf`'s heap, reused (every facet of every request needs one; most limits are 50 or less). */
+let reusedHeap: TopHeap = { counts: new Uint32Array(64), ranks: new Uint32Array(64), ids: new Int32Array(64) };
+
+/** The reused heap with room for `k`, its first `k` entries placeholders worse than any value counted. */
+function topHeap(k: number): TopHeap {
+  if (reusedHeap.counts.length < k) reusedHeap = { counts: new Uint32Array(k), ranks: new Uint32Array(k), ids: new Int32Array(k) };
+  reusedHeap.counts.fill(0, 0, k);
+  reusedHeap.ranks.fill(0xffffffff, 0, k);
+  return reusedHeap;
+}
+
+/** Puts an entry in place of the heap's first (of `n` entries), moving better ones up past it. */
+function sink({ counts, ranks, ids }: TopHeap, n: number, count: number, rank: number, id: number): void {
+  let at = 0;
+  for (;;) {
+    const left = 2 * at + 1;
+    if (left >= n) break;
+    const right = left + 1;
+    const child =
+      right < n && (counts[right] < counts[left] || (counts[right] === counts[left] && ranks[right] > ranks[left])) ? right : left;
+    if (counts[child] > count || (counts[child] === count && ranks[child] < rank)) break;
+    counts[at] = counts[child];
+    ranks[at] = ranks[child];
+    ids[at] = ids[child];
+    at = child;
   }
-  return heap[0];
+  counts[at] = count;
+  ranks[at] = rank;
+  ids[at] = id;
 }
