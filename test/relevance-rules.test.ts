@@ -286,6 +286,19 @@ describe('relevance rules', () => {
     // Without a stop word the query is keywords: `program` counts.
     expect(top('program edit photos', engine)[0]).toBe('fotoxx');
   });
+  it("reads a query's English clitics as no words of their own (`computer's`, `doesn't`)", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['boinc', 'use idle computer time for science'],
+      ['manual', "a user's guide"],
+      ['anacron', "cron-like program that doesn't go by time"],
+    ])
+      engine.add(name, { name, description });
+    // `s` and `t` (or `doesn`) would match the other two.
+    expect(top("my computer's idle time", engine)).toEqual(['boinc', 'anacron']);
+    expect(top("the computer doesn't idle", engine)).toEqual(['boinc']);
+    expect(top("can't use it", engine)).toEqual(['boinc']);
+  });
   it('treats stop words as optional', () => {
     expect(top('the gimp')[0]).toBe('gimp');
     expect(top('the')).toEqual([]);

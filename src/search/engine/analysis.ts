@@ -40,8 +40,20 @@ export function tokenize(text: string): string[] {
 
 /** The words of a query the engine looks at (the first 16). */
 export function queryTokens(q: string): string[] {
-  return tokenize(q).slice(0, MAX_QUERY_TERMS);
+  return tokenize(withoutClitics(q)).slice(0, MAX_QUERY_TERMS);
 }
+
+/**
+ * A query without the clitics of English words (`computer's`, `you're`, `I've`, `we'll`, `I'd`, `I'm`, `doesn't`,
+ * `can't`): a possessive, a contracted auxiliary or negation is no word of its own to match (`s` and `t` stand in
+ * `user's` and `doesn't` of many descriptions), and the word before it is read whole (`doesn't` as `does`).
+ */
+export function withoutClitics(q: string): string {
+  return q.replace(IRREGULAR_NEGATION, (_, verb: string) => IRREGULAR_VERBS[verb.toLowerCase()] ?? verb).replace(CLITIC, '');
+}
+const CLITIC = /(?<=\p{L})(?:n['’]t|['’](?:s|ll|re|ve|d|m))(?![\p{L}\p{N}])/giu;
+const IRREGULAR_NEGATION = /\b(can|won|shan)['’]t(?![\p{L}\p{N}])/giu;
+const IRREGULAR_VERBS: Record<string, string> = { can: 'can', won: 'will', shan: 'shall' };
 
 /**
  * Words of a text, with the terms that keep names with symbols findable whole: `g++` gives part `g` and the

@@ -6,7 +6,7 @@
  * Alternatives other than the literal one score a little less, so that the literal interpretation wins ties.
  * A word indexed nowhere as typed, among other words, takes one more typo (as every word does in the fallback).
  */
-import { analyzeWords, fuzzyDistance, pluralForms } from './analysis';
+import { analyzeWords, fuzzyDistance, pluralForms, withoutClitics } from './analysis';
 import { termFrequency } from './ranking';
 import type { IndexState } from './state';
 
@@ -60,7 +60,7 @@ export interface QueryPlan {
 
 /** The alternatives of a query, or undefined when it has no words. `relaxed`: the fallback when nothing matched. */
 export function planQuery(state: IndexState, q: string, relaxed = false): QueryPlan | undefined {
-  const analyzed = analyzeWords(q);
+  const analyzed = analyzeWords(withoutClitics(q));
   const words: string[] = [];
   const alternatives: Alternative[] = [];
   for (const { parts, extras } of analyzed) {
