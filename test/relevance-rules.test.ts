@@ -334,6 +334,14 @@ describe('relevance rules', () => {
     expect(top('control', index({ customRanking: [{ field: 'featured', direction: 'desc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'desc' }] }))).toEqual(['tv-remote', 'tv-tuner']);
   });
+  it('takes names starting with two query words glued as a family without a head when those glued begin one', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Six names begin with `hamradio`, none is `hamradio`: the glued interpretation of `ham radio` starts each.
+    for (const part of ['files', 'sdr', 'all', 'antenna', 'logs', 'voice'])
+      engine.add(`hamradio-${part}`, { name: `hamradio-${part}`, description: 'collection of packages' });
+    engine.add('cqlog', { name: 'cqlog', description: 'ham radio logging program' });
+    expect(top('ham radio', engine)[0]).toBe('cqlog');
+  });
   it('ranks a name starting with the query first, not a description starting with it', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('alpha', { name: 'alpha', description: 'irc client for the emacs editor here' });
