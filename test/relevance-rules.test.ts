@@ -161,6 +161,20 @@ describe('relevance rules', () => {
     ])
       expect(sameWord(a, b)).toBe(true);
   });
+  it('finds an adjective in -ical as a form of its noun in -ic or -ics (`statistical` ~ `statistics`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['pspp', 'statistical analysis tool'],
+      ['collectd', 'statistics collection daemon'],
+      ['animal', 'farm animals'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('statistics', engine)).toEqual(['collectd', 'pspp']);
+    expect(sameWord('musical', 'music')).toBe(true);
+    expect(sameWord('graphical', 'graphics')).toBe(true);
+    // -al alone stays apart: `animal` is no form of `animation`.
+    expect(sameWord('animal', 'animation')).toBe(false);
+  });
   it('finds a word in its other spelling (British -ise, -yse and -our) as another form of it', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('gource', { name: 'gource', description: 'source control visualisation' });
