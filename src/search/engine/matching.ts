@@ -86,6 +86,11 @@ export interface Matches {
   complete: boolean;
   /** Per document: `DETAILED` once its details are recorded (read only when not `complete`). */
   detailed: Uint8Array;
+  /**
+   * Matching began without details: the documents that matched every counted word, in the order they came to, listed
+   * as matching marked their words (what `contenders` keeps of an unfiltered query when there are enough of them).
+   */
+  allWords?: number[];
 }
 
 /** The postings of one expansion that a query reads, reused from expansion to expansion. */
@@ -166,6 +171,7 @@ export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = fal
   // A phrase alternative's words are only known to match once its terms' positions are followed: done at once.
   m.complete = !detailsLater || plan.alternatives.some((alternative) => alternative.terms.length > 1);
   m.detailsLater = !m.complete;
+  m.allWords = m.complete ? undefined : [];
   const all = (1 << plan.words.length) - 1;
   const query = plan.words.join(' ');
   m.exactMatches = state.plan.exact.map((field) => ({
@@ -253,8 +259,12 @@ function keepWhere(hits: HitBuffer, count: number, where: Set<number>, slotCount
 }
 
 function markWord(m: Scratch, ord: number, mask: number): void {
-  if (m.words[ord] === 0) m.matched[m.matchedCount++] = ord;
-  m.words[ord] |= mask;
+  const before = m.words[ord];
+  if (before === 0) m.matched[m.matchedCount++] = ord;
+  const after = before | mask;
+  m.words[ord] = after;
+  const { counted } = m.plan;
+  if ((after & counted) === counted && (before & counted) !== counted) m.allWords?.push(ord);
 }
 
 /** Records an alternative's matches, of the `wanted` documents only when given. */
@@ -551,6 +561,7 @@ export function release(matches: Matches): void {
     clearOrds(m, m.detailedOrds.subarray(0, m.detailedCount), true);
   } else clearOrds(m, m.ords, true);
   m.ords = [];
+  m.allWords = undefined;
   m.detailedCount = 0;
 }
 

@@ -176,6 +176,13 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     return compareStrings(state.ids[a], state.ids[b]);
   };
   const contenders = (ords: readonly number[], k: number): readonly number[] => {
+    // Every match (no filter): at least k matching every counted word are those (the order matters not: `compare`
+    // is a total order), listed while matching.
+    const allWords = ords === m.ords ? m.allWords : undefined;
+    if (allWords && k > 0 && allWords.length >= k) {
+      detailMatches(state, m, allWords);
+      return allWords;
+    }
     const histogram = wordCounts.fill(0);
     for (let i = 0; i < ords.length; i++) histogram[popcount(matched[ords[i]] & counted)]++;
     let least = WHOLE;
