@@ -161,6 +161,20 @@ describe('relevance rules', () => {
     ])
       expect(sameWord(a, b)).toBe(true);
   });
+  it('finds an adjective in -ical as a form of its noun in -ic or -ics (`statistical` ~ `statistics`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['pspp', 'statistical analysis tool'],
+      ['collectd', 'statistics collection daemon'],
+      ['animal', 'farm animals'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('statistics', engine)).toEqual(['collectd', 'pspp']);
+    expect(sameWord('musical', 'music')).toBe(true);
+    expect(sameWord('graphical', 'graphics')).toBe(true);
+    // -al alone stays apart: `animal` is no form of `animation`.
+    expect(sameWord('animal', 'animation')).toBe(false);
+  });
   it('finds a word in its other spelling (British -ise, -yse and -our) as another form of it', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('gource', { name: 'gource', description: 'source control visualisation' });
@@ -333,6 +347,14 @@ describe('relevance rules', () => {
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
     expect(top('control', index({ customRanking: [{ field: 'featured', direction: 'desc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'desc' }] }))).toEqual(['tv-remote', 'tv-tuner']);
+  });
+  it('takes names starting with two query words glued as a family without a head when those glued begin one', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    // Six names begin with `hamradio`, none is `hamradio`: the glued interpretation of `ham radio` starts each.
+    for (const part of ['files', 'sdr', 'all', 'antenna', 'logs', 'voice'])
+      engine.add(`hamradio-${part}`, { name: `hamradio-${part}`, description: 'collection of packages' });
+    engine.add('cqlog', { name: 'cqlog', description: 'ham radio logging program' });
+    expect(top('ham radio', engine)[0]).toBe('cqlog');
   });
   it('ranks a name starting with the query first, not a description starting with it', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

@@ -153,6 +153,8 @@ function isPlural(word: string): boolean {
 }
 
 const DERIVED = /(?:ing|ed|ment|ion)$/;
+/** An adjective in -ical is a form of its noun in -ic or -ics (`statistical` ~ `statistics`, `musical` ~ `music`). */
+const ADJECTIVE = /(?<=[a-z]{3})ical$/;
 /** An -ation stem must keep this many letters (`installation` ~ `install`; `rotation` is no form of `rot`). */
 const MIN_ATION_STEM = 5;
 
@@ -165,6 +167,8 @@ function lightStems(typed: string, withoutAtion: boolean): string[] {
   const bare = singular !== word && singular.endsWith('ed') ? singular : singular.replace(DERIVED, '');
   if (bare !== singular && bare.length >= MIN_VERB) found.push(bare);
   if (!withoutAtion && singular.endsWith('ation') && singular.length - 5 >= MIN_ATION_STEM) found.push(singular.slice(0, -5));
+  const noun = singular.replace(ADJECTIVE, 'ic');
+  if (noun !== singular) found.push(noun);
   const agent = singular.length >= MIN_AGENT ? singular.replace(AGENT, '$1') : singular;
   if (agent !== singular && agent.length >= MIN_VERB) found.push(agent);
   return found.map(comparable);

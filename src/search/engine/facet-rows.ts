@@ -120,10 +120,18 @@ export function prepareRowTally(tally: RowTally | undefined, rows: FacetRows): R
   return tally;
 }
 
-/** Adds 1 to the count of each value id of each document of `ords` (live documents), every facet column at once. */
-export function countRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally): void {
+/**
+ * Adds 1 to the count of each value id of each document of `ords` (live documents), every facet column at once;
+ * with `listed`, lists each value id the first time it is counted (`countedIds`). Unlisted saves the test of every
+ * count, which the new values of the large columns make hard to predict, where every count is read anyway.
+ */
+export function countRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally, listed: boolean): void {
   const { starts, entries, columnAt, regions } = rows;
   const { counts, ids, ends } = tally;
+  if (!listed) {
+    for (let i = 0; i < ords.length; i++) for (let j = starts[ords[i]], end = starts[ords[i] + 1]; j < end; j++) counts[entries[j]]++;
+    return;
+  }
   for (let i = 0; i < ords.length; i++) {
     const ord = ords[i];
     for (let j = starts[ord], end = starts[ord + 1]; j < end; j++) {

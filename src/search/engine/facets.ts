@@ -75,6 +75,13 @@ export function childrenOfOpened<T>(items: Iterable<T>, valueOf: (item: T) => st
   return [...groups.values()];
 }
 
+/** A facet column with its id and the name a facet answers. */
+export interface FacetColumn {
+  id: string;
+  name: string;
+  column: ValueColumn;
+}
+
 /** What a search answers about facets. */
 export interface FacetAnswer {
   facets: Facet[];
@@ -134,8 +141,7 @@ export function filteredFacets(
     const fromRows = byRows?.of(column);
     if (fromRows) {
       const values = countedValues(column, fromRows, set.complement, limit, categories);
-      // A complement's counts are rewritten for every value id: its list of ids counted no longer says which are above 0.
-      countedByRows.set(column, set.complement ? { counts: fromRows.counts, ids: undefined } : fromRows);
+      countedByRows.set(column, fromRows);
       return values;
     }
     prepare(tally, column.values.length);
@@ -192,12 +198,14 @@ function rowCounts(state: IndexState, set: CountedSet): { of(column: ValueColumn
   const rows = facetRows(state);
   if (!rows) return undefined;
   const tally = (state.caches.rowTally = prepareRowTally(state.caches.rowTally, rows));
-  countRows(rows, set.ords, tally);
+  // A complement's counts are rewritten for every value id (`countedValues`): no list of the ids counted.
+  countRows(rows, set.ords, tally, !set.complement);
   return {
     of: (column) => {
       const k = rows.columns.indexOf(column);
       if (k < 0) return undefined;
-      return { counts: tally.counts.subarray(rows.regions[k], rows.regions[k + 1]), ids: countedIds(rows, tally, k) };
+      const counts = tally.counts.subarray(rows.regions[k], rows.regions[k + 1]);
+      return { counts, ids: set.complement ? undefined : countedIds(rows, tally, k) };
     },
     clear: () => clearRowTally(rows, tally, set.complement),
   };
@@ -241,13 +249,18 @@ function liveOrdsOutside(state: IndexState, ords: ArrayLike<number>): Int32Array
   // Every live ordinal (a browse whose facet leaves out the only filter): nothing outside.
   if (ords.length === state.liveCount) return new Int32Array(0);
   const size = capacity(state);
-  const inside = new Uint8Array(size);
-  for (let i = 0; i < ords.length; i++) inside[ords[i]] = 1;
-  const outside = new Int32Array(Math.max(0, state.liveCount - ords.length));
+  if (!state.caches.outside || state.caches.outside.length < size) state.caches.outside = new Uint8Array(Math.ceil(size * 1.5));
+  const outside = state.caches.outside;
+  outside.set(state.alive.subarray(0, size));
+  for (let i = 0; i < ords.length; i++) outside[ords[i]] = 0;
+  // Every ordinal written, the next one over it unless it is outside: no branch on where the set's ordinals fall.
+  const listed = new Int32Array(state.liveCount - ords.length + 1);
   let length = 0;
-  const alive = state.alive;
-  for (let ord = 0; ord < size && length < outside.length; ord++) if (alive[ord] === 1 && inside[ord] === 0) outside[length++] = ord;
-  return outside.subarray(0, length);
+  for (let ord = 0; ord < size; ord++) {
+    listed[length] = ord;
+    length += outside[ord];
+  }
+  return listed.subarray(0, length);
 }
 
 /** Counts and stats over every live document (no query, no filter): the cached top values, cut to each facet's limit. */
@@ -425,12 +438,20 @@ function facetList(
   values: (facetId: string, column: ValueColumn) => Facet['values'],
 ): Facet[] {
   const facets: Facet[] = [];
-  for (const [facetId, column] of state.facets) {
-    if (!selected(facetId)) continue;
-    const name = facetId.includes('.') ? facetId.slice(facetId.indexOf('.') + 1) : facetId;
-    facets.push({ id: facetId, name, values: values(facetId, column) });
+  for (const { id, name, column } of facetsById(state)) if (selected(id)) facets.push({ id, name, values: values(id, column) });
+  return facets;
+}
+
+/** The index's facet columns in the string order of their ids, with their names: kept until a column is added. */
+function facetsById(state: IndexState): FacetColumn[] {
+  let ordered = state.caches.facetsById;
+  if (ordered?.length !== state.facets.size) {
+    ordered = [...state.facets]
+      .map(([id, column]) => ({ id, name: id.includes('.') ? id.slice(id.indexOf('.') + 1) : id, column }))
+      .sort((a, b) => compareStrings(a.id, b.id));
+    state.caches.facetsById = ordered;
   }
-  return facets.sort((a, b) => compareStrings(a.id, b.id));
+  return ordered;
 }
 
 /**
@@ -463,22 +484,27 @@ function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<nu
   // Values by their rank in string order: the same order as comparing the strings, without reading them.
   const ranks = column.ranks();
   const heap = topHeap(k);
+  const { counts: keptCounts, ranks: keptRanks, ids: keptIds } = heap;
+  let kept = 0;
   // One pass keeping the k best (count, then rank) seen: a value counted less than the worst kept is passed over
   // by its count alone, so a broad query's thousands of `source` values cost a read each, with no sort or closure.
   for (let i = 0; i < size; i++) {
     const id = ids ? ids[i] : i;
     const count = counts[id];
-    if (count <= heap.counts[0] && (count < heap.counts[0] || count === 0 || ranks[id] > heap.ranks[0])) continue;
-    sink(heap, k, count, ranks[id], id);
+    if (count === 0) continue;
+    if (kept < k) {
+      keptCounts[kept] = count;
+      keptRanks[kept] = ranks[id];
+      keptIds[kept++] = id;
+      if (kept === k) heapify(heap, k);
+    } else if (count > keptCounts[0] || (count === keptCounts[0] && ranks[id] < keptRanks[0])) sink(heap, 0, k, count, ranks[id], id);
   }
-  let kept = 0;
-  for (let at = 0; at < k; at++) if (heap.counts[at] > 0) kept++;
+  if (kept < k) heapify(heap, kept);
   const top: Facet['values'] = new Array(kept);
   // The worst kept leaves the heap first: the best come last and go first.
-  for (let n = k; n > 0; n--) {
-    const { counts: keptCounts, ranks: keptRanks, ids: keptIds } = heap;
-    if (keptCounts[0] > 0) top[--kept] = { value: values[keptIds[0]], count: keptCounts[0] };
-    sink(heap, n - 1, keptCounts[n - 1], keptRanks[n - 1], keptIds[n - 1]);
+  for (let n = kept; n > 0; n--) {
+    top[n - 1] = { value: values[keptIds[0]], count: keptCounts[0] };
+    sink(heap, 0, n - 1, keptCounts[n - 1], keptRanks[n - 1], keptIds[n - 1]);
   }
   return top;
 }
@@ -493,17 +519,19 @@ interface TopHeap {
 /** `topOf`'s heap, reused (every facet of every request needs one; most limits are 50 or less). */
 let reusedHeap: TopHeap = { counts: new Uint32Array(64), ranks: new Uint32Array(64), ids: new Int32Array(64) };
 
-/** The reused heap with room for `k`, its first `k` entries placeholders worse than any value counted. */
+/** The reused heap with room for `k` entries. */
 function topHeap(k: number): TopHeap {
   if (reusedHeap.counts.length < k) reusedHeap = { counts: new Uint32Array(k), ranks: new Uint32Array(k), ids: new Int32Array(k) };
-  reusedHeap.counts.fill(0, 0, k);
-  reusedHeap.ranks.fill(0xffffffff, 0, k);
   return reusedHeap;
 }
 
-/** Puts an entry in place of the heap's first (of `n` entries), moving better ones up past it. */
-function sink({ counts, ranks, ids }: TopHeap, n: number, count: number, rank: number, id: number): void {
-  let at = 0;
+/** Orders the heap's first `n` entries as a heap. */
+function heapify(heap: TopHeap, n: number): void {
+  for (let at = (n >> 1) - 1; at >= 0; at--) sink(heap, at, n, heap.counts[at], heap.ranks[at], heap.ids[at]);
+}
+
+/** Puts an entry at `at` of the heap's first `n` entries, moving better ones below it up past it. */
+function sink({ counts, ranks, ids }: TopHeap, at: number, n: number, count: number, rank: number, id: number): void {
   for (;;) {
     const left = 2 * at + 1;
     if (left >= n) break;

@@ -139,7 +139,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
   // A name starting with a namespace (`node-…` for `node`) or a family without a head (`printer-driver-…` for
   // `printer`) is not a name being typed.
-  const beginning = titlesBeginning(
+  const beginning = queryBeginning(
     state,
     m.plan.words.filter((_, i) => counted & (1 << i)),
   );
@@ -199,6 +199,16 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     return kept;
   };
   return { compare, finish, contenders };
+}
+
+/**
+ * What the titles beginning with the query's counted words are (`titlesBeginning`); for two or three words that begin
+ * no title as such, what the titles beginning with them glued are (`ham radio` → `hamradio-…`, a family without a
+ * head), since the glued interpretation matches those titles from the query's start.
+ */
+function queryBeginning(state: IndexState, words: string[]): Beginning {
+  const beginning = titlesBeginning(state, words);
+  return beginning === 'name' && words.length >= 2 && words.length <= 3 ? titlesBeginning(state, [words.join('')]) : beginning;
 }
 
 /** Documents per number of counted query words, reused: a typed array of more than 64 bytes is allocated outside the heap. */

@@ -6,7 +6,7 @@
 import type { OtherShards } from './corpus';
 import { NumberColumn, ValueColumn, type Tally } from './columns';
 import type { FacetRows, RowTally } from './facet-rows';
-import type { FacetCache } from './facets';
+import type { FacetCache, FacetColumn } from './facets';
 import type { ExpansionCache } from './expansions';
 import type { FamilyCache } from './families';
 import type { Scratch } from './matching';
@@ -41,12 +41,16 @@ export interface QueryCaches {
   scratch?: Scratch;
   expansions?: ExpansionCache;
   browseFacets?: FacetCache;
+  /** The facet columns in the string order of their ids (facets.ts `facetsById`). */
+  facetsById?: FacetColumn[];
   /** `liveOrds` of one index version. */
   live?: { version: number; ords: readonly number[] };
   /** Facet counting's per-value counts (facets.ts), by column and by document (facet-rows.ts). */
   tally?: Tally;
   rowTally?: RowTally;
   facetRows?: FacetRows;
+  /** 1 where a live ordinal is outside the set a complement counts (facets.ts `liveOrdsOutside`), for one query. */
+  outside?: Uint8Array;
   families?: FamilyCache;
   /** Suggest's marks of the documents already counted for a term (suggest.ts). */
   seen?: SeenStamps;
