@@ -179,7 +179,7 @@ export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = fal
     score: EXACT_FIELD_SCORE * Math.max(field.weight, 1),
   }));
   for (const alternative of plan.alternatives) {
-    if (m.complete) matchAlternative(state, m, alternative);
+    if (m.complete) matchAlternative(state, m, alternative, alternative === plan.alternatives[0]);
     else markWords(state, m, alternative);
   }
   for (const { ords, score } of m.exactMatches)
@@ -212,7 +212,7 @@ export function detailMatches(state: IndexState, matches: Matches, ords: readonl
   }
   if (m.detailedCount === first) return;
   const wanted = { marks: detailed, ords: m.detailedOrds.subarray(first, m.detailedCount).sort() };
-  for (const alternative of m.plan.alternatives) matchAlternative(state, m, alternative, wanted);
+  for (const alternative of m.plan.alternatives) matchAlternative(state, m, alternative, alternative === m.plan.alternatives[0], wanted);
   const all = (1 << m.plan.words.length) - 1;
   for (const { ords: exact, score } of m.exactMatches)
     for (const ord of exact) if (detailed[ord] === DETAILING) record(m, ord, all, score, 0, true);
@@ -267,8 +267,11 @@ function markWord(m: Scratch, ord: number, mask: number): void {
   if ((after & counted) === counted && (before & counted) !== counted) m.allWords?.push(ord);
 }
 
-/** Records an alternative's matches, of the `wanted` documents only when given. */
-function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative, wanted?: Wanted): void {
+/**
+ * Records an alternative's matches, of the `wanted` documents only when given. `unscored`: no alternative has scored them
+ * yet (their `score` is 0), so the best posting per document is kept in `score` itself rather than in `altBest`.
+ */
+function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative, unscored: boolean, wanted?: Wanted): void {
   if (alternative.terms.length > 1) return matchPhrase(state, m, alternative);
   const slotCount = state.plan.text.length;
   const { firstCounted } = m.plan;
@@ -280,7 +283,8 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
   const { tracksLast } = m.scoring;
   const { mask, first } = alternative;
-  const { altBest, altState, slotMarks, adjacent } = m;
+  const { altState, slotMarks, adjacent } = m;
+  const best = unscored ? m.score : m.altBest;
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
   // A query of one word that is itself indexed (`wiki`, `latex`) is a word, not a name still being typed: a field
@@ -312,7 +316,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
         touched[touchedCount++] = ord;
         altState[ord] = typos | whole;
       } else altState[ord] = Math.min(seen & ALT_TYPOS, typos) | (seen & ALT_WHOLE) | whole;
-      if (hits.scores[h] > altBest[ord]) altBest[ord] = hits.scores[h];
+      if (hits.scores[h] > best[ord]) best[ord] = hits.scores[h];
       const at = (ord * slotCount + hits.slots[h]) * SLOT_MARKS;
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
@@ -339,8 +343,11 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   }
   for (let i = 0; i < touchedCount; i++) {
     const ord = touched[i];
-    record(m, ord, mask, altBest[ord], (altState[ord] & ALT_TYPOS) - 1, (altState[ord] & ALT_WHOLE) !== 0);
-    altBest[ord] = 0;
+    recordWords(m, ord, mask, (altState[ord] & ALT_TYPOS) - 1, (altState[ord] & ALT_WHOLE) !== 0);
+    if (!unscored) {
+      m.score[ord] += best[ord];
+      best[ord] = 0;
+    }
     altState[ord] = 0;
   }
 }
@@ -547,9 +554,14 @@ function growHits(hits: HitBuffer, size: number): void {
 }
 
 function record(m: Scratch, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
+  recordWords(m, ord, mask, typos, exact);
+  m.score[ord] += score;
+}
+
+/** What `record` records but the score. */
+function recordWords(m: Scratch, ord: number, mask: number, typos: number, exact: boolean): void {
   if (m.words[ord] === 0) m.matched[m.matchedCount++] = ord;
   m.words[ord] |= exact && typos === 0 ? mask | (mask << WHOLE) : mask;
-  m.score[ord] += score;
   if (typos <= 1) m.typos[ord] |= typos === 0 ? mask | (mask << WHOLE) : mask << WHOLE;
 }
 
