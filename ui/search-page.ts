@@ -212,7 +212,10 @@ search.addWidgets(
 // Marks the query whose answer the widgets have just drawn: the browser tests and the keystroke-to-results
 // benchmark (scripts/bench/search-page.mjs) wait for it.
 search.on('render', () => {
-  const query = search.helper?.lastResults?.query ?? '';
+  // The render as the first search starts has no answer yet: nothing to mark.
+  const results = search.helper?.lastResults;
+  if (!results) return;
+  const query = results.query ?? '';
   document.body.dataset.renderedQuery = query;
   if (renderWaiter?.query === query) renderWaiter.done();
 });

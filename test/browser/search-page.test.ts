@@ -237,6 +237,29 @@ describe('search page in Chromium', () => {
     expect((await hitDetail(page, 'section')).slice(0, 3)).toEqual(shown.map((d) => d.document.section));
   });
 
+  it('marks a query as rendered only once its answer is drawn, not as the first search starts', async () => {
+    const isSearch = (url: URL) => url.pathname === `/api/v1/search/${DEMO_TENANT}/${DEMO_APP}`;
+    let sent!: () => void;
+    const searchSent = new Promise<void>((resolve) => (sent = resolve));
+    let answer!: () => void;
+    const answerHeld = new Promise<void>((resolve) => (answer = resolve));
+    await browser.context.route(isSearch, async (route) => {
+      sent();
+      await answerHeld;
+      await route.continue();
+    });
+    try {
+      const page = await openPage(browser, pageUrl());
+      await searchSent;
+      expect(await page.evaluate('document.body.dataset.renderedQuery')).toBeUndefined();
+      answer();
+      await renderedFor(page, '');
+      expect(await page.locator('.hit').count()).toBe(10);
+    } finally {
+      await browser.context.unroute(isSearch);
+    }
+  });
+
   it('draws the hits list once per keystroke, with its answer, not again for the search starting', async () => {
     const page = await openPage(browser, pageUrl());
     await renderedFor(page, '');
