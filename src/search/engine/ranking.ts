@@ -175,7 +175,13 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     }
     return compareStrings(state.ids[a], state.ids[b]);
   };
+  // Every alternative holds every counted word (as a match of an exact-mode field does): then so does every match.
+  const everyMatchHoldsAll = m.plan.alternatives.every((alternative) => (alternative.mask & counted) === counted);
   const contenders = (ords: readonly number[], k: number): readonly number[] => {
+    if (everyMatchHoldsAll && k > 0) {
+      detailMatches(state, m, ords);
+      return ords;
+    }
     // Every match (no filter): at least k matching every counted word are those (the order matters not: `compare`
     // is a total order), listed while matching.
     const allWords = ords === m.ords ? m.allWords : undefined;
