@@ -188,6 +188,16 @@ describe('relevance rules', () => {
     // -al alone stays apart: `animal` is no form of `animation`.
     expect(sameWord('animal', 'animation')).toBe(false);
   });
+  it('finds an adjective in -ular as a form of its noun in -cule, -dule, -nule or -sule (`molecular` ~ `molecule`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('jmol', { name: 'jmol', description: 'viewer of molecular structures and their models' });
+    engine.add('okular', { name: 'okular', description: 'document viewer' });
+    expect(top('molecule viewer', engine)).toEqual(['jmol', 'okular']);
+    expect(sameWord('modular', 'modules')).toBe(true);
+    // After other letters the -ular word has no such noun: `popular` is no form of `population`.
+    expect(sameWord('popular', 'population')).toBe(false);
+    expect(sameWord('regular', 'regulation')).toBe(false);
+  });
   it('finds a word in its other spelling (British -ise, -yse and -our) as another form of it', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('gource', { name: 'gource', description: 'source control visualisation' });
