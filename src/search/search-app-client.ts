@@ -27,8 +27,11 @@ import { shardName, shardNumbers, shardOf } from './shards';
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
-/** What the app's objects hold of an operation whose message failed (`SearchAppClient.heldOperations`). */
-export type HeldOperation = 'live' | 'staged' | 'partial' | 'newer' | null;
+/**
+ * What the app's objects hold of an operation whose message failed (`SearchAppClient.heldOperations`); `moving`: a shard
+ * it would be in was moving its documents or at another layout than the one read, so it was not asked.
+ */
+export type HeldOperation = 'live' | 'staged' | 'partial' | 'moving' | 'newer' | null;
 
 /** How a full feed's swap ended. */
 export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
@@ -180,7 +183,8 @@ export class SearchAppClient {
    * (`partial` when it is in one place only: the cycle's swap would drop it, or make it live although it failed).
    * `newer`: a newer operation of the document took its place; null: nothing holds it. Each shard refuses from then on an
    * operation it did not hold where asked (`holdOperations`), so a delivery already past the consumer's state check
-   * cannot apply it after this answer decided its entry; a `partial` one stays open, so its refusals are taken back.
+   * cannot apply it after this answer decided its entry; a `partial` or `moving` one stays open (a later give-up asks
+   * again), so its refusals are taken back.
    */
   async heldOperations(operations: FeedOperation[]): Promise<Map<number, HeldOperation>> {
     const { layout, cycle } = await this.layout();
@@ -193,16 +197,21 @@ export class SearchAppClient {
       if (inCycle(op)) ask(shardOf(documentId, cycle?.shards ?? 1), { opId, documentId, cycleId: cycle?.id ?? 0, live: false });
     }
     const found = { live: new Map<number, number>(), staged: new Map<number, number>() };
+    const unasked = new Set<number>();
     await Promise.all(
       [...asked].map(async ([shard, queries]) => {
         const ids = await this.shard(shard).holdOperations(
           queries.map(({ opId, documentId, cycleId }) => ({ opId, documentId, cycleId })),
           layout.generation,
         );
-        for (const [i, query] of queries.entries()) found[query.live ? 'live' : 'staged'].set(query.opId, ids[i]);
+        for (const [i, query] of queries.entries()) {
+          if (ids) found[query.live ? 'live' : 'staged'].set(query.opId, ids[i]);
+          else unasked.add(query.opId);
+        }
       }),
     );
     const held = (op: FeedOperation): HeldOperation => {
+      if (unasked.has(op.opId)) return 'moving';
       const place = (id: number) => (id === op.opId ? 'here' : id > op.opId ? 'newer' : 'absent');
       const liveAt = place(found.live.get(op.opId) ?? 0);
       if (!inCycle(op)) return liveAt === 'here' ? 'live' : liveAt === 'newer' ? 'newer' : null;
@@ -213,7 +222,7 @@ export class SearchAppClient {
       return liveAt === 'here' || stagedAt === 'here' ? 'partial' : null;
     };
     const answers = new Map(operations.map((op) => [op.opId, held(op)]));
-    const open = new Set(operations.filter((op) => answers.get(op.opId) === 'partial').map((op) => op.opId));
+    const open = new Set(operations.filter((op) => ['partial', 'moving'].includes(answers.get(op.opId) ?? '')).map((op) => op.opId));
     if (open.size) {
       await Promise.all(
         [...asked]

@@ -104,7 +104,7 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** What this shard holds of operations being given up, refusing those it does not hold from now on (`Feeding.holdOperations`). */
-  async holdOperations(queries: HeldQuery[], generation: number): Promise<number[]> {
+  async holdOperations(queries: HeldQuery[], generation: number): Promise<number[] | null> {
     return this.#feeding.holdOperations(queries, generation);
   }
 

@@ -321,6 +321,22 @@ describe('a delivery racing the give-up of its entry', () => {
     await race('raced');
   });
 
+  it('an entry whose shard is moving its documents is not given up until the move is over', async () => {
+    const app = await feedingApp();
+    const appId = await appIdOf(app);
+    const [opId] = await lostEntries(app, ['moving'], { sentSecondsAgo: 3_600, redrives: MAX_REDRIVES });
+    const state = async () =>
+      (await env.DB.prepare('SELECT state FROM feeding_operations WHERE id = ?').bind(opId).first<{ state: string }>())!.state;
+    const check = () => recoverApp(env, createDb(env.DB), { appId, stalled: true, appliedUpTo: 0, requestedAt: Date.now() });
+    // A move's last catch-up: a refusal made now would not reach the new layout's shards.
+    await app.searchApp.stub.seal(30_000);
+    await check();
+    expect(await state()).toBe('CREATED');
+    await app.searchApp.stub.seal(0);
+    await check();
+    expect(await state()).toBe('ERROR');
+  });
+
   it('nor after a move to 2 shards puts its document on a shard the give-up never asked', async () => {
     const documentId = ['raced-0', 'raced-1', 'raced-2', 'raced-3'].find((id) => shardOf(id, 2) === 1)!;
     await race(documentId, async (app) => {

@@ -139,15 +139,13 @@ export class Feeding {
    * older than what is held there is refused from then on (`apply` drops it), in the same step, so a delivery already
    * under way cannot apply it after the give-up decided its entry by this answer. Live places are asked of the layout of
    * `generation`: another (a swap committed since the caller read it), a seal or a vote for a move (a move's last catch-up
-   * copied the refusals to the new layout's shards: one made after it would be left behind) fails the call, to be asked again.
+   * copied the refusals to the new layout's shards: one made after it would be left behind) answers null, nothing refused.
    */
-  holdOperations(queries: HeldQuery[], generation: number): number[] {
+  holdOperations(queries: HeldQuery[], generation: number): number[] | null {
     const storage = this.live.storage;
     if (queries.some((query) => !query.cycleId)) {
       const moving = (storage.get('sealedUntil') ?? 0) > Date.now() || (storage.get('ready')?.cycleId ?? 0) < 0;
-      if (moving) throw new Error('documents are moving to a new shard count: retry');
-      const at = this.live.layout().generation;
-      if (at !== generation) throw new Error(`operations asked by the layout of generation ${generation}, this shard is at ${at}: retry`);
+      if (moving || this.live.layout().generation !== generation) return null;
     }
     const held = queries.map(({ documentId, cycleId }) => (cycleId ? storage.stagedOp(cycleId, documentId) : storage.lastOp(documentId)));
     const now = Date.now();
