@@ -1,4 +1,5 @@
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
+import type { Env } from '../src/env';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 export const AGENT_TOKEN = 'test-agent-token';
@@ -64,4 +65,25 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
     if (Date.now() > deadline) throw new Error(`condition not reached; last value: ${JSON.stringify(value)}`);
     await scheduler.wait(25);
   }
+}
+
+/**
+ * The test environment with every call to a search-app object going through `around` (which sends it with `send`, or
+ * not): a process that dies, or is held, between its object calls.
+ */
+export function objectCallsThrough(around: (send: () => Promise<unknown>) => Promise<unknown>): Env {
+  const namespace = env.SEARCH_APP;
+  const through = (stub: DurableObjectStub): DurableObjectStub =>
+    new Proxy(stub, {
+      get(target, prop) {
+        if (prop === 'then') return undefined;
+        const member: unknown = Reflect.get(target, prop);
+        if (typeof member !== 'function') return member;
+        return (...args: unknown[]) =>
+          around(() => Promise.resolve((target as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>)[prop](...args)));
+      },
+    });
+  const SEARCH_APP = { idFromName: (name: string) => namespace.idFromName(name), get: (id: DurableObjectId) => through(namespace.get(id)) };
+  // Defined, not assigned: an assignment would reach the runtime's env through the prototype and replace its binding.
+  return Object.create(env, { SEARCH_APP: { value: SEARCH_APP } }) as Env;
 }

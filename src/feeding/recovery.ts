@@ -77,7 +77,8 @@ export async function recoverApp(env: Env, db: Db, request: RecoveryRequest): Pr
  * staged by its full feed PREPARED (the swap settles it), overtaken by a newer operation of its document IGNORED; the
  * others end ERROR with `reason`. A full feed missing such an entry fails instead of swapping without it (which would
  * delete its document from the live index). A live operation sent while a cycle was ending and held either live or
- * staged into that cycle only stays open: a re-send completes it (a replay is idempotent), or it is given up again.
+ * staged into that cycle only stays open: a re-send completes it (a replay is idempotent), or it is given up again; so
+ * does one whose shard was moving its documents. Each operation decided is refused by the shards asked from then on.
  */
 export async function giveUpEntries(
   db: Db,
@@ -102,7 +103,7 @@ export async function giveUpEntries(
     if (found === 'newer') return 'IGNORED';
     if (found === 'live') return 'FINISHED';
     if (found === 'staged') return 'PREPARED';
-    return found === 'partial' ? 'open' : 'ERROR';
+    return found === 'partial' || found === 'moving' ? 'open' : 'ERROR';
   };
   for (const state of ['FINISHED', 'PREPARED', 'IGNORED'] as const) {
     await setStates(

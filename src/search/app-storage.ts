@@ -147,6 +147,12 @@ interface Meta {
   shardsUsed: number;
 }
 
+/** An operation a shard refuses (given up while it did not hold it), and when it was refused (epoch ms). */
+export type RefusedOp = {
+  op: number;
+  at: number;
+};
+
 /** A row of the documents table as a replica copies it: a tombstone has no payload; `vector`: its vector's content hash. */
 export type DocumentRow = {
   id: string;
@@ -226,6 +232,7 @@ export class AppStorage {
       CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, space TEXT NOT NULL, data BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS vector_chunks (n INTEGER PRIMARY KEY, data BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS others_chunks (n INTEGER PRIMARY KEY, data BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS refused_ops (op INTEGER PRIMARY KEY, at INTEGER NOT NULL);
     `);
     // Objects created before vectors existed gain the column that references them.
     for (const table of ['documents', 'staged']) {
@@ -322,6 +329,33 @@ export class AppStorage {
   /** The operation id a full-feed cycle staged for a document, 0 when none. */
   stagedOp(cycle: number, id: string): number {
     return this.sql.exec<{ op: number }>('SELECT op FROM staged WHERE cycle = ? AND id = ?', cycle, id).toArray()[0]?.op ?? 0;
+  }
+
+  /**
+   * Operations given up while this shard held none of them (`Feeding.holdOperations`): refused from now on, so a delivery
+   * already under way cannot apply one after its entry was decided. Kept `TOMBSTONE_MS` (with the tombstones).
+   */
+  refuseOps(refusals: RefusedOp[]): void {
+    for (const { op, at } of refusals) this.sql.exec('INSERT OR IGNORE INTO refused_ops (op, at) VALUES (?, ?)', op, at);
+  }
+
+  /** Takes back refusals (an entry given up that stays open: a re-send may still complete it). */
+  releaseOps(ops: number[]): void {
+    this.sql.exec('DELETE FROM refused_ops WHERE op IN (SELECT value FROM json_each(?))', JSON.stringify(ops));
+  }
+
+  /** Which of these operations are refused. */
+  refusedAmong(ops: number[]): Set<number> {
+    const rows = this.sql.exec<{ op: number }>(
+      'SELECT op FROM refused_ops WHERE op IN (SELECT value FROM json_each(?))',
+      JSON.stringify(ops),
+    );
+    return new Set(rows.toArray().map((row) => row.op));
+  }
+
+  /** Every refusal, with when it was made (a move hands them to the new layout's shards). */
+  refusals(): RefusedOp[] {
+    return this.sql.exec<RefusedOp>('SELECT op, at FROM refused_ops').toArray();
   }
 
   /** Stores a document as changed at `seq` (one sequence number serves a whole applied batch), with its vector's hash. */
@@ -495,8 +529,8 @@ export class AppStorage {
   // ---------------------------------------------------------------- snapshot
 
   /**
-   * Stores an index snapshot covering every change up to `seq`, and drops the vectors it no longer needs and the
-   * tombstones a snapshot covered at least `TOMBSTONE_MS` ago.
+   * Stores an index snapshot covering every change up to `seq`, and drops the vectors it no longer needs, the
+   * tombstones a snapshot covered at least `TOMBSTONE_MS` ago and the refusals older than that.
    */
   writeSnapshot(snapshot: Snapshot, config: AppIndexConfig, seq: number): void {
     this.writeChunks('snapshot_chunks', snapshot.index);
@@ -505,6 +539,7 @@ export class AppStorage {
     const marks = [...(this.get('snapshotsAt') ?? []), { seq, at: now }];
     const covered = marks.filter((mark) => mark.at <= now - TOMBSTONE_MS).at(-1);
     if (covered) this.sql.exec('DELETE FROM documents WHERE payload IS NULL AND seq <= ?', Math.min(covered.seq, seq));
+    this.sql.exec('DELETE FROM refused_ops WHERE at <= ?', now - TOMBSTONE_MS);
     this.set(
       'snapshotsAt',
       marks.filter((mark) => mark.at > now - TOMBSTONE_MS || mark === covered),

@@ -15,7 +15,7 @@ import type { FullFeedCycle, HashedVector } from './app-storage';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { IndexRead } from './app-object/answering';
-import type { FeedOperation, OperationResult } from './app-object/feeding';
+import type { FeedOperation, HeldQuery, OperationResult } from './app-object/feeding';
 import type { Acceptance, AppLayout, FullFeedStatus } from './app-object/full-feed';
 import type { AppIndexConfig, SemanticSearch } from './app-object/live-index';
 import type { MissingVectors } from './app-object/reindex';
@@ -27,8 +27,11 @@ import { shardName, shardNumbers, shardOf } from './shards';
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
-/** What the app's objects hold of an operation whose message failed (`SearchAppClient.heldOperations`). */
-export type HeldOperation = 'live' | 'staged' | 'partial' | 'newer' | null;
+/**
+ * What the app's objects hold of an operation whose message failed (`SearchAppClient.heldOperations`); `moving`: a shard
+ * it would be in was moving its documents or at another layout than the one read, so it was not asked.
+ */
+export type HeldOperation = 'live' | 'staged' | 'partial' | 'moving' | 'newer' | null;
 
 /** How a full feed's swap ended. */
 export type SwapOutcome = 'swapped' | 'refused' | 'not-ending';
@@ -178,35 +181,56 @@ export class SearchAppClient {
    * a cycle's operation is looked for in its cycle's staging while that cycle is active (`staged`), else live (swapped
    * in); a live one live (`live`), and, while the cycle it was sent during the end of is active, staged into it too
    * (`partial` when it is in one place only: the cycle's swap would drop it, or make it live although it failed).
-   * `newer`: a newer operation of the document took its place; null: nothing holds it.
+   * `newer`: a newer operation of the document took its place; null: nothing holds it. Each shard refuses from then on an
+   * operation it did not hold where asked (`holdOperations`), so a delivery already past the consumer's state check
+   * cannot apply it after this answer decided its entry; a `partial` or `moving` one stays open (a later give-up asks
+   * again), so its refusals are taken back.
    */
   async heldOperations(operations: FeedOperation[]): Promise<Map<number, HeldOperation>> {
     const { layout, cycle } = await this.layout();
     const inCycle = (op: FeedOperation) => cycle !== null && cycle.id === (op.cycleId || op.lastCycle);
-    const ids = async (shardOfOp: (op: FeedOperation) => number, ops: FeedOperation[]) => {
-      const found = new Map<number, { live: number; staged: number }>();
-      for (const shard of new Set(ops.map(shardOfOp))) {
-        const mine = ops.filter((op) => shardOfOp(op) === shard);
-        const answers = await this.shard(shard).operationIds(
-          mine.map((op) => ({ documentId: op.documentId, cycleId: op.cycleId || op.lastCycle || 0 })),
+    const asked = new Map<number, Array<HeldQuery & { live: boolean }>>();
+    const ask = (shard: number, query: HeldQuery & { live: boolean }) => asked.set(shard, [...(asked.get(shard) ?? []), query]);
+    for (const op of operations) {
+      const { opId, documentId } = op;
+      if (!op.cycleId || !inCycle(op)) ask(shardOf(documentId, layout.shards), { opId, documentId, cycleId: 0, live: true });
+      if (inCycle(op)) ask(shardOf(documentId, cycle?.shards ?? 1), { opId, documentId, cycleId: cycle?.id ?? 0, live: false });
+    }
+    const found = { live: new Map<number, number>(), staged: new Map<number, number>() };
+    const unasked = new Set<number>();
+    await Promise.all(
+      [...asked].map(async ([shard, queries]) => {
+        const ids = await this.shard(shard).holdOperations(
+          queries.map(({ opId, documentId, cycleId }) => ({ opId, documentId, cycleId })),
+          layout.generation,
         );
-        for (const [i, answer] of answers.entries()) found.set(mine[i].opId, answer);
-      }
-      return found;
-    };
-    const live = await ids((op) => shardOf(op.documentId, layout.shards), operations);
-    const staged = await ids((op) => shardOf(op.documentId, cycle?.shards ?? 1), operations.filter(inCycle));
+        for (const [i, query] of queries.entries()) {
+          if (ids) found[query.live ? 'live' : 'staged'].set(query.opId, ids[i]);
+          else unasked.add(query.opId);
+        }
+      }),
+    );
     const held = (op: FeedOperation): HeldOperation => {
+      if (unasked.has(op.opId)) return 'moving';
       const place = (id: number) => (id === op.opId ? 'here' : id > op.opId ? 'newer' : 'absent');
-      const liveAt = place(live.get(op.opId)?.live ?? 0);
+      const liveAt = place(found.live.get(op.opId) ?? 0);
       if (!inCycle(op)) return liveAt === 'here' ? 'live' : liveAt === 'newer' ? 'newer' : null;
-      const stagedAt = place(staged.get(op.opId)?.staged ?? 0);
+      const stagedAt = place(found.staged.get(op.opId) ?? 0);
       if (op.cycleId) return stagedAt === 'here' ? 'staged' : stagedAt === 'newer' ? 'newer' : null;
       if (liveAt === 'newer' || stagedAt === 'newer') return 'newer';
       if (liveAt === 'here' && stagedAt === 'here') return 'live';
       return liveAt === 'here' || stagedAt === 'here' ? 'partial' : null;
     };
-    return new Map(operations.map((op) => [op.opId, held(op)]));
+    const answers = new Map(operations.map((op) => [op.opId, held(op)]));
+    const open = new Set(operations.filter((op) => ['partial', 'moving'].includes(answers.get(op.opId) ?? '')).map((op) => op.opId));
+    if (open.size) {
+      await Promise.all(
+        [...asked]
+          .filter(([, queries]) => queries.some((query) => open.has(query.opId)))
+          .map(([shard, queries]) => this.shard(shard).releaseOperations(queries.filter((q) => open.has(q.opId)).map((q) => q.opId))),
+      );
+    }
+    return answers;
   }
 
   /**

@@ -5,6 +5,7 @@ import type {
   FullFeedCycle,
   HashedVector,
   PreparedSwap,
+  RefusedOp,
   Reshard,
   ReshardFate,
   UnsettledEnd,
@@ -27,7 +28,14 @@ import {
   type SearchPart,
   type SuggestPart,
 } from './app-object/answering';
-import { Feeding, FeedingRecovery, type FeedOperation, type OperationResult, type ShardApplied } from './app-object/feeding';
+import {
+  Feeding,
+  FeedingRecovery,
+  type FeedOperation,
+  type HeldQuery,
+  type OperationResult,
+  type ShardApplied,
+} from './app-object/feeding';
 import { FullFeeds, type Acceptance, type AppLayout, type CoordinatorCycles, type FullFeedStatus } from './app-object/full-feed';
 import { LiveIndex, type AppIndexConfig, type SemanticSearch, type ShardView } from './app-object/live-index';
 import { Reindexing, type MissingVectors, type MovingRows } from './app-object/reindex';
@@ -95,9 +103,14 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#feeding.applyToShard(operations, config, vectors, generation, Math.max(lastSwapped, this.#fullFeeds.lastSwapped()));
   }
 
-  /** The operation ids this object holds for documents, live and staged by a cycle (`Feeding.operationIds`). */
-  async operationIds(documents: Array<{ documentId: string; cycleId: number }>): Promise<Array<{ live: number; staged: number }>> {
-    return this.#feeding.operationIds(documents);
+  /** What this shard holds of operations being given up, refusing those it does not hold from now on (`Feeding.holdOperations`). */
+  async holdOperations(queries: HeldQuery[], generation: number): Promise<number[] | null> {
+    return this.#feeding.holdOperations(queries, generation);
+  }
+
+  /** Takes back refusals of operations a give-up left open (`Feeding.releaseOperations`). */
+  async releaseOperations(opIds: number[]): Promise<void> {
+    this.#feeding.releaseOperations(opIds);
   }
 
   /**
@@ -175,9 +188,9 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#reindexing.movingRows(since, after, limit);
   }
 
-  /** Stages rows moved from other shards under the re-shard's `id`, with their vectors; 409 when this shard is not in it. */
-  async stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors']): Promise<Outcome<null>> {
-    return this.#reindexing.stageMoved(id, rows, vectors);
+  /** Stages rows moved from other shards under the re-shard's `id`, with their vectors (and refusals); 409 when this shard is not in it. */
+  async stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors'], refusals: RefusedOp[] = []): Promise<Outcome<null>> {
+    return this.#reindexing.stageMoved(id, rows, vectors, refusals);
   }
 
   /** As shard 0: what became of the re-shard `id` to `layout` (asked by shards that voted for it, once it lapsed), settling one that lapsed here. */

@@ -130,6 +130,11 @@ async function moveRows(app: SwappingShards, source: number, since: number, resh
     const page = await app.shard(source).movingRows(since, after, RESHARD_PAGE);
     // The sequence before the first page: changes after it are the next round's.
     seq ??= page.seq;
+    if (page.refusals.length) {
+      await Promise.all(
+        shardNumbers(reshard.shards).map(async (target) => unwrap(await app.shard(target).stageMoved(reshard.id, [], [], page.refusals))),
+      );
+    }
     if (!page.rows.length) return { moved, seq };
     const byShard = new Map<number, DocumentRow[]>();
     for (const row of page.rows) {

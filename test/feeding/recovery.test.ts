@@ -1,8 +1,11 @@
 import { env } from 'cloudflare:workers';
-import { runInDurableObject } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, json, waitFor } from '../helpers';
-import { MAX_REDRIVES, rearmStaleApps } from '../../src/feeding/recovery';
+import { call, json, objectCallsThrough, waitFor } from '../helpers';
+import { MAX_REDRIVES, rearmStaleApps, recoverApp } from '../../src/feeding/recovery';
+import type { FeedingMessage } from '../../src/feeding/operations';
+import worker from '../../src/index';
+import { shardOf } from '../../src/search/shards';
 import { indexConfigOf } from '../../src/feeding/operations';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
@@ -261,5 +264,85 @@ describe('entries of a cycle that ended while D1 was not told', () => {
     await allSettled(app, ids);
     expect(await states(ids)).toEqual(['CANCELED', 'CANCELED']);
     expect(await searchIds(app)).toEqual(['live']);
+  });
+});
+
+/**
+ * The search-app objects of an environment whose first call waits until the test opens the gate: a consumer delivery
+ * held there is past its state check in D1 (it marked its entries STARTED) and has not reached any object yet.
+ */
+function gatedEnv() {
+  let reach = () => {};
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const gated = objectCallsThrough(async (send) => {
+    reach();
+    await opened;
+    return send();
+  });
+  return { env: gated, reached, open };
+}
+
+describe('a delivery racing the give-up of its entry', () => {
+  /**
+   * An entry re-sent too often whose last delivery is held past the consumer's state check while the recovery check
+   * gives it up (nothing holds it: ERROR); then `meanwhile` runs and the delivery goes on. It must not apply: the entry's
+   * final state is what the index holds.
+   */
+  async function race(documentId: string, meanwhile: (app: FeedingApp) => Promise<void> = async () => {}) {
+    const app = await feedingApp();
+    const appId = await appIdOf(app);
+    const [opId] = await lostEntries(app, [documentId], { sentSecondsAgo: 3_600, redrives: MAX_REDRIVES });
+    const body: FeedingMessage = {
+      kind: 'operations',
+      appId,
+      operations: [{ opId, documentId, operation: 'update', payload: { name: documentId, description: 'late' }, cycleId: null }],
+    };
+    const gate = gatedEnv();
+    const batch = createMessageBatch<FeedingMessage>('feeding', [{ id: 'late', timestamp: new Date(), attempts: 1, body }]);
+    const ctx = createExecutionContext();
+    const delivery = worker.queue(batch, gate.env, ctx);
+    await gate.reached;
+    await recoverApp(env, createDb(env.DB), { appId, stalled: true, appliedUpTo: 0, requestedAt: Date.now() });
+    const state = async () =>
+      (await env.DB.prepare('SELECT state FROM feeding_operations WHERE id = ?').bind(opId).first<{ state: string }>())!.state;
+    expect(await state()).toBe('ERROR');
+    await meanwhile(app);
+    gate.open();
+    await delivery;
+    expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
+    expect(await state()).toBe('ERROR');
+    expect(await app.searchApp.document(documentId)).toBeNull();
+    expect(await searchIds(app)).toEqual([]);
+  }
+
+  it('a delivery past the state check while its entry is given up (ERROR) does not apply it afterwards', async () => {
+    await race('raced');
+  });
+
+  it('an entry whose shard is moving its documents is not given up until the move is over', async () => {
+    const app = await feedingApp();
+    const appId = await appIdOf(app);
+    const [opId] = await lostEntries(app, ['moving'], { sentSecondsAgo: 3_600, redrives: MAX_REDRIVES });
+    const state = async () =>
+      (await env.DB.prepare('SELECT state FROM feeding_operations WHERE id = ?').bind(opId).first<{ state: string }>())!.state;
+    const check = () => recoverApp(env, createDb(env.DB), { appId, stalled: true, appliedUpTo: 0, requestedAt: Date.now() });
+    // A move's last catch-up: a refusal made now would not reach the new layout's shards.
+    await app.searchApp.stub.seal(30_000);
+    await check();
+    expect(await state()).toBe('CREATED');
+    await app.searchApp.stub.seal(0);
+    await check();
+    expect(await state()).toBe('ERROR');
+  });
+
+  it('nor after a move to 2 shards puts its document on a shard the give-up never asked', async () => {
+    const documentId = ['raced-0', 'raced-1', 'raced-2', 'raced-3'].find((id) => shardOf(id, 2) === 1)!;
+    await race(documentId, async (app) => {
+      const row = (await findSearchApp(createDb(env.DB), app.tenant, app.code))!;
+      await app.searchApp.reshard(2, indexConfigOf(row), 'job-race');
+      expect((await app.searchApp.layout()).layout).toEqual({ shards: 2, generation: 1 });
+    });
   });
 });

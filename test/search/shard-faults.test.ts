@@ -32,7 +32,7 @@ import type { FeedOperation, OperationResult } from '../../src/search/app-object
 import { SearchAppClient } from '../../src/search/search-app-client';
 import { shardOf } from '../../src/search/shards';
 import { random } from '../../scripts/bench/variants.mjs';
-import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk } from '../helpers';
+import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, objectCallsThrough } from '../helpers';
 
 /** Shard objects an app of these scenarios may use: cycles and moves go to 1 to 4 shards, shard 4 must stay unused. */
 const SHARDS_SEEN = 5;
@@ -54,36 +54,21 @@ class ProcessDied extends Error {}
 function dyingEnv(budget: number): Env {
   let left = budget;
   const inFlight = new Set<Promise<unknown>>();
-  const namespace = env.SEARCH_APP;
-  const dying = (stub: DurableObjectStub): DurableObjectStub =>
-    new Proxy(stub, {
-      get(target, prop) {
-        if (prop === 'then') return undefined;
-        const member: unknown = Reflect.get(target, prop);
-        if (typeof member !== 'function') return member;
-        return (...args: unknown[]) => {
-          if (left <= 0) {
-            return Promise.allSettled([...inFlight]).then(() => {
-              throw new ProcessDied('the process died');
-            });
-          }
-          left -= 1;
-          const sent = Promise.resolve((target as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>)[prop](...args));
-          inFlight.add(sent);
-          void sent.then(
-            () => inFlight.delete(sent),
-            () => inFlight.delete(sent),
-          );
-          return sent;
-        };
-      },
-    });
-  const SEARCH_APP = {
-    idFromName: (name: string) => namespace.idFromName(name),
-    get: (id: DurableObjectId) => dying(namespace.get(id)),
-  };
-  // Defined, not assigned: an assignment would reach the runtime's env through the prototype and replace its binding.
-  return Object.create(env, { SEARCH_APP: { value: SEARCH_APP } }) as Env;
+  return objectCallsThrough((send) => {
+    if (left <= 0) {
+      return Promise.allSettled([...inFlight]).then(() => {
+        throw new ProcessDied('the process died');
+      });
+    }
+    left -= 1;
+    const sent = send();
+    inFlight.add(sent);
+    void sent.then(
+      () => inFlight.delete(sent),
+      () => inFlight.delete(sent),
+    );
+    return sent;
+  });
 }
 
 interface Op {

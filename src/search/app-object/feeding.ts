@@ -27,6 +27,13 @@ export interface FeedOperation {
   vector?: string | null;
 }
 
+/** Where a shard is asked for an operation being given up: its document's live row (`cycleId` 0) or a cycle's staged one. */
+export interface HeldQuery {
+  opId: number;
+  documentId: string;
+  cycleId: number;
+}
+
 /** What became of one applied operation. */
 export interface OperationResult {
   opId: number;
@@ -126,28 +133,43 @@ export class Feeding {
     private readonly recovery: FeedingRecovery,
   ) {}
 
-  /** The operation ids this object holds for documents: live (tombstones too) and staged by a cycle, 0 for none. */
-  operationIds(documents: Array<{ documentId: string; cycleId: number }>): Array<{ live: number; staged: number }> {
+  /**
+   * For operations being given up (`SearchAppClient.heldOperations`): the operation id this shard holds of each one's
+   * document in the place asked (`cycleId` 0: live, tombstones too; else that cycle's staging), 0 for none; an operation
+   * older than what is held there is refused from then on (`apply` drops it), in the same step, so a delivery already
+   * under way cannot apply it after the give-up decided its entry by this answer. Live places are asked of the layout of
+   * `generation`: another (a swap committed since the caller read it), a seal or a vote for a move (a move's last catch-up
+   * copied the refusals to the new layout's shards: one made after it would be left behind) answers null, nothing refused.
+   */
+  holdOperations(queries: HeldQuery[], generation: number): number[] | null {
     const storage = this.live.storage;
-    return documents.map(({ documentId, cycleId }) => ({
-      live: storage.lastOp(documentId),
-      staged: storage.stagedOp(cycleId, documentId),
-    }));
+    if (queries.some((query) => !query.cycleId)) {
+      const moving = (storage.get('sealedUntil') ?? 0) > Date.now() || (storage.get('ready')?.cycleId ?? 0) < 0;
+      if (moving || this.live.layout().generation !== generation) return null;
+    }
+    const held = queries.map(({ documentId, cycleId }) => (cycleId ? storage.stagedOp(cycleId, documentId) : storage.lastOp(documentId)));
+    const now = Date.now();
+    storage.refuseOps(queries.filter((query, i) => held[i] < query.opId).map((query) => ({ op: query.opId, at: now })));
+    return held;
+  }
+
+  /** Takes back refusals of operations a give-up left open (held in one of their two places: a re-send completes them). */
+  releaseOperations(opIds: number[]): void {
+    this.live.storage.releaseOps(opIds);
   }
 
   /**
    * Applies operations in id order; a document's older operations are IGNORED behind newer ones, and so are live ones
    * accepted before the start of cycle `lastSwapped`, the last one swapped in (its swap replaced them). `vectors` are
-   * the ones the consumer embedded for these operations (the others' hashes are stored already).
+   * the ones the consumer embedded for these operations (the others' hashes are stored already). An operation given up
+   * while this shard did not hold it (`holdOperations`) is dropped and has no result: its entry keeps the state the
+   * give-up wrote, or stays open to be given up again.
    */
-  async apply(
-    operations: FeedOperation[],
-    config: AppIndexConfig,
-    vectors: HashedVector[] = [],
-    lastSwapped = 0,
-  ): Promise<OperationResult[]> {
+  async apply(given: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = [], lastSwapped = 0): Promise<OperationResult[]> {
     const live = this.live;
     const storage = live.storage;
+    const refused = storage.refusedAmong(given.map((op) => op.opId));
+    const operations = refused.size ? given.filter((op) => !refused.has(op.opId)) : given;
     if ((storage.get('sealedUntil') ?? 0) > Date.now() && operations.some((op) => !op.cycleId)) {
       throw new Error('documents are moving to a new shard count: retry');
     }

@@ -3,7 +3,15 @@
  * vectors it needs first), and moving the documents to a new shard count (a re-shard: staged under a negative id in
  * the new layout's shards, caught up, then swapped in as a full feed is).
  */
-import { activeReshard, RESHARD_LEASE_MS, type DocumentRow, type HashedVector, type Reshard, type ReshardFate } from '../app-storage';
+import {
+  activeReshard,
+  RESHARD_LEASE_MS,
+  type DocumentRow,
+  type HashedVector,
+  type RefusedOp,
+  type Reshard,
+  type ReshardFate,
+} from '../app-storage';
 import { contentHash, embeddingText } from '../embedding/text';
 import type { DocumentPayload } from '../engine/types';
 import type { Outcome } from '../outcome';
@@ -18,11 +26,15 @@ export interface MissingVectors {
   next: string | null;
 }
 
-/** A page of a shard's document rows moving to a new shard count, the vectors they use, and the shard's sequence when read. */
+/**
+ * A page of a shard's document rows moving to a new shard count, the vectors they use, and the shard's sequence when
+ * read; the first page of each round also carries the shard's refused operations (`Feeding.holdOperations`).
+ */
 export interface MovingRows {
   rows: DocumentRow[];
   vectors: Array<HashedVector & { space: string }>;
   seq: number;
+  refusals: RefusedOp[];
 }
 
 /** The content hash of a document's semantic text under the config's embedder; null when it has no semantic text. */
@@ -123,20 +135,23 @@ export class Reindexing {
   movingRows(since: number, after: string, limit: number): MovingRows {
     const storage = this.live.storage;
     const rows = storage.documentRowsSince(since, after, limit);
-    return { rows, vectors: this.live.storedVectors(rows.map((row) => row.vector)), seq: storage.get('seq') ?? 0 };
+    const refusals = after === '' ? storage.refusals() : [];
+    return { rows, vectors: this.live.storedVectors(rows.map((row) => row.vector)), seq: storage.get('seq') ?? 0, refusals };
   }
 
   /**
    * Stages rows moved from other shards under the re-shard's `id` (a row staged from a newer operation stays), with their
    * vectors. 409 when this shard is not in that re-shard (the app was deleted meanwhile, or the move was aborted), so
-   * the job stops and aborts instead of writing into storage that was wiped.
+   * the job stops and aborts instead of writing into storage that was wiped. The source's refused operations are refused
+   * here at once (a given-up operation is refused wherever it arrives: the move may go live before a late delivery).
    */
-  stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors']): Outcome<null> {
+  stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors'], refusals: RefusedOp[] = []): Outcome<null> {
     const storage = this.live.storage;
     if (storage.get('reshard')?.id !== id) return { ok: false, status: 409, message: 'the documents are no longer moving to this shard' };
     this.live.transaction(() => {
       for (const { space, hash, vector } of vectors) storage.putVectors(space, [{ hash, vector }]);
       storage.stageRows(id, rows);
+      storage.refuseOps(refusals);
     });
     return ok(null);
   }

@@ -14,7 +14,8 @@
  * 5. score: BM25F (each field's weight applied to the term frequency before saturation), field-length aware, the
  *    best field per interpretation, other interpretations a little below the literal,
  *    completions below the word (at most its IDF when it is indexed as typed: expansions.ts),
- *    times the document's prior from its title's length and name family (families.ts), ×1.5 for each query
+ *    times the document's prior from its title's length and name family (families.ts), ×0.5 for a title in a
+ *    namespace the query does not name (`python3-yaml` for `yaml`, not `golang-go` for `golang`), ×1.5 for each query
  *    word right after the previous one in a field (proximity) and ×1.15 for each one within three words of it
  *    (nearness); in a query of one word, a match counting less the later it stands in its field (matching.ts);
  * 6. custom ranking: the app's numeric or boolean fields, in order;
@@ -22,7 +23,7 @@
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
 import { compareStrings, type ValueColumn } from './columns';
-import { titlesBeginning, type Beginning } from './families';
+import { namespacedTitles, titlesBeginning, type Beginning } from './families';
 import { fnv1a } from './hash';
 import { detailMatches, matchOf, SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
 import type { SortSpec, TextField } from './plan';
@@ -110,6 +111,8 @@ export function saturation(tf: number, norm: number): number {
 /** Negative when ordinal `a` comes before `b`. */
 export type Compare = (a: number, b: number) => number;
 
+/** Score multiplier of a title in a namespace the query does not name: a binding or add-on (`node-emoji`), a part. */
+const NAMESPACED = 0.5;
 /** Score bonus per query word matched right after the previous one in the same field (proximity). */
 const PROXIMITY = 0.5;
 /** Score bonus per query word matched near the previous one in a field, not right after it (matching.ts's `NEAR_WINDOW`). */
@@ -143,6 +146,8 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     state,
     m.plan.words.filter((_, i) => counted & (1 << i)),
   );
+  // A query naming a namespace (`golang`) asks for its titles: they are no parts then.
+  const namespaced = beginning === 'namespace' ? undefined : namespacedTitles(state);
   const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
   /** Finishes a document; answers its match number (-1: not matched). */
   const finish = (ord: number): number => {
@@ -152,7 +157,9 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     // A document `contenders` did not list (a sort, a merge key, hybrid scores): every match is detailed then.
     if (!m.complete && m.detailed[ord] === 0) detailMatches(state, m);
     const next = adjacent[match] & ~(-1 << WHOLE);
-    score[match] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacent[match] >>> WHOLE) & ~next));
+    const part = namespaced?.[ord] ? NAMESPACED : 1;
+    score[match] *=
+      (prior[ord] ?? 1) * part * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacent[match] >>> WHOLE) & ~next));
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
     for (let slot = 0, at = match * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
