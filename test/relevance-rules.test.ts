@@ -114,6 +114,19 @@ describe('relevance rules', () => {
     family.add('node', { name: 'node', description: 'the head' });
     expect(top('node', family).slice(0, 2)).toEqual(['node', 'node-m0']);
   });
+  it('ranks a name going on past a namespace as a part, unless the query names the namespace', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (let i = 0; i < 51; i++) engine.add(`node-m${i}`, { name: `node-m${i}`, description: 'a module' });
+    // Fillers, so that `nod…` begins no more than a fifth of the names (a glued namespace, a part already).
+    for (let i = 0; i < 250; i++) engine.add(`other${i}`, { name: `other${i}`, description: 'something else' });
+    engine.add('node-emoji', { name: 'node-emoji', description: 'emoji data' });
+    engine.add('smiley', { name: 'smiley', description: 'a small desktop tool to pick and insert an emoji' });
+    engine.add('runner', { name: 'runner', description: 'a tool that runs many kinds of scripts, also for node' });
+    // `node-emoji` holds the word in its name as well: the binding would come first as a name of its own.
+    expect(top('emoji', engine)).toEqual(['smiley', 'node-emoji']);
+    // Asked for by the namespace's word, its names are no parts: they come before a description holding it.
+    expect(top('node', engine)).not.toContain('runner');
+  });
   it('does not take a name starting with a family without a head as a name being typed', () => {
     const printers = (drivers: number) => {
       const engine = new SearchIndex({ fields, sorts: [] });
@@ -174,6 +187,16 @@ describe('relevance rules', () => {
     expect(sameWord('graphical', 'graphics')).toBe(true);
     // -al alone stays apart: `animal` is no form of `animation`.
     expect(sameWord('animal', 'animation')).toBe(false);
+  });
+  it('finds an adjective in -ular as a form of its noun in -cule, -dule, -nule or -sule (`molecular` ~ `molecule`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('jmol', { name: 'jmol', description: 'viewer of molecular structures and their models' });
+    engine.add('okular', { name: 'okular', description: 'document viewer' });
+    expect(top('molecule viewer', engine)).toEqual(['jmol', 'okular']);
+    expect(sameWord('modular', 'modules')).toBe(true);
+    // After other letters the -ular word has no such noun: `popular` is no form of `population`.
+    expect(sameWord('popular', 'population')).toBe(false);
+    expect(sameWord('regular', 'regulation')).toBe(false);
   });
   it('finds a word in its other spelling (British -ise, -yse and -our) as another form of it', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

@@ -206,9 +206,16 @@ const NOMINALIZATIONS: Array<[RegExp, string]> = [
   [/(?<=[a-z])olution(s?)$/, 'olve$1'],
 ];
 
-/** The word compared for forms: in American spelling, a noun of a Latin verb as the verb. */
+/**
+ * An adjective in -ular of a Latin diminutive noun in -cule, -dule, -nule or -sule, as the noun (`molecular` ~
+ * `molecule`, `modular` ~ `module`, `granular` ~ `granule`); not after other letters, where the -ular word has no such
+ * noun and its stem would meet other words (`popular` ~ `population`, `regular` ~ `regulation`).
+ */
+const DIMINUTIVE_ADJECTIVE = /(?<=[a-z]{2}[cdns])ular$/;
+
+/** The word compared for forms: in American spelling, a noun of a Latin verb as the verb, an -ular adjective as its noun. */
 function comparedWord(word: string): string {
-  const compared = americanSpelling(word);
+  const compared = americanSpelling(word).replace(DIMINUTIVE_ADJECTIVE, 'ule');
   for (const [noun, verb] of NOMINALIZATIONS) if (noun.test(compared)) return compared.replace(noun, verb);
   return compared;
 }

@@ -37,10 +37,12 @@ export interface RowTally {
   counts: Uint32Array;
   /**
    * The value ids counted, each column's in its own region of places as it is in `counts`: column k's are `ids[regions[k]]`
-   * up to `ids[ends[k]]`. Listed by column as they are counted, so no pass after the count sorts them out.
+   * up to `ids[ends[k]]`, in the order first counted.
    */
   ids: Int32Array;
   ends: Int32Array;
+  /** The places counted, each once, in the order first counted (`countRows`' list before `ids` sorts it by column; one to spare). */
+  firsts: Int32Array;
 }
 
 /** The index's facet rows brought up to date; undefined when the facets have too many columns for a row. */
@@ -113,34 +115,73 @@ export function prepareRowTally(tally: RowTally | undefined, rows: FacetRows): R
   const columns = rows.columns.length;
   if (!tally || tally.counts.length < places) {
     const room = Math.max(places, (tally?.counts.length ?? 0) * 2, 256);
-    tally = { counts: new Uint32Array(room), ids: new Int32Array(room), ends: new Int32Array(columns) };
+    tally = { counts: new Uint32Array(room), ids: new Int32Array(room), ends: new Int32Array(columns), firsts: new Int32Array(room + 1) };
   }
   if (tally.ends.length < columns) tally.ends = new Int32Array(columns);
   tally.ends.set(rows.regions.subarray(0, columns));
   return tally;
 }
 
+/** Documents whose rows are looked up together before they are counted (`countRows`). */
+const BATCH = 64;
+
+/** The bounds in `FacetRows.entries` of a batch's rows that hold entries, reused from query to query (`countRows`). */
+const batchStarts = new Uint32Array(BATCH);
+const batchEnds = new Uint32Array(BATCH);
+
 /**
  * Adds 1 to the count of each value id of each document of `ords` (live documents), every facet column at once;
- * with `listed`, lists each value id the first time it is counted (`countedIds`). Unlisted saves the test of every
- * count, which the new values of the large columns make hard to predict, where every count is read anyway.
+ * with `listed`, lists each value id the first time it is counted (`countedIds`). Unlisted saves the listing, where
+ * every count is read anyway.
+ *
+ * Counting waits on memory and on mispredicted branches more than on its instructions: a matched document's bounds
+ * in `starts` and its row miss the cache, and a loop that counts a row before it looks up the next waits for each
+ * miss in turn (and only learns where a row ends once its bound arrives). So the documents go in batches: a tight
+ * loop reads the batch's bounds, the next counts each row's first entry, a third the rest of each row; each loop's
+ * reads are independent of one another, so the processor has many of the batch's misses under way at once. A
+ * place is listed without a branch (whether a `source` or `installedSize` value is new is a coin toss) and the list
+ * sorted out by column after the count.
  */
 export function countRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally, listed: boolean): void {
-  const { starts, entries, columnAt, regions } = rows;
-  const { counts, ids, ends } = tally;
-  if (!listed) {
-    for (let i = 0; i < ords.length; i++) for (let j = starts[ords[i]], end = starts[ords[i] + 1]; j < end; j++) counts[entries[j]]++;
-    return;
-  }
-  for (let i = 0; i < ords.length; i++) {
-    const ord = ords[i];
-    for (let j = starts[ord], end = starts[ord + 1]; j < end; j++) {
-      const place = entries[j];
-      if (counts[place]++ === 0) {
-        const k = columnAt[place];
-        ids[ends[k]++] = place - regions[k];
-      }
+  const { starts, entries } = rows;
+  const { counts, firsts } = tally;
+  let firstCount = 0;
+  for (let from = 0; from < ords.length; from += BATCH) {
+    const to = Math.min(from + BATCH, ords.length);
+    let size = 0;
+    for (let i = from; i < to; i++) {
+      const ord = ords[i];
+      batchStarts[size] = starts[ord];
+      batchEnds[size] = starts[ord + 1];
+      size += Number(batchStarts[size] < batchEnds[size]);
     }
+    if (listed) {
+      for (let b = 0; b < size; b++) firstCount = countListed(counts, firsts, firstCount, entries[batchStarts[b]]);
+      for (let b = 0; b < size; b++)
+        for (let j = batchStarts[b] + 1, end = batchEnds[b]; j < end; j++) firstCount = countListed(counts, firsts, firstCount, entries[j]);
+    } else {
+      for (let b = 0; b < size; b++) counts[entries[batchStarts[b]]]++;
+      for (let b = 0; b < size; b++) for (let j = batchStarts[b] + 1, end = batchEnds[b]; j < end; j++) counts[entries[j]]++;
+    }
+  }
+  if (listed) listByColumn(rows, tally, firstCount);
+}
+
+/** Adds 1 to the count of `place` and lists it at `firsts[firstCount]`; the list's length after it. */
+function countListed(counts: Uint32Array, firsts: Int32Array, firstCount: number, place: number): number {
+  const count = counts[place];
+  counts[place] = count + 1;
+  // Written whatever the count; the list's end moves on for a first count only.
+  firsts[firstCount] = place;
+  return firstCount + Number(count === 0);
+}
+
+/** The first `size` places of `tally.firsts` listed as value ids in their columns' regions of `tally.ids`. */
+function listByColumn({ columnAt, regions }: FacetRows, { firsts, ids, ends }: RowTally, size: number): void {
+  for (let i = 0; i < size; i++) {
+    const place = firsts[i];
+    const k = columnAt[place];
+    ids[ends[k]++] = place - regions[k];
   }
 }
 

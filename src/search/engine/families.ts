@@ -60,6 +60,8 @@ export interface FamilyCache {
   namespaces: Set<number>;
   /** Keys of the title beginnings of a family without a head: more than `VARIANTS` titles (at most `MAX_FAMILY`), none of them it. */
   headless: Set<number>;
+  /** 1 per ordinal whose title goes on past a first word that begins a namespace (`namespacedTitles`). */
+  namespaced: Uint8Array;
 }
 
 /** What the titles beginning with some words are: a namespace, a family without a head, or neither. */
@@ -85,6 +87,15 @@ export interface TitleShare {
  */
 export function familyPrior(state: IndexState): Float32Array {
   return families(state).prior;
+}
+
+/**
+ * 1 per ordinal whose title's first word begins a namespace and the title goes on past it (`python3-yaml`,
+ * `node-emoji`, `golang-…-dev`): a binding or add-on of what its other words name, which a query not naming the
+ * namespace ranks as a part (ranking.ts). Ordinals past its end (added since) are 0.
+ */
+export function namespacedTitles(state: IndexState): Uint8Array {
+  return families(state).namespaced;
 }
 
 /**
@@ -172,7 +183,7 @@ function readTitles(state: IndexState): Titles {
   return { size, lengths, words, whole, allButLast, allButTwo, glued, beginnings, wholes, endings };
 }
 
-function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set<number>; headless: Set<number> } {
+function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'> {
   const titles = readTitles(state);
   const { size, lengths, words, whole, allButLast, allButTwo, glued } = titles;
   const others = state.others;
@@ -181,9 +192,11 @@ function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set
   const endings = (key: number) => (titles.endings.get(key) ?? 0) + (others?.endings.get(key) ?? 0);
   const gluedNamespace = Math.max(MAX_FAMILY, GLUED_SHARE * (state.liveCount + (others?.documents ?? 0)));
   const prior = new Float32Array(size).fill(1);
+  const namespaced = new Uint8Array(size);
   for (let ord = 0; ord < size; ord++) {
     const length = lengths[ord];
     if (!length) continue;
+    if (length > 1 && beginnings(mix(0, words[0][ord])) > MAX_FAMILY) namespaced[ord] = 1;
     let factor = 1 / (1 + LENGTH_PENALTY * (length - 1));
     if ((length > 1 && endings(words[length - 1][ord]) > MAX_ENDING) || (glued[ord] && beginnings(glued[ord]) > gluedNamespace))
       factor *= PART;
@@ -199,7 +212,7 @@ function computePrior(state: IndexState): { prior: Float32Array; namespaces: Set
     if (members > MAX_FAMILY) namespaces.add(key);
     else if (members > VARIANTS && !isWhole(key)) headless.add(key);
   }
-  return { prior, namespaces, headless };
+  return { prior, namespaces, headless, namespaced };
 
   function isPart(ord: number): boolean {
     if (beginnings(allButLast[ord]) > 1) return true;

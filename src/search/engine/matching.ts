@@ -51,9 +51,15 @@ const ALT_WHOLE = 16;
 const DETAILING = 1;
 const DETAILED = 2;
 
-/** What a query matched, in dense arrays indexed by ordinal (reused across queries: `release` after use). */
+/**
+ * What a query matched. Each matched document has a match number, its place in `ords` (`matchOf`), and its details
+ * are at that number in the per-match arrays (reused across queries: `release` after use): small arrays a query
+ * fills from the start, so matching and ranking read a few contiguous places per document, not a place in each of
+ * several arrays the size of the index.
+ */
 export interface Matches {
   plan: QueryPlan;
+  /** The matched documents' ordinals, by match number. */
   ords: number[];
   score: Float64Array;
   /**
@@ -65,7 +71,7 @@ export interface Matches {
   words: Uint32Array;
   /** Bit i: query word i matched without a typo; bit 16 + i: with at most one. */
   typos: Uint32Array;
-  /** Per document and text slot: `SLOT_MARKS` numbers (see there). */
+  /** Per match and text slot: `SLOT_MARKS` numbers (see there). */
   slotMarks: Uint32Array;
   /**
    * Bit i set: query word i matched right after word i - 1 in the same field (proximity); bit 16 + i (`WHOLE`): at most
@@ -73,7 +79,7 @@ export interface Matches {
    */
   adjacent: Uint32Array;
   /**
-   * The criteria before the score, packed in one number per document (see ranking.ts), above 0 once computed: ranking
+   * The criteria before the score, packed in one number per match (see ranking.ts), above 0 once computed: ranking
    * is lazy, and computes them with the final score on first use.
    */
   rank: Float64Array;
@@ -84,7 +90,7 @@ export interface Matches {
    * words (or passing its filters) can reach details those, not every document matching any word.
    */
   complete: boolean;
-  /** Per document: `DETAILED` once its details are recorded (read only when not `complete`). */
+  /** Per ordinal: `DETAILED` once its details are recorded (read only when not `complete`). */
   detailed: Uint8Array;
   /**
    * Matching began without details: the documents that matched every counted word, in the order they came to, listed
@@ -133,21 +139,28 @@ interface Wanted {
 
 /** Matches plus the per-alternative working arrays, kept with the index state between queries. */
 export interface Scratch extends Matches {
+  /**
+   * For the alternative being matched: per match, its best posting's score; for a phrase, per ordinal, the score of
+   * its terms matched so far (a document is not a match until it holds them all). Back to 0 after every alternative.
+   */
   altBest: Float64Array;
   /**
-   * Per document, for the alternative being matched: the fewest typos + 1 in bits 0-3 (0: not matched yet) and
+   * Per match, for the alternative being matched: the fewest typos + 1 in bits 0-3 (0: not matched yet) and
    * `ALT_WHOLE` once matched whole; one array, so a posting touches one place for both.
    */
   altState: Uint8Array;
-  /** 1 once the document matched the phrase alternative. */
+  /** Per ordinal: 1 once the document matched the phrase alternative. */
   altHits: Uint8Array;
-  /** The documents the alternative matched, in the order first matched (typed lists: broad queries grow no array). */
+  /** The matches of the alternative, in the order first matched (typed lists: broad queries grow no array). */
   touched: Int32Array;
-  /** The documents the query matched so far, the first `matchedCount`, listed in `ords` once matching is done. */
+  /** The documents the query matched so far by match number, the first `matchedCount`, listed in `ords` once matching is done. */
   matched: Int32Array;
   matchedCount: number;
-  /** Ordinals the index had handed out when the query began (what `release` may have to clear). */
-  ordinals: number;
+  /**
+   * Per ordinal, its match number, valid only where `matched` lists the ordinal there (`matchOf`): never cleared,
+   * so a query writes one place per matched document here and nothing per document to forget it.
+   */
+  matchAt: Int32Array;
   /** Matching began without details: the documents detailed since, the first `detailedCount` (what `release` clears). */
   detailsLater: boolean;
   detailedOrds: Int32Array;
@@ -202,11 +215,11 @@ export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = fal
 export function detailMatches(state: IndexState, matches: Matches, ords: readonly number[] = matches.ords): void {
   const m = matches as Scratch;
   if (m.complete) return;
-  const { detailed, words } = m;
+  const { detailed } = m;
   const first = m.detailedCount;
   for (let i = 0; i < ords.length; i++) {
     const ord = ords[i];
-    if (detailed[ord] !== 0 || words[ord] === 0) continue;
+    if (detailed[ord] !== 0 || matchOf(m, ord) < 0) continue;
     detailed[ord] = DETAILING;
     m.detailedOrds[m.detailedCount++] = ord;
   }
@@ -259,10 +272,10 @@ function keepWhere(hits: HitBuffer, count: number, where: Set<number>, slotCount
 }
 
 function markWord(m: Scratch, ord: number, mask: number): void {
-  const before = m.words[ord];
-  if (before === 0) m.matched[m.matchedCount++] = ord;
+  const match = matchFor(m, ord);
+  const before = m.words[match];
   const after = before | mask;
-  m.words[ord] = after;
+  m.words[match] = after;
   const { counted } = m.plan;
   if ((after & counted) === counted && (before & counted) !== counted) m.allWords?.push(ord);
 }
@@ -283,7 +296,8 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
   const { tracksLast } = m.scoring;
   const { mask, first } = alternative;
-  const { altState, slotMarks, adjacent } = m;
+  const { altState, slotMarks, adjacent, matched, matchAt } = m;
+  let matchedCount = m.matchedCount;
   const best = unscored ? m.score : m.altBest;
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
@@ -311,13 +325,20 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? ALT_WHOLE : 0;
     for (let h = 0; h < count; h++) {
       const ord = hits.ords[h];
-      const seen = altState[ord];
+      // Every document an alternative reaches is recorded as a match below (`matchFor`, inline).
+      let match = matchAt[ord];
+      if (match >= matchedCount || matched[match] !== ord) {
+        match = matchedCount++;
+        matchAt[ord] = match;
+        matched[match] = ord;
+      }
+      const seen = altState[match];
       if (seen === 0) {
-        touched[touchedCount++] = ord;
-        altState[ord] = typos | whole;
-      } else altState[ord] = Math.min(seen & ALT_TYPOS, typos) | (seen & ALT_WHOLE) | whole;
-      if (hits.scores[h] > best[ord]) best[ord] = hits.scores[h];
-      const at = (ord * slotCount + hits.slots[h]) * SLOT_MARKS;
+        touched[touchedCount++] = match;
+        altState[match] = typos | whole;
+      } else altState[match] = Math.min(seen & ALT_TYPOS, typos) | (seen & ALT_WHOLE) | whole;
+      if (hits.scores[h] > best[match]) best[match] = hits.scores[h];
+      const at = (match * slotCount + hits.slots[h]) * SLOT_MARKS;
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
       if (position === queryPosition && aligns) {
@@ -333,22 +354,23 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
         // Word i right after word i - 1 (recorded as i) in this field, or near it.
         if (first > 0) {
           const previous = slotMarks[at + SLOT_LAST];
-          if (position > 0 && previous === (after | (position - 1))) adjacent[ord] |= mask;
+          if (position > 0 && previous === (after | (position - 1))) adjacent[match] |= mask;
           else if (previous >>> LAST_WORD === first && Math.abs((previous & POSITION_BITS) - position) <= NEAR_WINDOW)
-            adjacent[ord] |= mask << WHOLE;
+            adjacent[match] |= mask << WHOLE;
         }
         if (tracksLast) slotMarks[at + SLOT_LAST] = last | position;
       }
     }
   }
+  m.matchedCount = matchedCount;
   for (let i = 0; i < touchedCount; i++) {
-    const ord = touched[i];
-    recordWords(m, ord, mask, (altState[ord] & ALT_TYPOS) - 1, (altState[ord] & ALT_WHOLE) !== 0);
+    const match = touched[i];
+    recordWords(m, match, mask, (altState[match] & ALT_TYPOS) - 1, (altState[match] & ALT_WHOLE) !== 0);
     if (!unscored) {
-      m.score[ord] += best[ord];
-      best[ord] = 0;
+      m.score[match] += best[match];
+      best[match] = 0;
     }
-    altState[ord] = 0;
+    altState[match] = 0;
   }
 }
 
@@ -374,9 +396,10 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         m.phraseNext[at] = position + 1;
         m.altBest[ord] += hits.scores[h];
         if (t < last) continue;
+        const match = matchFor(m, ord);
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
-        const marks = at * SLOT_MARKS;
+        const marks = (match * slotCount + hits.slots[h]) * SLOT_MARKS;
         if (position - last === queryPosition) {
           m.slotMarks[marks + SLOT_WORDS] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
           m.slotMarks[marks + SLOT_ALIGNED] |= alternative.mask;
@@ -554,74 +577,72 @@ function growHits(hits: HitBuffer, size: number): void {
 }
 
 function record(m: Scratch, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
-  recordWords(m, ord, mask, typos, exact);
-  m.score[ord] += score;
+  const match = matchFor(m, ord);
+  recordWords(m, match, mask, typos, exact);
+  m.score[match] += score;
 }
 
-/** What `record` records but the score. */
-function recordWords(m: Scratch, ord: number, mask: number, typos: number, exact: boolean): void {
-  if (m.words[ord] === 0) m.matched[m.matchedCount++] = ord;
-  m.words[ord] |= exact && typos === 0 ? mask | (mask << WHOLE) : mask;
-  if (typos <= 1) m.typos[ord] |= typos === 0 ? mask | (mask << WHOLE) : mask << WHOLE;
+/** What `record` records but the score, for a match. */
+function recordWords(m: Scratch, match: number, mask: number, typos: number, exact: boolean): void {
+  m.words[match] |= exact && typos === 0 ? mask | (mask << WHOLE) : mask;
+  if (typos <= 1) m.typos[match] |= typos === 0 ? mask | (mask << WHOLE) : mask << WHOLE;
+}
+
+/** A matched document's match number (its place in `ords` and the per-match arrays); -1 for one not matched. */
+export function matchOf(matches: Matches, ord: number): number {
+  const m = matches as Scratch;
+  const match = m.matchAt[ord];
+  return match < m.matchedCount && m.matched[match] === ord ? match : -1;
+}
+
+/** A document's match number, a new one when it was not matched yet. */
+function matchFor(m: Scratch, ord: number): number {
+  const match = matchOf(m, ord);
+  if (match >= 0) return match;
+  m.matchAt[ord] = m.matchedCount;
+  m.matched[m.matchedCount] = ord;
+  return m.matchedCount++;
 }
 
 /** Clears the scratch arrays a query used, for the next query. */
 export function release(matches: Matches): void {
   const m = matches as Scratch;
+  const count = m.matchedCount;
+  // Every match has words; only the detailed ones have details when matching began without them.
+  m.words.fill(0, 0, count);
   if (m.detailsLater) {
-    clearOrds(m, m.ords, false);
-    clearOrds(m, m.detailedOrds.subarray(0, m.detailedCount), true);
-  } else clearOrds(m, m.ords, true);
+    const detailed = m.detailedOrds.subarray(0, m.detailedCount);
+    if (DENSE_SPREAD * detailed.length > count) clearDetails(m, 0, count);
+    else for (let i = 0; i < detailed.length; i++) clearMatch(m, matchOf(m, detailed[i]));
+    for (let i = 0; i < detailed.length; i++) m.detailed[detailed[i]] = 0;
+  } else clearDetails(m, 0, count);
   m.ords = [];
   m.allWords = undefined;
   m.detailedCount = 0;
+  m.matchedCount = 0;
 }
 
-/** Touched ordinals that are more than one in this many of the index's are cleared as one range. */
+/** Detailed matches that are more than one in this many of the matches are cleared as one range. */
 const DENSE_SPREAD = 4;
 
-/** Clears `words` at `ords` (`details`: the detail arrays instead). */
-function clearOrds(m: Scratch, ords: ArrayLike<number>, details: boolean): void {
-  // A broad query touched most ordinals: clearing all of them is a memset, not scattered writes. Every ordinal, not
-  // the range of those touched: the matches of a term spread over the whole index, and finding the range is a pass.
-  const dense = m.ordinals < DENSE_SPREAD * ords.length;
-  if (!details) {
-    if (dense) m.words.fill(0, 0, m.ordinals);
-    else for (let i = 0; i < ords.length; i++) m.words[ords[i]] = 0;
-    return;
-  }
-  // Only what this query can have written: each array left out spares a scattered write per document. `adjacent`
-  // marks a word right after the one before it (a query of one word has none); `detailed` is marked only when
-  // matching began without details.
-  const adjacent = m.plan.words.length > 1;
-  const detailed = m.detailsLater;
-  if (dense) clearRange(m, 0, m.ordinals, adjacent, detailed);
-  else clearEach(m, ords, adjacent, detailed);
-}
-
-function clearRange(m: Scratch, from: number, to: number, adjacent: boolean, detailed: boolean): void {
+/** Clears the details of the matches from `from` to `to`. */
+function clearDetails(m: Scratch, from: number, to: number): void {
   const marks = m.slotMarks.length / m.score.length;
   m.score.fill(0, from, to);
-  m.words.fill(0, from, to);
   m.typos.fill(0, from, to);
   m.rank.fill(0, from, to);
-  if (adjacent) m.adjacent.fill(0, from, to);
-  if (detailed) m.detailed.fill(0, from, to);
+  // `adjacent` marks a word right after the one before it: a query of one word has none.
+  if (m.plan.words.length > 1) m.adjacent.fill(0, from, to);
   m.slotMarks.fill(0, from * marks, to * marks);
 }
 
-function clearEach(m: Scratch, ords: ArrayLike<number>, adjacent: boolean, detailed: boolean): void {
+function clearMatch(m: Scratch, match: number): void {
   const marks = m.slotMarks.length / m.score.length;
-  for (let i = 0; i < ords.length; i++) {
-    const ord = ords[i];
-    m.score[ord] = 0;
-    m.words[ord] = 0;
-    m.typos[ord] = 0;
-    m.rank[ord] = 0;
-    if (adjacent) m.adjacent[ord] = 0;
-    if (detailed) m.detailed[ord] = 0;
-    for (let at = ord * marks; at < (ord + 1) * marks; at++) m.slotMarks[at] = 0;
-  }
+  m.score[match] = 0;
+  m.typos[match] = 0;
+  m.rank[match] = 0;
+  m.adjacent[match] = 0;
+  for (let at = match * marks; at < (match + 1) * marks; at++) m.slotMarks[at] = 0;
 }
 
 function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
@@ -652,7 +673,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       touched: new Int32Array(size),
       matched: new Int32Array(size),
       matchedCount: 0,
-      ordinals: 0,
+      matchAt: new Int32Array(size),
       complete: true,
       detailed: new Uint8Array(size),
       detailsLater: false,
@@ -667,7 +688,6 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
     state.caches.scratch = scratch;
   } else scratch.scoring = scoringOf(state, scratch.hits, plan);
   scratch.plan = plan;
-  scratch.ordinals = capacity(state);
   scratch.ords = [];
   scratch.matchedCount = 0;
   scratch.detailedCount = 0;

@@ -14,7 +14,8 @@
  * 5. score: BM25F (each field's weight applied to the term frequency before saturation), field-length aware, the
  *    best field per interpretation, other interpretations a little below the literal,
  *    completions below the word (at most its IDF when it is indexed as typed: expansions.ts),
- *    times the document's prior from its title's length and name family (families.ts), ×1.5 for each query
+ *    times the document's prior from its title's length and name family (families.ts), ×0.5 for a title in a
+ *    namespace the query does not name (`python3-yaml` for `yaml`, not `golang-go` for `golang`), ×1.5 for each query
  *    word right after the previous one in a field (proximity) and ×1.15 for each one within three words of it
  *    (nearness); in a query of one word, a match counting less the later it stands in its field (matching.ts);
  * 6. custom ranking: the app's numeric or boolean fields, in order;
@@ -22,9 +23,9 @@
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
 import { compareStrings, type ValueColumn } from './columns';
-import { titlesBeginning, type Beginning } from './families';
+import { namespacedTitles, titlesBeginning, type Beginning } from './families';
 import { fnv1a } from './hash';
-import { detailMatches, SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
+import { detailMatches, matchOf, SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
 import type { SortSpec, TextField } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
@@ -110,6 +111,8 @@ export function saturation(tf: number, norm: number): number {
 /** Negative when ordinal `a` comes before `b`. */
 export type Compare = (a: number, b: number) => number;
 
+/** Score multiplier of a title in a namespace the query does not name: a binding or add-on (`node-emoji`), a part. */
+const NAMESPACED = 0.5;
 /** Score bonus per query word matched right after the previous one in the same field (proximity). */
 const PROXIMITY = 0.5;
 /** Score bonus per query word matched near the previous one in a field, not right after it (matching.ts's `NEAR_WINDOW`). */
@@ -143,30 +146,41 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     state,
     m.plan.words.filter((_, i) => counted & (1 << i)),
   );
+  // A query naming a namespace (`golang`) asks for its titles: they are no parts then.
+  const namespaced = beginning === 'namespace' ? undefined : namespacedTitles(state);
   const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
-  const finish = (ord: number): void => {
+  /** Finishes a document; answers its match number (-1: not matched). */
+  const finish = (ord: number): number => {
+    const match = matchOf(m, ord);
     // A computed rank is above 0 (63 - typos > 0 in it).
-    if (rank[ord] !== 0 || matched[ord] === 0) return;
+    if (match < 0 || rank[match] !== 0) return match;
     // A document `contenders` did not list (a sort, a merge key, hybrid scores): every match is detailed then.
     if (!m.complete && m.detailed[ord] === 0) detailMatches(state, m);
-    const next = adjacent[ord] & ~(-1 << WHOLE);
-    score[ord] *= (prior[ord] ?? 1) * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacent[ord] >>> WHOLE) & ~next));
+    const next = adjacent[match] & ~(-1 << WHOLE);
+    const part = namespaced?.[ord] ? NAMESPACED : 1;
+    score[match] *=
+      (prior[ord] ?? 1) * part * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacent[match] >>> WHOLE) & ~next));
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
-    for (let slot = 0, at = ord * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
+    for (let slot = 0, at = match * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
       if ((slotMarks[at + SLOT_ALIGNED] & counted) === counted)
-        level = Math.max(level, attributeLevel(state, m, slots[slot], ord, heaviest, beginning));
+        level = Math.max(level, attributeLevel(state, m, slots[slot], ord, match, heaviest, beginning));
     }
-    const words = matched[ord] & counted;
-    const withTypos = words & ~typoBits[ord];
-    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[ord] >>> WHOLE));
-    rank[ord] = ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 + popcount((matched[ord] >>> WHOLE) & counted);
+    const words = matched[match] & counted;
+    const withTypos = words & ~typoBits[match];
+    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> WHOLE));
+    rank[match] =
+      ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 + popcount((matched[match] >>> WHOLE) & counted);
+    return match;
   };
   const custom = state.plan.ranking.customRanking.map(({ field, direction }) => fieldOrder(state, field, direction));
   const compare: Compare = (a, b) => {
-    finish(a);
-    finish(b);
-    const decided = rank[b] - rank[a] || score[b] - score[a];
+    const matchA = finish(a);
+    const matchB = finish(b);
+    // A document the query did not match has criteria and score 0.
+    const decided =
+      (matchB < 0 ? 0 : rank[matchB]) - (matchA < 0 ? 0 : rank[matchA]) ||
+      (matchB < 0 ? 0 : score[matchB]) - (matchA < 0 ? 0 : score[matchA]);
     // A sign, not the difference: a small integer is returned as it is, a fraction as a new heap number.
     if (decided) return decided > 0 ? 1 : -1;
     for (const order of custom) {
@@ -190,7 +204,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
       return allWords;
     }
     const histogram = wordCounts.fill(0);
-    for (let i = 0; i < ords.length; i++) histogram[popcount(matched[ords[i]] & counted)]++;
+    for (let i = 0; i < ords.length; i++) histogram[popcount(matched[matchOf(m, ords[i])] & counted)]++;
     let least = WHOLE;
     let reached = histogram[least];
     while (least > 0 && reached < k) reached += histogram[--least];
@@ -200,7 +214,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     }
     const kept: number[] = new Array<number>(reached);
     let length = 0;
-    for (let i = 0; i < ords.length; i++) if (popcount(matched[ords[i]] & counted) >= least) kept[length++] = ords[i];
+    for (let i = 0; i < ords.length; i++) if (popcount(matched[matchOf(m, ords[i])] & counted) >= least) kept[length++] = ords[i];
     detailMatches(state, m, kept);
     return kept;
   };
@@ -221,9 +235,17 @@ function queryBeginning(state: IndexState, words: string[]): Beginning {
 const wordCounts = new Uint32Array(WHOLE + 1);
 
 /** Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not). */
-function attributeLevel(state: IndexState, m: Matches, slot: TextField, ord: number, heaviest: number, beginning: Beginning): number {
+function attributeLevel(
+  state: IndexState,
+  m: Matches,
+  slot: TextField,
+  ord: number,
+  match: number,
+  heaviest: number,
+  beginning: Beginning,
+): number {
   const { counted } = m.plan;
-  const at = (ord * state.plan.text.length + slot.slot) * SLOT_MARKS;
+  const at = (match * state.plan.text.length + slot.slot) * SLOT_MARKS;
   const equals = m.slotMarks[at + SLOT_END] >= state.text.length(slot.slot, ord) ? 1 : 0;
   // Starting with the query tells a name being typed, in the heaviest field, unless more than 50 names start so (a
   // namespace) or more than five none of which is the query (a family without a head: families.ts); a description

@@ -8,7 +8,7 @@ import { familyPrior } from './families';
 import { checkedFacetLimits, checkedFacetPaths, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
-import { matchPlan, release } from './matching';
+import { matchOf, matchPlan, release } from './matching';
 import { planQuery, type QueryPlan } from './query-plan';
 import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
 import type { SortSpec } from './plan';
@@ -81,23 +81,28 @@ export function keywordCandidates(state: IndexState, q: string, strict = false, 
     relevance: compare,
     contenders,
     keywordScore: (ord, relativeTo) => {
+      const match = matchOf(found, ord);
+      if (match < 0) return 0;
       finish(ord);
-      return (popcount(found.words[ord] & counted) / words) * (relativeTo > 0 ? found.score[ord] / relativeTo : 1);
+      return (popcount(found.words[match] & counted) / words) * (relativeTo > 0 ? found.score[match] / relativeTo : 1);
     },
     keywordBest: () => {
       let best = 0;
-      // Indexed loops over ordinal lists: V8 runs `for…of` over a 48,000-entry array several times slower.
+      // Indexed loops over ordinal lists: V8 runs `for…of` over a 48,000-entry array several times slower. A match's
+      // number is its place in `ords`.
       for (let i = 0; i < found.ords.length; i++) {
         finish(found.ords[i]);
-        best = Math.max(best, found.score[found.ords[i]]);
+        best = Math.max(best, found.score[i]);
       }
       return best;
     },
     mergeKey: {
       order: ['desc', 'desc', ...custom.map((rule) => rule.direction), 'asc'],
       key: (ord) => {
+        const match = matchOf(found, ord);
         finish(ord);
-        return [found.rank[ord], found.score[ord], ...custom.map((rule) => fieldValue(state, rule.field, ord)), state.ids[ord]];
+        const criteria = match < 0 ? [0, 0] : [found.rank[match], found.score[match]];
+        return [...criteria, ...custom.map((rule) => fieldValue(state, rule.field, ord)), state.ids[ord]];
       },
     },
     done: () => release(found),
