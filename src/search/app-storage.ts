@@ -145,6 +145,12 @@ interface Meta {
   swappedCycles: number[];
   /** As shard 0: the most shards a full feed or move of the app staged into (`FullFeeds.shardsUsed`). */
   shardsUsed: number;
+  /**
+   * The newest operation id of a tombstone a snapshot here dropped, or a move brought from the shard it moved from: a
+   * live operation not newer, of a document without a row, was accepted over `TOMBSTONE_MS` ago and may be older than its
+   * document's dropped delete (`Feeding.apply` refuses it).
+   */
+  droppedUpTo: number;
 }
 
 /** An operation a shard refuses (given up while it did not hold it), and when it was refused (epoch ms). */
@@ -344,6 +350,11 @@ export class AppStorage {
     this.sql.exec('DELETE FROM refused_ops WHERE op IN (SELECT value FROM json_each(?))', JSON.stringify(ops));
   }
 
+  /** Raises the dropped tombstones' horizon (`droppedUpTo`) to `op`. */
+  raiseDroppedUpTo(op: number): void {
+    if (op > (this.get('droppedUpTo') ?? 0)) this.set('droppedUpTo', op);
+  }
+
   /** Which of these operations are refused. */
   refusedAmong(ops: number[]): Set<number> {
     const rows = this.sql.exec<{ op: number }>(
@@ -376,9 +387,12 @@ export class AppStorage {
     this.sql.exec('INSERT OR REPLACE INTO documents (id, payload, seq, op) VALUES (?, NULL, ?, ?)', id, seq, op);
   }
 
-  /** Whether no metadata (but the count of shards used, which only describes others), document (tombstones too) or staged row is stored. */
+  /**
+   * Whether no metadata (but the count of shards used, which only describes others, and the dropped tombstones' horizon,
+   * which only bounds operations), document (tombstones too) or staged row is stored.
+   */
   holdsNothing(): boolean {
-    return [`meta WHERE key <> 'shardsUsed'`, 'documents', 'staged'].every(
+    return [`meta WHERE key NOT IN ('shardsUsed', 'droppedUpTo')`, 'documents', 'staged'].every(
       (rows) => !this.sql.exec(`SELECT 1 FROM ${rows} LIMIT 1`).toArray().length,
     );
   }
@@ -538,7 +552,14 @@ export class AppStorage {
     const now = Date.now();
     const marks = [...(this.get('snapshotsAt') ?? []), { seq, at: now }];
     const covered = marks.filter((mark) => mark.at <= now - TOMBSTONE_MS).at(-1);
-    if (covered) this.sql.exec('DELETE FROM documents WHERE payload IS NULL AND seq <= ?', Math.min(covered.seq, seq));
+    if (covered) {
+      const upTo = Math.min(covered.seq, seq);
+      const newest = this.sql
+        .exec<{ op: number | null }>('SELECT max(op) AS op FROM documents WHERE payload IS NULL AND seq <= ?', upTo)
+        .one().op;
+      if (newest !== null) this.raiseDroppedUpTo(newest);
+      this.sql.exec('DELETE FROM documents WHERE payload IS NULL AND seq <= ?', upTo);
+    }
     this.sql.exec('DELETE FROM refused_ops WHERE at <= ?', now - TOMBSTONE_MS);
     this.set(
       'snapshotsAt',

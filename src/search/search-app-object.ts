@@ -188,9 +188,15 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#reindexing.movingRows(since, after, limit);
   }
 
-  /** Stages rows moved from other shards under the re-shard's `id`, with their vectors (and refusals); 409 when this shard is not in it. */
-  async stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors'], refusals: RefusedOp[] = []): Promise<Outcome<null>> {
-    return this.#reindexing.stageMoved(id, rows, vectors, refusals);
+  /** Stages rows moved from other shards under the re-shard's `id`, with their vectors (and the source's refusals and horizon); 409 when this shard is not in it. */
+  async stageMoved(
+    id: number,
+    rows: DocumentRow[],
+    vectors: MovingRows['vectors'],
+    refusals: RefusedOp[] = [],
+    droppedUpTo = 0,
+  ): Promise<Outcome<null>> {
+    return this.#reindexing.stageMoved(id, rows, vectors, refusals, droppedUpTo);
   }
 
   /** As shard 0: what became of the re-shard `id` to `layout` (asked by shards that voted for it, once it lapsed), settling one that lapsed here. */

@@ -130,9 +130,11 @@ async function moveRows(app: SwappingShards, source: number, since: number, resh
     const page = await app.shard(source).movingRows(since, after, RESHARD_PAGE);
     // The sequence before the first page: changes after it are the next round's.
     seq ??= page.seq;
-    if (page.refusals.length) {
+    if (page.refusals.length || page.droppedUpTo) {
       await Promise.all(
-        shardNumbers(reshard.shards).map(async (target) => unwrap(await app.shard(target).stageMoved(reshard.id, [], [], page.refusals))),
+        shardNumbers(reshard.shards).map(async (target) =>
+          unwrap(await app.shard(target).stageMoved(reshard.id, [], [], page.refusals, page.droppedUpTo)),
+        ),
       );
     }
     if (!page.rows.length) return { moved, seq };

@@ -1,5 +1,5 @@
 import { env } from 'cloudflare:workers';
-import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { call, json, objectCallsThrough, waitFor } from '../helpers';
 import { MAX_REDRIVES, rearmStaleApps, recoverApp } from '../../src/feeding/recovery';
@@ -284,6 +284,18 @@ function gatedEnv() {
   return { env: gated, reached, open };
 }
 
+/** A document id of this prefix that 2 shards put on shard 1 (a 1-shard app holds it on shard 0). */
+function onShardOneOfTwo(prefix: string): string {
+  return [0, 1, 2, 3].map((n) => `${prefix}-${n}`).find((id) => shardOf(id, 2) === 1)!;
+}
+
+/** A re-index job moves the app's documents from 1 shard to 2. */
+async function moveToTwoShards(app: FeedingApp): Promise<void> {
+  const row = (await findSearchApp(createDb(env.DB), app.tenant, app.code))!;
+  await app.searchApp.reshard(2, indexConfigOf(row), `job-${app.code}`);
+  expect((await app.searchApp.layout()).layout).toEqual({ shards: 2, generation: 1 });
+}
+
 describe('a delivery racing the give-up of its entry', () => {
   /**
    * An entry re-sent too often whose last delivery is held past the consumer's state check while the recovery check
@@ -338,11 +350,84 @@ describe('a delivery racing the give-up of its entry', () => {
   });
 
   it('nor after a move to 2 shards puts its document on a shard the give-up never asked', async () => {
-    const documentId = ['raced-0', 'raced-1', 'raced-2', 'raced-3'].find((id) => shardOf(id, 2) === 1)!;
-    await race(documentId, async (app) => {
-      const row = (await findSearchApp(createDb(env.DB), app.tenant, app.code))!;
-      await app.searchApp.reshard(2, indexConfigOf(row), 'job-race');
-      expect((await app.searchApp.layout()).layout).toEqual({ shards: 2, generation: 1 });
+    await race(onShardOneOfTwo('raced'), moveToTwoShards);
+  });
+
+  /**
+   * An update of `documentId` whose message was lost arrives after its document's delete was applied and the delete's
+   * tombstone dropped (a snapshot covered it two hours ago), after `meanwhile`: it must not bring the document back.
+   */
+  async function lateAfterDroppedTombstone(documentId: string, meanwhile: (app: FeedingApp) => Promise<void> = async () => {}) {
+    const app = await feedingApp();
+    const appId = await appIdOf(app);
+    const stub = app.searchApp.stub;
+    expect((await bulk(app, [envelope(documentId, { name: documentId })])).status).toBe(200);
+    await waitFor(
+      () => app.searchApp.document(documentId),
+      (doc) => doc !== null,
+    );
+    // An update whose message was lost (not due for a re-send during the test), then the document's delete.
+    const [late] = await lostEntries(app, [documentId], { sentSecondsAgo: 0 });
+    await env.DB.prepare(`UPDATE feeding_operations SET sent_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 hour') WHERE id = ?`)
+      .bind(late)
+      .run();
+    expect((await bulk(app, [{ header: { id: documentId, action: 'delete' } }])).status).toBe(200);
+    await waitFor(
+      () => app.searchApp.document(documentId),
+      (doc) => doc === null,
+    );
+    const tombstones = () =>
+      runInDurableObject(
+        stub,
+        (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT count(*) AS n FROM documents WHERE payload IS NULL').one().n,
+      );
+    expect(await tombstones()).toBe(1);
+    // A snapshot covers the delete, two hours pass, and the snapshot after the next change drops the tombstone.
+    await runDurableObjectAlarm(stub);
+    await runInDurableObject(stub, (_instance, state) => {
+      const row = state.storage.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'snapshotsAt'`).one();
+      const marks = (JSON.parse(row.value) as Array<{ seq: number; at: number }>).map((mark) => ({ ...mark, at: mark.at - 2 * 3_600_000 }));
+      state.storage.sql.exec(`UPDATE meta SET value = ? WHERE key = 'snapshotsAt'`, JSON.stringify(marks));
     });
+    expect((await bulk(app, [envelope('other', { name: 'other' })])).status).toBe(200);
+    await waitFor(
+      () => app.searchApp.document('other'),
+      (doc) => doc !== null,
+    );
+    await runDurableObjectAlarm(stub);
+    expect(await tombstones()).toBe(0);
+    await meanwhile(app);
+
+    // The lost update arrives now (a late re-send): it must not bring the deleted document back.
+    const body: FeedingMessage = {
+      kind: 'operations',
+      appId,
+      operations: [{ opId: late, documentId, operation: 'update', payload: { name: documentId, description: 'late' }, cycleId: null }],
+    };
+    const batch = createMessageBatch<FeedingMessage>('feeding', [{ id: 'late', timestamp: new Date(), attempts: 1, body }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
+    expect(await app.searchApp.document(documentId)).toBeNull();
+    const state = async () =>
+      (await env.DB.prepare('SELECT state FROM feeding_operations WHERE id = ?').bind(late).first<{ state: string }>())!.state;
+    expect(await state()).toBe('STARTED');
+    // Given up once overdue: nothing holds it.
+    await env.DB.prepare(
+      `UPDATE feeding_operations SET sent_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 hour'), redrives = ? WHERE id = ?`,
+    )
+      .bind(MAX_REDRIVES, late)
+      .run();
+    await recoverApp(env, createDb(env.DB), { appId, stalled: true, appliedUpTo: 0, requestedAt: Date.now() });
+    expect(await state()).toBe('ERROR');
+    expect(await searchIds(app)).toEqual(['other']);
+  }
+
+  it("an update older than its document's delete, arriving after the delete's tombstone was dropped, is refused and given up", async () => {
+    await lateAfterDroppedTombstone('gone');
+  });
+
+  it('so is one arriving after a move to 2 shards put its document on a shard that dropped no tombstone', async () => {
+    await lateAfterDroppedTombstone(onShardOneOfTwo('gone'), moveToTwoShards);
   });
 });

@@ -163,7 +163,9 @@ export class Feeding {
    * accepted before the start of cycle `lastSwapped`, the last one swapped in (its swap replaced them). `vectors` are
    * the ones the consumer embedded for these operations (the others' hashes are stored already). An operation given up
    * while this shard did not hold it (`holdOperations`) is dropped and has no result: its entry keeps the state the
-   * give-up wrote, or stays open to be given up again.
+   * give-up wrote, or stays open to be given up again; so is a live one of a document without a row that is not newer
+   * than a tombstone dropped here (`droppedUpTo`: ids grow in acceptance order, a tombstone is dropped an hour after a
+   * snapshot covered it, so such an operation was accepted over an hour ago, and its document's delete may be the one).
    */
   async apply(given: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = [], lastSwapped = 0): Promise<OperationResult[]> {
     const live = this.live;
@@ -183,6 +185,7 @@ export class Feeding {
       if (!op.stageOnly) newest.set(place(op), Math.max(op.opId, newest.get(place(op)) ?? 0));
     }
     const cycle = storage.get('cycle');
+    const droppedUpTo = storage.get('droppedUpTo') ?? 0;
     const firstIndex = !storage.get('config');
     const results = live.transaction(() => {
       if (config.embedder) storage.putVectors(config.embedder, vectors);
@@ -210,7 +213,10 @@ export class Feeding {
             return [{ opId: op.opId, state: stage(cycle.id, op) ? 'PREPARED' : 'IGNORED' }];
           }
           if ((op.lastCycle ?? Infinity) < lastSwapped) return [{ opId: op.opId, state: 'IGNORED' }];
-          if (storage.lastOp(op.documentId) > op.opId) return [{ opId: op.opId, state: 'IGNORED' }];
+          const last = storage.lastOp(op.documentId);
+          if (last > op.opId) return [{ opId: op.opId, state: 'IGNORED' }];
+          // Older than a dropped tombstone, and no row: its document's delete may have been that one (and it is over an hour late).
+          if (last === 0 && op.opId <= droppedUpTo) return [];
           const index = live.indexFor(config);
           seq ??= storage.nextSeq();
           if (op.operation === 'update') {

@@ -35,6 +35,8 @@ export interface MovingRows {
   vectors: Array<HashedVector & { space: string }>;
   seq: number;
   refusals: RefusedOp[];
+  /** The shard's dropped tombstones' horizon (`droppedUpTo`), on the first page of a round too. */
+  droppedUpTo: number;
 }
 
 /** The content hash of a document's semantic text under the config's embedder; null when it has no semantic text. */
@@ -135,23 +137,27 @@ export class Reindexing {
   movingRows(since: number, after: string, limit: number): MovingRows {
     const storage = this.live.storage;
     const rows = storage.documentRowsSince(since, after, limit);
-    const refusals = after === '' ? storage.refusals() : [];
-    return { rows, vectors: this.live.storedVectors(rows.map((row) => row.vector)), seq: storage.get('seq') ?? 0, refusals };
+    const first = after === '';
+    const refusals = first ? storage.refusals() : [];
+    const droppedUpTo = first ? (storage.get('droppedUpTo') ?? 0) : 0;
+    return { rows, vectors: this.live.storedVectors(rows.map((row) => row.vector)), seq: storage.get('seq') ?? 0, refusals, droppedUpTo };
   }
 
   /**
    * Stages rows moved from other shards under the re-shard's `id` (a row staged from a newer operation stays), with their
    * vectors. 409 when this shard is not in that re-shard (the app was deleted meanwhile, or the move was aborted), so
    * the job stops and aborts instead of writing into storage that was wiped. The source's refused operations are refused
-   * here at once (a given-up operation is refused wherever it arrives: the move may go live before a late delivery).
+   * here at once (a given-up operation is refused wherever it arrives: the move may go live before a late delivery), and
+   * its dropped tombstones' horizon raises this shard's (the bound holds for any document: `droppedUpTo`).
    */
-  stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors'], refusals: RefusedOp[] = []): Outcome<null> {
+  stageMoved(id: number, rows: DocumentRow[], vectors: MovingRows['vectors'], refusals: RefusedOp[] = [], droppedUpTo = 0): Outcome<null> {
     const storage = this.live.storage;
     if (storage.get('reshard')?.id !== id) return { ok: false, status: 409, message: 'the documents are no longer moving to this shard' };
     this.live.transaction(() => {
       for (const { space, hash, vector } of vectors) storage.putVectors(space, [{ hash, vector }]);
       storage.stageRows(id, rows);
       storage.refuseOps(refusals);
+      storage.raiseDroppedUpTo(droppedUpTo);
     });
     return ok(null);
   }
