@@ -265,6 +265,16 @@ describe('facet counts over large match sets and after changes', () => {
     );
   });
 
+  it('picks the top values alike where a few values are counted often, some a few times and hundreds once, cut within ties', () => {
+    // `colour`: 4 values on 100 documents each (counted beyond 63 by `common`), 10 on 5 each, 300 on one each.
+    const colourOf = (i: number) => (i < 400 ? `c${Math.floor(i / 100)}` : i < 450 ? `d${i % 10}` : `u${i}`);
+    for (const facetLimit of [1, 3, 5, 8, 12]) {
+      const index = indexBesideDocuments(facetLimit);
+      for (let i = 0; i < 750; i++) index.add(`d${i}`, { ...documentOf(i), colour: colourOf(i) });
+      index.expectCounts();
+    }
+  });
+
   it('counts what the index holds at each search when documents, and values new to a facet, come and go between searches', () => {
     // `common` matches most documents (counted through the others), `plain` few.
     const { add, remove, expectCounts } = indexBesideDocuments();

@@ -486,12 +486,13 @@ function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<nu
   const heap = topHeap(k);
   const { counts: keptCounts, ranks: keptRanks, ids: keptIds } = heap;
   let kept = 0;
+  const least = size > FLOOR_FROM * k ? leastTopCount(counts, ids, size, k) : 1;
   // One pass keeping the k best (count, then rank) seen: a value counted less than the worst kept is passed over
   // by its count alone, so a broad query's thousands of `source` values cost a read each, with no sort or closure.
   for (let i = 0; i < size; i++) {
     const id = ids ? ids[i] : i;
     const count = counts[id];
-    if (count === 0) continue;
+    if (count < least) continue;
     if (kept < k) {
       keptCounts[kept] = count;
       keptRanks[kept] = ranks[id];
@@ -507,6 +508,30 @@ function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<nu
     sink(heap, 0, n - 1, keptCounts[n - 1], keptRanks[n - 1], keptIds[n - 1]);
   }
   return top;
+}
+
+/** `topOf` first finds the count its answer's values reach where it is to pick from more than this many times the values it answers. */
+const FLOOR_FROM = 4;
+
+/** `leastTopCount`'s histogram of counts, the last bin holding every count from it on. */
+const countHistogram = new Uint32Array(64);
+
+/**
+ * A count every one of the `k` best of `ids` (every value id when absent) reaches: the largest that at least `k` of
+ * them reach (a count from the histogram's last bin on as that bin's), at least 1. The heap then passes over the
+ * values counted less before reading their ranks: a broad query counts thousands of `source` and `installedSize`
+ * values once, most of them below its top 50, and their ranks (where their counts are not) are cold in memory.
+ */
+function leastTopCount(counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, size: number, k: number): number {
+  const last = countHistogram.length - 1;
+  countHistogram.fill(0);
+  for (let i = 0; i < size; i++) countHistogram[Math.min(counts[ids ? ids[i] : i], last)]++;
+  let reaching = 0;
+  for (let count = last; count > 1; count--) {
+    reaching += countHistogram[count];
+    if (reaching >= k) return count;
+  }
+  return 1;
 }
 
 /** A min-heap of the best values seen, the worst at 0: worse is fewer documents, then later in string order. */
