@@ -156,10 +156,9 @@ export interface Scratch extends Matches {
   /** The documents the query matched so far by match number, the first `matchedCount`, listed in `ords` once matching is done. */
   matched: Int32Array;
   matchedCount: number;
-  /**
-   * Per ordinal, its match number, valid only where `matched` lists the ordinal there (`matchOf`): never cleared,
-   * so a query writes one place per matched document here and nothing per document to forget it.
-   */
+  /** Ordinals the index had handed out when the query began (what `release` may have to clear in `matchAt`). */
+  ordinals: number;
+  /** Per ordinal, its match number + 1 (0: not matched), the one array by ordinal that matching reads per posting. */
   matchAt: Int32Array;
   /** Matching began without details: the documents detailed since, the first `detailedCount` (what `release` clears). */
   detailsLater: boolean;
@@ -326,10 +325,10 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     for (let h = 0; h < count; h++) {
       const ord = hits.ords[h];
       // Every document an alternative reaches is recorded as a match below (`matchFor`, inline).
-      let match = matchAt[ord];
-      if (match >= matchedCount || matched[match] !== ord) {
+      let match = matchAt[ord] - 1;
+      if (match < 0) {
         match = matchedCount++;
-        matchAt[ord] = match;
+        matchAt[ord] = matchedCount;
         matched[match] = ord;
       }
       const seen = altState[match];
@@ -590,17 +589,15 @@ function recordWords(m: Scratch, match: number, mask: number, typos: number, exa
 
 /** A matched document's match number (its place in `ords` and the per-match arrays); -1 for one not matched. */
 export function matchOf(matches: Matches, ord: number): number {
-  const m = matches as Scratch;
-  const match = m.matchAt[ord];
-  return match < m.matchedCount && m.matched[match] === ord ? match : -1;
+  return (matches as Scratch).matchAt[ord] - 1;
 }
 
 /** A document's match number, a new one when it was not matched yet. */
 function matchFor(m: Scratch, ord: number): number {
-  const match = matchOf(m, ord);
+  const match = m.matchAt[ord] - 1;
   if (match >= 0) return match;
-  m.matchAt[ord] = m.matchedCount;
   m.matched[m.matchedCount] = ord;
+  m.matchAt[ord] = m.matchedCount + 1;
   return m.matchedCount++;
 }
 
@@ -616,13 +613,16 @@ export function release(matches: Matches): void {
     else for (let i = 0; i < detailed.length; i++) clearMatch(m, matchOf(m, detailed[i]));
     for (let i = 0; i < detailed.length; i++) m.detailed[detailed[i]] = 0;
   } else clearDetails(m, 0, count);
+  // A broad query matched most ordinals: clearing all of them is a memset, not scattered writes.
+  if (m.ordinals < DENSE_SPREAD * count) m.matchAt.fill(0, 0, m.ordinals);
+  else for (let i = 0; i < count; i++) m.matchAt[m.matched[i]] = 0;
   m.ords = [];
   m.allWords = undefined;
   m.detailedCount = 0;
   m.matchedCount = 0;
 }
 
-/** Detailed matches that are more than one in this many of the matches are cleared as one range. */
+/** Detailed matches more than one in this many of the matches, or matches more than one in this many of the ordinals, are cleared as one range. */
 const DENSE_SPREAD = 4;
 
 /** Clears the details of the matches from `from` to `to`. */
@@ -673,6 +673,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       touched: new Int32Array(size),
       matched: new Int32Array(size),
       matchedCount: 0,
+      ordinals: 0,
       matchAt: new Int32Array(size),
       complete: true,
       detailed: new Uint8Array(size),
@@ -688,6 +689,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
     state.caches.scratch = scratch;
   } else scratch.scoring = scoringOf(state, scratch.hits, plan);
   scratch.plan = plan;
+  scratch.ordinals = capacity(state);
   scratch.ords = [];
   scratch.matchedCount = 0;
   scratch.detailedCount = 0;
