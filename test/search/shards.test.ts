@@ -11,7 +11,7 @@ import { indexConfigOf } from '../../src/feeding/operations';
 import { RESHARD_LEASE_MS } from '../../src/search/app-storage';
 import type { FeedOperation } from '../../src/search/app-object/feeding';
 import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, runRecoveryCheck, type FeedingApp } from '../feeding/helpers';
-import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, uniqueCode, waitFor } from '../helpers';
+import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, objectCallsThrough, uniqueCode, waitFor } from '../helpers';
 import { standInBaseUrl } from './stand-in';
 
 const DOCUMENTS = debianEnvelopes.slice(0, 300);
@@ -630,6 +630,41 @@ describe('a re-index job changing the shard count', () => {
       expect(holders, id).toEqual(holders.map((_, shard) => shard === shardOf(id, count)));
     }
   }
+
+  it('a live write after a decided move lapsed its seal waits for the move, then goes live', async () => {
+    const app = await shardedApp(1);
+    const row = (await findSearchApp(createDb(env.DB), app.tenant, app.code))!;
+    const config = indexConfigOf(row);
+    const client = app.searchApp;
+    const update = (opId: number, documentId: string): FeedOperation => ({
+      opId,
+      documentId,
+      operation: 'update',
+      payload: { name: documentId },
+    });
+    await client.apply(
+      Array.from({ length: 10 }, (_, i) => update(i + 1, `doc-${i}`)),
+      config,
+    );
+    // The job dies once shard 0 recorded the decision, before any shard committed; its seal lapses.
+    let died = false;
+    const dying = objectCallsThrough((send, method) => {
+      died ||= method === 'commitSwap';
+      return died ? Promise.reject(new Error('the process died')) : send();
+    });
+    await expect(new SearchAppClient(dying, app.tenant, app.code).reshard(2, config, 'job-decided')).rejects.toThrow('died');
+    expect((await client.stub.vote())?.decided).toBe(true);
+    await runInDurableObject(client.stub, (_instance, state) => {
+      state.storage.sql.exec(`UPDATE meta SET value = ? WHERE key = 'sealedUntil'`, JSON.stringify(Date.now() - 1));
+    });
+    // The write is retried (it would have gone live on the old rows, which the move's commit replaces).
+    await expect(client.apply([update(100, 'late')], config)).rejects.toThrow('moving');
+    await client.reshard(2, config, 'job-decided');
+    expect((await client.layout()).layout).toEqual({ shards: 2, generation: 1 });
+    expect(await client.apply([update(100, 'late')], config)).toEqual([{ opId: 100, state: 'FINISHED' }]);
+    expect(await client.document('late')).toEqual({ name: 'late' });
+    expect((await client.search({ page: 1, rows: 20 })).total).toBe(11);
+  });
 
   it('moves every document to its shard of the new count, answers as before, and destroys the shards dropped', async () => {
     const app = await shardedApp(2);
