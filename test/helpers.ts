@@ -71,7 +71,7 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
  * The test environment with every call to a search-app object going through `around` (which sends it with `send`, or
  * not): a process that dies, or is held, between its object calls.
  */
-export function objectCallsThrough(around: (send: () => Promise<unknown>) => Promise<unknown>): Env {
+export function objectCallsThrough(around: (send: () => Promise<unknown>, method: string) => Promise<unknown>): Env {
   const namespace = env.SEARCH_APP;
   const through = (stub: DurableObjectStub): DurableObjectStub =>
     new Proxy(stub, {
@@ -80,7 +80,10 @@ export function objectCallsThrough(around: (send: () => Promise<unknown>) => Pro
         const member: unknown = Reflect.get(target, prop);
         if (typeof member !== 'function') return member;
         return (...args: unknown[]) =>
-          around(() => Promise.resolve((target as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>)[prop](...args)));
+          around(
+            () => Promise.resolve((target as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>)[prop](...args)),
+            String(prop),
+          );
       },
     });
   const SEARCH_APP = { idFromName: (name: string) => namespace.idFromName(name), get: (id: DurableObjectId) => through(namespace.get(id)) };

@@ -141,6 +141,11 @@ interface Meta {
   reshard: Reshard;
   /** Live feeding waits (its batches fail and are retried) until this time (epoch ms): a re-shard's last catch-up. */
   sealedUntil: number;
+  /**
+   * A move that drops this shard (it never votes), from its last catch-up until the move's fate is known: its seal may
+   * lapse while the swap is decided but not committed, and a live write here would go with the shard.
+   */
+  leaving: Leaving;
   /** Ids of the last cycles that were swapped in (the others ended cancelled or failed), newest last. */
   swappedCycles: number[];
   /** As shard 0: the most shards a full feed or move of the app staged into (`FullFeeds.shardsUsed`). */
@@ -151,6 +156,13 @@ interface Meta {
    * document's dropped delete (`Feeding.apply` refuses it).
    */
   droppedUpTo: number;
+}
+
+/** A move dropping this shard: its id, its coordinator (shard 0's object name) and the layout it makes live. */
+export interface Leaving {
+  id: number;
+  coordinator: string;
+  layout: ShardLayout;
 }
 
 /** An operation a shard refuses (given up while it did not hold it), and when it was refused (epoch ms). */

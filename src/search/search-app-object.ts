@@ -4,6 +4,7 @@ import type {
   DocumentRow,
   FullFeedCycle,
   HashedVector,
+  Leaving,
   PreparedSwap,
   RefusedOp,
   Reshard,
@@ -205,8 +206,8 @@ export class SearchAppObject extends DurableObject<Env> {
   }
 
   /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again). */
-  async seal(ms: number): Promise<void> {
-    await this.#reindexing.seal(ms);
+  async seal(ms: number, leaving?: Leaving): Promise<void> {
+    await this.#reindexing.seal(ms, leaving);
   }
 
   // ---------------------------------------------------------------- full feed

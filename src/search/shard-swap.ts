@@ -109,7 +109,8 @@ export async function reshardApp(
       since = rounds.map((r) => r.seq);
       moved = rounds.reduce((total, r) => total + r.moved, 0);
     }
-    await Promise.all(sources.map((shard) => app.shard(shard).seal(RESHARD_SEAL_MS)));
+    const leaving = { id: reshard.id, coordinator: app.coordinator, layout: swap.layout };
+    await Promise.all(sources.map((shard) => app.shard(shard).seal(RESHARD_SEAL_MS, shard < shards ? undefined : leaving)));
     await Promise.all(sources.map((shard, i) => moveRows(app, shard, since[i], reshard)));
     const refusal = await prepareSwap(app, swap, layout);
     if (refusal) throw new ApiError(409, `the new shard layout was refused: ${refusal}`);

@@ -11,7 +11,7 @@ import { indexConfigOf } from '../../src/feeding/operations';
 import { RESHARD_LEASE_MS } from '../../src/search/app-storage';
 import type { FeedOperation } from '../../src/search/app-object/feeding';
 import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, runRecoveryCheck, type FeedingApp } from '../feeding/helpers';
-import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, uniqueCode, waitFor } from '../helpers';
+import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, objectCallsThrough, uniqueCode, waitFor } from '../helpers';
 import { standInBaseUrl } from './stand-in';
 
 const DOCUMENTS = debianEnvelopes.slice(0, 300);
@@ -630,6 +630,54 @@ describe('a re-index job changing the shard count', () => {
       expect(holders, id).toEqual(holders.map((_, shard) => shard === shardOf(id, count)));
     }
   }
+
+  /**
+   * An app on `from` shards whose move to `to` dies once shard 0 recorded the decision, before any shard committed; the
+   * seal of shard `sealed` (of the old layout) lapses. A live write to that shard is held back (it would have gone live
+   * on old rows the commit replaces, or with a shard the move drops) until the job's retry commits, then goes live.
+   */
+  async function writeAfterDecidedMove(from: number, to: number, sealed: number) {
+    const app = await shardedApp(1);
+    const config = indexConfigOf((await findSearchApp(createDb(env.DB), app.tenant, app.code))!);
+    const client = app.searchApp;
+    if (from > 1) await client.reshard(from, config, 'job-before');
+    const { generation } = (await client.layout()).layout;
+    const update = (opId: number, documentId: string): FeedOperation => ({
+      opId,
+      documentId,
+      operation: 'update',
+      payload: { name: documentId },
+    });
+    await client.apply(
+      Array.from({ length: 10 }, (_, i) => update(i + 1, `doc-${i}`)),
+      config,
+    );
+    let died = false;
+    const dying = objectCallsThrough((send, method) => {
+      died ||= method === 'commitSwap';
+      return died ? Promise.reject(new Error('the process died')) : send();
+    });
+    await expect(new SearchAppClient(dying, app.tenant, app.code).reshard(to, config, 'job-decided')).rejects.toThrow('died');
+    expect((await client.stub.vote())?.decided).toBe(true);
+    await runInDurableObject(client.shard(sealed), (_instance, state) => {
+      state.storage.sql.exec(`UPDATE meta SET value = ? WHERE key = 'sealedUntil'`, JSON.stringify(Date.now() - 1));
+    });
+    const late = ['late-0', 'late-1', 'late-2', 'late-3'].find((id) => shardOf(id, from) === sealed)!;
+    await expect(client.apply([update(100, late)], config)).rejects.toThrow('moving');
+    await client.reshard(to, config, 'job-decided');
+    expect((await client.layout()).layout).toEqual({ shards: to, generation: generation + 1 });
+    expect(await client.apply([update(100, late)], config)).toEqual([{ opId: 100, state: 'FINISHED' }]);
+    expect(await client.document(late)).toEqual({ name: late });
+    expect((await client.search({ page: 1, rows: 20 })).total).toBe(11);
+  }
+
+  it('a live write after a decided move lapsed its seal waits for the move (its vote), then goes live', async () => {
+    await writeAfterDecidedMove(1, 2, 0);
+  });
+
+  it('so does one on a shard a decided move drops, whose seal lapsed (it never votes)', async () => {
+    await writeAfterDecidedMove(2, 1, 1);
+  });
 
   it('moves every document to its shard of the new count, answers as before, and destroys the shards dropped', async () => {
     const app = await shardedApp(2);

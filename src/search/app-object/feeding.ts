@@ -141,12 +141,11 @@ export class Feeding {
    * `generation`: another (a swap committed since the caller read it), a seal or a vote for a move (a move's last catch-up
    * copied the refusals to the new layout's shards: one made after it would be left behind) answers null, nothing refused.
    */
-  holdOperations(queries: HeldQuery[], generation: number): number[] | null {
+  async holdOperations(queries: HeldQuery[], generation: number): Promise<number[] | null> {
+    const live = queries.some((query) => !query.cycleId);
+    if (live && !(await this.leavingSettled())) return null;
     const storage = this.live.storage;
-    if (queries.some((query) => !query.cycleId)) {
-      const moving = (storage.get('sealedUntil') ?? 0) > Date.now() || (storage.get('ready')?.cycleId ?? 0) < 0;
-      if (moving || this.live.layout().generation !== generation) return null;
-    }
+    if (live && (this.#moving() || this.live.layout().generation !== generation)) return null;
     const held = queries.map(({ documentId, cycleId }) => (cycleId ? storage.stagedOp(cycleId, documentId) : storage.lastOp(documentId)));
     const now = Date.now();
     storage.refuseOps(queries.filter((query, i) => held[i] < query.opId).map((query) => ({ op: query.opId, at: now })));
@@ -168,13 +167,14 @@ export class Feeding {
    * snapshot covered it, so such an operation was accepted over an hour ago, and its document's delete may be the one).
    */
   async apply(given: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = [], lastSwapped = 0): Promise<OperationResult[]> {
+    if (given.some((op) => !op.cycleId) && !(await this.leavingSettled())) {
+      throw new Error('documents are moving to a new shard count: retry');
+    }
     const live = this.live;
     const storage = live.storage;
     const refused = storage.refusedAmong(given.map((op) => op.opId));
     const operations = refused.size ? given.filter((op) => !refused.has(op.opId)) : given;
-    if ((storage.get('sealedUntil') ?? 0) > Date.now() && operations.some((op) => !op.cycleId)) {
-      throw new Error('documents are moving to a new shard count: retry');
-    }
+    if (this.#moving() && operations.some((op) => !op.cycleId)) throw new Error('documents are moving to a new shard count: retry');
     this.recovery.lastAppliedAt = Date.now();
     for (const op of operations) this.recovery.appliedUpTo = Math.max(this.recovery.appliedUpTo, op.opId);
     // Per document and place: a cycle's operation overtakes older ones of that cycle's staging, never a live one (the
@@ -265,6 +265,31 @@ export class Feeding {
     const results = await this.apply(operations, config, vectors, lastSwapped);
     const due = Math.max(MIN_CHANGES_BEFORE_SHARE, (this.live.loaded?.size ?? 0) * CHANGED_SHARE_BEFORE_SHARE);
     return { results, statisticsDue: this.changesSinceShare >= due };
+  }
+
+  /**
+   * Whether live feeding waits here: sealed for a move's last catch-up, or holding a vote for a move until it commits or
+   * is dropped (a job that died once the swap was decided leaves it to be committed later, by its retry or the
+   * coordinator, which makes the staged rows live without what was applied here meanwhile).
+   */
+  /**
+   * Whether no move that drops this shard may still commit (`leaving`): asked of its coordinator once the seal lapsed;
+   * an abandoned one is forgotten. Until then live feeding here waits: a write would go with the shard.
+   */
+  async leavingSettled(): Promise<boolean> {
+    const storage = this.live.storage;
+    const leaving = storage.get('leaving');
+    if (!leaving) return true;
+    if ((storage.get('sealedUntil') ?? 0) > Date.now()) return false;
+    const fate = await this.live.object(leaving.coordinator).reshardFate(leaving.id, leaving.layout);
+    if (fate !== 'abandoned') return false;
+    if (storage.get('leaving')?.id === leaving.id) storage.set('leaving', undefined);
+    return true;
+  }
+
+  #moving(): boolean {
+    const storage = this.live.storage;
+    return (storage.get('sealedUntil') ?? 0) > Date.now() || (storage.get('ready')?.cycleId ?? 0) < 0;
   }
 
   /** Logs the documents a batch changed, when the object has replicas; the first batch of a new index restarts the log. */

@@ -351,6 +351,7 @@ export class FullFeeds {
       if (storage.get('cycle')?.id === cycleId) storage.set('cycle', undefined);
       if (storage.get('ready')?.cycleId === cycleId) storage.set('ready', undefined);
       if (storage.get('reshard')?.id === cycleId) storage.set('reshard', undefined);
+      if (storage.get('leaving')?.id === cycleId) storage.set('leaving', undefined);
       storage.set('sealedUntil', undefined);
     });
   }

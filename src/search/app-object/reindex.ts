@@ -8,6 +8,7 @@ import {
   RESHARD_LEASE_MS,
   type DocumentRow,
   type HashedVector,
+  type Leaving,
   type RefusedOp,
   type Reshard,
   type ReshardFate,
@@ -162,10 +163,14 @@ export class Reindexing {
     return ok(null);
   }
 
-  /** Live feeding here fails, to be retried, for `ms` (0: from now on it applies again): a re-shard's last catch-up and swap. */
-  async seal(ms: number): Promise<void> {
+  /**
+   * Live feeding here fails, to be retried, for `ms` (0: from now on it applies again): a re-shard's last catch-up and
+   * swap; on a shard the move drops (`leaving`), until the move's fate is known too (`Feeding.leavingSettled`).
+   */
+  async seal(ms: number, leaving?: Leaving): Promise<void> {
     const until = ms > 0 ? Date.now() + ms : undefined;
     this.live.storage.set('sealedUntil', until);
+    if (leaving) this.live.storage.set('leaving', leaving);
     if (until) await this.live.armAlarm(until);
   }
 
