@@ -268,11 +268,6 @@ export class Feeding {
   }
 
   /**
-   * Whether live feeding waits here: sealed for a move's last catch-up, or holding a vote for a move until it commits or
-   * is dropped (a job that died once the swap was decided leaves it to be committed later, by its retry or the
-   * coordinator, which makes the staged rows live without what was applied here meanwhile).
-   */
-  /**
    * Whether no move that drops this shard may still commit (`leaving`): asked of its coordinator once the seal lapsed;
    * an abandoned one is forgotten. Until then live feeding here waits: a write would go with the shard.
    */
@@ -287,6 +282,11 @@ export class Feeding {
     return true;
   }
 
+  /**
+   * Whether live feeding waits here: sealed for a move's last catch-up, or holding a vote for a move until it commits or
+   * is dropped (a job that died once the swap was decided leaves it to be committed later, by its retry or the
+   * coordinator, which makes the staged rows live without what was applied here meanwhile).
+   */
   #moving(): boolean {
     const storage = this.live.storage;
     return (storage.get('sealedUntil') ?? 0) > Date.now() || (storage.get('ready')?.cycleId ?? 0) < 0;
