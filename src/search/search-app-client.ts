@@ -152,7 +152,7 @@ export class SearchAppClient {
       .filter((op) => !op.cycleId && cycle !== null && op.lastCycle === cycle.id)
       .map((op): FeedOperation => ({ ...op, stageOnly: true }));
     const all = [...operations, ...copies];
-    if (layout.shards === 1 && (cycle?.shards ?? 1) === 1) return this.stub.apply(all, config, vectors);
+    if (layout.shards === 1 && (cycle?.shards ?? 1) === 1) return this.stub.apply(all, config, vectors, layout.generation);
     const byShard = new Map<number, FeedOperation[]>();
     for (const op of all) {
       const shard = shardOf(op.documentId, op.cycleId || op.stageOnly ? (cycle?.shards ?? 1) : layout.shards);

@@ -85,9 +85,18 @@ export class SearchAppObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- feeding
 
-  /** Applies operations in id order (`Feeding.apply`); `vectors` are the ones the consumer embedded for them. */
-  async apply(operations: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = []): Promise<OperationResult[]> {
-    return this.#feeding.apply(operations, config, vectors, this.#fullFeeds.lastSwapped());
+  /**
+   * Applies operations in id order (`Feeding.apply`) on an app of one shard, routed by the layout of `generation`
+   * (`Feeding.applyToShard`: a move that committed since the caller read it fails the batch, to be retried and routed
+   * again); `vectors` are the ones the consumer embedded for them.
+   */
+  async apply(
+    operations: FeedOperation[],
+    config: AppIndexConfig,
+    vectors: HashedVector[] = [],
+    generation?: number,
+  ): Promise<OperationResult[]> {
+    return (await this.#feeding.applyToShard(operations, config, vectors, generation, this.#fullFeeds.lastSwapped())).results;
   }
 
   /**

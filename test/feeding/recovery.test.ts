@@ -1,9 +1,11 @@
 import { env } from 'cloudflare:workers';
 import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { call, json, objectCallsThrough, waitFor } from '../helpers';
+import { ADMIN_TOKEN, call, expectOk, json, objectCallsThrough, waitFor } from '../helpers';
 import { MAX_REDRIVES, rearmStaleApps, recoverApp } from '../../src/feeding/recovery';
 import type { FeedingMessage } from '../../src/feeding/operations';
+import type { FeedOperation } from '../../src/search/app-object/feeding';
+import type { Env } from '../../src/env';
 import worker from '../../src/index';
 import { shardOf } from '../../src/search/shards';
 import { indexConfigOf } from '../../src/feeding/operations';
@@ -20,18 +22,31 @@ async function appIdOf(app: FeedingApp): Promise<number> {
 
 /**
  * Records entries the way acceptOperations does, minus the queue send: what is left when the process dies
- * between the D1 insert and `sendBatch`. The app's recovery is armed first, as acceptOperations does.
+ * between the D1 insert and `sendBatch`. The app's recovery is armed first, as acceptOperations does. A negative
+ * `sentSecondsAgo` dates the send in the future: not due for a re-send during the test.
  */
-async function lostEntries(app: FeedingApp, ids: string[], { cycleId = null as number | null, sentSecondsAgo = 60, redrives = 0 } = {}) {
+async function lostEntries(
+  app: FeedingApp,
+  ids: string[],
+  { cycleId = null as number | null, lastCycleId = null as number | null, sentSecondsAgo = 60, redrives = 0 } = {},
+) {
   const appId = await appIdOf(app);
   await app.searchApp.noteAccepted(appId);
   const rows: number[] = [];
   for (const id of ids) {
     const row = await env.DB.prepare(
-      `INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id, payload, sent_at, redrives)
-       VALUES (?, ?, 'update', 'CREATED', 'svc', ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?), ?) RETURNING id`,
+      `INSERT INTO feeding_operations (app_id, document_id, operation, state, type, cycle_id, last_cycle_id, payload, sent_at, redrives)
+       VALUES (?, ?, 'update', 'CREATED', 'svc', ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?), ?) RETURNING id`,
     )
-      .bind(appId, id, cycleId, JSON.stringify({ name: id, description: `recovered ${id}` }), `-${sentSecondsAgo} seconds`, redrives)
+      .bind(
+        appId,
+        id,
+        cycleId,
+        lastCycleId,
+        JSON.stringify({ name: id, description: `recovered ${id}` }),
+        `${-sentSecondsAgo} seconds`,
+        redrives,
+      )
       .first<{ id: number }>();
     rows.push(row!.id);
   }
@@ -58,6 +73,15 @@ async function fullFeedOverLiveDocument(id: string) {
   );
   const { cycleId } = await json(await fullFeed(app, 'start'));
   return { app, cycleId };
+}
+
+/** Delivers `operations` of the app through the real feeding consumer (with `through` as its environment); answers the retried ids. */
+async function deliver(appId: number, operations: FeedOperation[], through: Env = env): Promise<string[]> {
+  const body: FeedingMessage = { kind: 'operations', appId, operations };
+  const batch = createMessageBatch<FeedingMessage>('feeding', [{ id: `m${operations[0].opId}`, timestamp: new Date(), attempts: 1, body }]);
+  const ctx = createExecutionContext();
+  await worker.queue(batch, through, ctx);
+  return (await getQueueResult(batch, ctx)).retryMessages.map((message) => message.msgId);
 }
 
 describe('feeding recovery', () => {
@@ -367,10 +391,7 @@ describe('a delivery racing the give-up of its entry', () => {
       (doc) => doc !== null,
     );
     // An update whose message was lost (not due for a re-send during the test), then the document's delete.
-    const [late] = await lostEntries(app, [documentId], { sentSecondsAgo: 0 });
-    await env.DB.prepare(`UPDATE feeding_operations SET sent_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 hour') WHERE id = ?`)
-      .bind(late)
-      .run();
+    const [late] = await lostEntries(app, [documentId], { sentSecondsAgo: -3_600 });
     expect((await bulk(app, [{ header: { id: documentId, action: 'delete' } }])).status).toBe(200);
     await waitFor(
       () => app.searchApp.document(documentId),
@@ -399,15 +420,14 @@ describe('a delivery racing the give-up of its entry', () => {
     await meanwhile(app);
 
     // The lost update arrives now (a late re-send): it must not bring the deleted document back.
-    const body: FeedingMessage = {
-      kind: 'operations',
-      appId,
-      operations: [{ opId: late, documentId, operation: 'update', payload: { name: documentId, description: 'late' }, cycleId: null }],
+    const update: FeedOperation = {
+      opId: late,
+      documentId,
+      operation: 'update',
+      payload: { name: documentId, description: 'late' },
+      cycleId: null,
     };
-    const batch = createMessageBatch<FeedingMessage>('feeding', [{ id: 'late', timestamp: new Date(), attempts: 1, body }]);
-    const ctx = createExecutionContext();
-    await worker.queue(batch, env, ctx);
-    expect((await getQueueResult(batch, ctx)).retryMessages).toEqual([]);
+    expect(await deliver(appId, [update])).toEqual([]);
     expect(await app.searchApp.document(documentId)).toBeNull();
     const state = async () =>
       (await env.DB.prepare('SELECT state FROM feeding_operations WHERE id = ?').bind(late).first<{ state: string }>())!.state;
@@ -429,5 +449,56 @@ describe('a delivery racing the give-up of its entry', () => {
 
   it('so is one arriving after a move to 2 shards put its document on a shard that dropped no tombstone', async () => {
     await lateAfterDroppedTombstone(onShardOneOfTwo('gone'), moveToTwoShards);
+  });
+});
+
+describe('a give-up that leaves its entry open', () => {
+  it('takes back the refusal it made where the operation was missing: the re-delivery stages it and the swap keeps it', async () => {
+    // A 1-shard app whose full feed stages into 2 shards is ending; an entry of the cycle, not yet delivered, keeps it so.
+    const app = await feedingApp();
+    const appId = await appIdOf(app);
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 2 } }));
+    const { cycleId } = await json(await expectOk(fullFeed(app, 'start')));
+    const [pending] = await lostEntries(app, ['fed'], { cycleId, sentSecondsAgo: -3_600 });
+    expect(await json(await expectOk(fullFeed(app, 'end')))).toMatchObject({ state: 'ENDING' });
+
+    // A live update sent meanwhile, of a document the cycle puts on shard 1: applied live on shard 0 and staged into the
+    // cycle on shard 1 (its copy). Its delivery died between the two calls: live, not staged.
+    const documentId = onShardOneOfTwo('ending');
+    const [opId] = await lostEntries(app, [documentId], { lastCycleId: cycleId, sentSecondsAgo: 3_600, redrives: MAX_REDRIVES });
+    const update: FeedOperation = {
+      opId,
+      documentId,
+      operation: 'update',
+      payload: { name: documentId, description: 'sent while the full feed ended' },
+      cycleId: null,
+      lastCycle: cycleId,
+    };
+    let firstApplied: Promise<unknown> | undefined;
+    const dying = objectCallsThrough(async (send, method) => {
+      if (method !== 'applyToShard') return send();
+      if (!firstApplied) return (firstApplied = send());
+      await firstApplied;
+      throw new Error('the process died');
+    });
+    expect(await deliver(appId, [update], dying)).toEqual([`m${opId}`]);
+    expect(await app.searchApp.shard(0).document(documentId)).not.toBeNull();
+
+    // Given up (re-sent too often): held in one of its two places, it stays open, and shard 1's refusal is taken back.
+    await recoverApp(env, createDb(env.DB), { appId, stalled: true, appliedUpTo: 0, requestedAt: Date.now() });
+    const state = async (id: number) =>
+      (await env.DB.prepare('SELECT state FROM feeding_operations WHERE id = ?').bind(id).first<{ state: string }>())!.state;
+    expect(await state(opId)).toBe('STARTED');
+
+    // The queue's retry stages the copy; the cycle's last entry arrives and the swap keeps the document.
+    expect(await deliver(appId, [update])).toEqual([]);
+    expect(await state(opId)).toBe('FINISHED');
+    expect(await deliver(appId, [{ opId: pending, documentId: 'fed', operation: 'update', payload: { name: 'fed' }, cycleId }])).toEqual(
+      [],
+    );
+    expect(await status(app)).toMatchObject({ state: 'NONE' });
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 2, generation: 1 });
+    expect(await app.searchApp.document(documentId)).toEqual({ name: documentId, description: 'sent while the full feed ended' });
+    expect((await searchIds(app)).sort()).toEqual([documentId, 'fed'].sort());
   });
 });

@@ -679,6 +679,37 @@ describe('a re-index job changing the shard count', () => {
     await writeAfterDecidedMove(2, 1, 1);
   });
 
+  it('a live write routed by the 1-shard layout read before a move to 2 committed is retried, then goes to its new shard', async () => {
+    const app = await shardedApp(1);
+    const config = indexConfigOf((await findSearchApp(createDb(env.DB), app.tenant, app.code))!);
+    const client = app.searchApp;
+    const id = ['raced-0', 'raced-1', 'raced-2', 'raced-3'].find((candidate) => shardOf(candidate, 2) === 1)!;
+    const update = (opId: number, description: string): FeedOperation => ({
+      opId,
+      documentId: id,
+      operation: 'update',
+      payload: { name: id, description },
+    });
+    await client.apply([update(1, 'before')], config);
+    // The delivery read the layout (1 shard), then the move committed before its call reached shard 0.
+    let moved = false;
+    const racing = objectCallsThrough(async (send, method) => {
+      if (method === 'apply' && !moved) {
+        moved = true;
+        await client.reshard(2, config, 'job-racing');
+      }
+      return send();
+    });
+    await expect(new SearchAppClient(racing, app.tenant, app.code).apply([update(2, 'after')], config)).rejects.toThrow('retry');
+    expect((await client.layout()).layout).toEqual({ shards: 2, generation: 1 });
+    expect(await client.shard(0).document(id)).toBeNull();
+    // The queue's retry routes it by the new layout.
+    expect(await client.apply([update(2, 'after')], config)).toEqual([{ opId: 2, state: 'FINISHED' }]);
+    expect(await client.document(id)).toEqual({ name: id, description: 'after' });
+    expect(await client.shard(0).document(id)).toBeNull();
+    expect((await client.search({ page: 1, rows: 10 })).total).toBe(1);
+  });
+
   it('moves every document to its shard of the new count, answers as before, and destroys the shards dropped', async () => {
     const app = await shardedApp(2);
     const documents = DOCUMENTS.slice(0, 60);

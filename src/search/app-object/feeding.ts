@@ -242,10 +242,11 @@ export class Feeding {
   }
 
   /**
-   * `apply` on one shard of several, routed by the layout of `generation`; `statisticsDue`: enough changed here that
-   * the shards should share statistics anew. Routed by another layout than this shard's (a swap is committing), the
-   * batch fails, to be retried and routed again: a cycle's swap, which makes a new generation live, cannot come between
-   * the routing and a live operation or `stageOnly` copy, which would then miss it. A copy this shard's cycle takes needs
+   * `apply` on one shard (of several, or the only one), routed by the layout of `generation`; `statisticsDue`: enough
+   * changed here that the shards should share statistics anew. Routed by another layout than this shard's (a swap or a
+   * move is committing), the batch fails, to be retried and routed again: a cycle's swap or a move, which makes a new
+   * generation live, cannot come between the routing and a live operation or `stageOnly` copy, which would then miss it
+   * (or land on a shard the new layout does not route its document to). A copy this shard's cycle takes needs
    * no such check (the shard has not committed that swap): a shard of the cycle outside the live layout takes its copies.
    */
   async applyToShard(
