@@ -140,6 +140,21 @@ describe('relevance rules', () => {
     // Five are not yet a family: a name starting with `printer` is being typed.
     expect(top('printer', printers(5))[0]).toBe('printer-driver-aa');
   });
+  it('does not take a name starting with a word that is a topic of many documents as a name being typed', () => {
+    const java = (mentions: number) => {
+      const engine = new SearchIndex({ fields, sorts: [] });
+      engine.add('java-common', { name: 'java-common', description: 'base files for runtimes' });
+      engine.add('java-policy', { name: 'java-policy', description: 'packaging policy' });
+      engine.add('default-jdk', { name: 'default-jdk', description: 'standard java development kit' });
+      for (let i = 0; i < mentions; i++)
+        engine.add(`tool${i}`, { name: `tool${i}`, description: `a tool of many words number ${i} written in java` });
+      return engine;
+    };
+    // 2 titles start with `java`, 153 documents hold it (more than 50 per title, plus one): Java is what is asked.
+    expect(top('java', java(150))[0]).toBe('default-jdk');
+    // 103 documents: a title starting with `java` is still the name being typed.
+    expect(top('java', java(100))[0]).toBe('java-common');
+  });
   it('finds other forms of a word: verb, -ing, -er and -ment forms share a stem', () => {
     expect(top('record screen')[0]).toBe('simplescreenrecorder');
     expect(top('scan document')[0]).toBe('xsane');

@@ -62,6 +62,10 @@ export interface FamilyCache {
   headless: Set<number>;
   /** 1 per ordinal whose title goes on past a first word that begins a namespace (`namespacedTitles`). */
   namespaced: Uint8Array;
+  /** Titles each beginning begins, this index's and the other shards' (`titlesBegun`). */
+  begun: (key: number) => number;
+  /** The key of each ordinal's first title word (-1: none). */
+  firstWords: Int32Array;
 }
 
 /** What the titles beginning with some words are: a namespace, a family without a head, or neither. */
@@ -107,9 +111,28 @@ export function namespacedTitles(state: IndexState): Uint8Array {
 export function titlesBeginning(state: IndexState, words: readonly string[]): Beginning {
   const { namespaces, headless } = families(state);
   if (!words.length) return 'name';
+  const hash = beginningKey(words);
+  return namespaces.has(hash) ? 'namespace' : headless.has(hash) ? 'headless' : 'name';
+}
+
+/**
+ * How many titles of the whole index begin with `words` and go on past them (`java` → `java-common`, `java-policy`).
+ * A shard counts the other shards' only for beginnings of its own titles: exact where it holds one (`startsWithWord`).
+ */
+export function titlesBegun(state: IndexState, words: readonly string[]): number {
+  return families(state).begun(beginningKey(words));
+}
+
+/** Whether the title of `ord` begins with the word `word` itself (not with a part of it: `node-js` for `nodejs`). */
+export function titleStartsWithWord(state: IndexState, ord: number, word: string): boolean {
+  return families(state).firstWords[ord] === titleWordKey(word);
+}
+
+/** The key of the title beginning made of `words`. */
+function beginningKey(words: readonly string[]): number {
   let hash = 0;
   for (const word of words) hash = mix(hash, titleWordKey(word));
-  return namespaces.has(hash) ? 'namespace' : headless.has(hash) ? 'headless' : 'name';
+  return hash;
 }
 
 /** The prior and namespaces in use, computed again after enough changes. */
@@ -212,7 +235,7 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
     if (members > MAX_FAMILY) namespaces.add(key);
     else if (members > VARIANTS && !isWhole(key)) headless.add(key);
   }
-  return { prior, namespaces, headless, namespaced };
+  return { prior, namespaces, headless, namespaced, begun: beginnings, firstWords: words[0] ?? new Int32Array(size).fill(-1) };
 
   function isPart(ord: number): boolean {
     if (beginnings(allButLast[ord]) > 1) return true;

@@ -5,7 +5,8 @@
  * 2. typos: fewer typos over the matched words (a completion is no typo);
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
  *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace; nor more than
- *    five none of which is the query: a family without a head) start with it,
+ *    five none of which is the query: a family without a head; nor, for one word, when more than 50 documents per
+ *    title starting so hold it: a topic, `java`) start with it,
  *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos; a completion or a
  *    shorter form of a one-word query that is itself an indexed word counts not at all (`wiki` -> `wiki2beamer`,
  *    `checkers` -> `check`: matching.ts);
@@ -23,7 +24,7 @@
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
 import { compareStrings, type ValueColumn } from './columns';
-import { namespacedTitles, titlesBeginning, type Beginning } from './families';
+import { namespacedTitles, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
 import { fnv1a } from './hash';
 import { detailMatches, matchOf, SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
 import type { SortSpec, TextField } from './plan';
@@ -117,6 +118,11 @@ const NAMESPACED = 0.5;
 const PROXIMITY = 0.5;
 /** Score bonus per query word matched near the previous one in a field, not right after it (matching.ts's `NEAR_WINDOW`). */
 const NEARBY = 0.15;
+/**
+ * Documents holding a one-word query per title beginning with it (plus one) past which the word is a topic of the
+ * collection, not a name being typed (`java`: 4 titles, thousands of documents).
+ */
+const TOPIC_RATIO = 50;
 
 /**
  * Relevance of the matched documents, ranked lazily: a document's criteria and final score are computed the first
@@ -142,10 +148,8 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
   // A name starting with a namespace (`node-…` for `node`) or a family without a head (`printer-driver-…` for
   // `printer`) is not a name being typed.
-  const beginning = queryBeginning(
-    state,
-    m.plan.words.filter((_, i) => counted & (1 << i)),
-  );
+  const countedWords = m.plan.words.filter((_, i) => counted & (1 << i));
+  const beginning = topicOrBeginning(state, countedWords);
   // A query naming a namespace (`golang`) asks for its titles: they are no parts then.
   const namespaced = beginning === 'namespace' ? undefined : namespacedTitles(state);
   const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
@@ -231,6 +235,16 @@ function queryBeginning(state: IndexState, words: string[]): Beginning {
   return beginning === 'name' && words.length >= 2 && words.length <= 3 ? titlesBeginning(state, [words.join('')]) : beginning;
 }
 
+/**
+ * `queryBeginning`, or `topic` for one word held by more than `TOPIC_RATIO` documents per title beginning with it (plus
+ * one): titles starting with it are then a few of many documents about it (`java-common` among thousands naming Java).
+ */
+function topicOrBeginning(state: IndexState, words: string[]): Beginning | 'topic' {
+  const beginning = queryBeginning(state, words);
+  if (beginning !== 'name' || words.length !== 1) return beginning;
+  return termFrequency(state, words[0]) > TOPIC_RATIO * (1 + titlesBegun(state, words)) ? 'topic' : beginning;
+}
+
 /** Documents per number of counted query words, reused: a typed array of more than 64 bytes is allocated outside the heap. */
 const wordCounts = new Uint32Array(WHOLE + 1);
 
@@ -242,7 +256,7 @@ function attributeLevel(
   ord: number,
   match: number,
   heaviest: number,
-  beginning: Beginning,
+  beginning: Beginning | 'topic',
 ): number {
   const { counted } = m.plan;
   const at = (match * state.plan.text.length + slot.slot) * SLOT_MARKS;
@@ -256,7 +270,14 @@ function attributeLevel(
   const how = ((slotWords >>> WHOLE) & counted) === counted ? 5 : (slotWords & counted) === counted ? 3 : 1;
   // A family without a head: a title starting with its words as typed is one of its members, not the name typed (a
   // title starting with a completion is another word, decided alike by a shard that holds no member).
-  if (!equals && beginning === 'headless' && how === 5) return 0;
+  // A topic: a title starting with the word is one of many documents about it (a shard holding such a title counts
+  // the whole index's, so shards decide alike).
+  if (
+    !equals &&
+    how === 5 &&
+    (beginning === 'headless' || (beginning === 'topic' && titleStartsWithWord(state, ord, m.plan.words[m.plan.firstCounted])))
+  )
+    return 0;
   return Math.min(Math.round(slot.weight * 4), 4095) * 8 + how + equals;
 }
 
