@@ -12,7 +12,7 @@ import { ApiError, describeDetails, logError } from '../errors';
 import { messageBody } from '../validation';
 import { SearchAppClient } from '../search/search-app-client';
 import { findSearchAppById, type SearchAppRow } from '../db/queries';
-import { giveUpEntries, recoverApp } from './recovery';
+import { giveUpEntries, recoverApp, REFUSED } from './recovery';
 import { EmbeddingError } from '../search/embedding/providers';
 import type { FeedOperation } from '../search/app-object/feeding';
 import { embedMissingVectors, embedOperations, type EmbeddedOperations } from './embeddings';
@@ -154,6 +154,11 @@ async function applyEmbedded(
   const vectors = [...new Map(parts.flatMap((part) => part.vectors).map((vector) => [vector.hash, vector])).values()];
   const results = operations.length ? await searchApp.apply(operations, indexConfigOf(app), vectors) : [];
   for (const [state, ids] of idsBy(results.map((result) => [result.opId, result.state]))) await setStates(db, ids, state);
+  // A shard answers nothing for an operation it refuses (given up before, or older than its dropped tombstones' horizon):
+  // every re-send would meet the same refusal, so it is given up now rather than after its re-sends.
+  const answered = new Set(results.map((result) => result.opId));
+  const refused = operations.filter((op) => !answered.has(op.opId));
+  if (refused.length) await giveUpEntries(db, app, searchApp, refused, REFUSED);
   await finishCyclesOf(
     env,
     db,

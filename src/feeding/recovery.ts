@@ -20,6 +20,9 @@ import { sendOperations, setStates, settleCycle } from './operations';
 export const REDRIVE_AFTER_SECONDS = 20;
 /** Re-sends before an entry is given up (about 10 minutes after it was first sent). */
 export const MAX_REDRIVES = 5;
+/** Why an entry a shard refused at its delivery is ERROR (`Feeding.apply` drops it without a result). */
+export const REFUSED =
+  'refused: it arrived over an hour after it was accepted, when a delete it may be older than was forgotten, or after it was given up';
 /** Entries handled per check; the next check takes the rest. */
 const BATCH = 2_000;
 
