@@ -133,16 +133,23 @@ function acceptedBy(filter: CompiledFilter, ords: Int32Array): Int32Array {
   return marked(ords, marks, 1);
 }
 
+/** `marked`'s working list, grown as candidates grow (filters run one at a time, and `marked` copies out of it). */
+let markedScratch = new Int32Array(1024);
+
 /**
  * The ordinals of `ords` whose `marks` are `bits`, in order. Typed, as the candidates are: a list the engine reads
- * both as a typed list and as a `number[]` makes every loop over ordinals polymorphic.
+ * both as a typed list and as a `number[]` makes every loop over ordinals polymorphic. One pass without a branch on
+ * the marks (every ordinal written, the next one over it unless marked), so scattered marks cost no mispredictions.
  */
 function marked(ords: Int32Array, marks: Int32Array, bits: number): Int32Array {
-  let count = 0;
-  for (let i = 0; i < ords.length; i++) if (marks[i] === bits) count++;
-  const kept = new Int32Array(count);
-  for (let i = 0, at = 0; i < ords.length; i++) if (marks[i] === bits) kept[at++] = ords[i];
-  return kept;
+  if (markedScratch.length < ords.length) markedScratch = new Int32Array(ords.length * 2);
+  const kept = markedScratch;
+  let length = 0;
+  for (let i = 0; i < ords.length; i++) {
+    kept[length] = ords[i];
+    length += +(marks[i] === bits);
+  }
+  return kept.slice(0, length);
 }
 
 /** The faceted field a facet id names: a field code, or `<code>.<key>` of an attributes field. */
