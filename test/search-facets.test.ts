@@ -417,3 +417,111 @@ describe('facetPaths: a categories facet as a hierarchical menu opened at a path
     ]);
   });
 });
+
+describe('facets of nearly unique columns: one value a document, about as many values as documents', () => {
+  const uniqueConfig: IndexConfig = {
+    fields: [
+      field('title', 'string', { facet: false }),
+      field('colour', 'string', { searchMode: 'off' }),
+      field('source', 'string', { searchMode: 'off' }),
+      field('size', 'long'),
+    ],
+    sorts: [],
+  };
+  const colours = ['red', 'green', 'blue'];
+  type Document = { title: string; colour: string; source?: string | string[]; size?: number };
+  // `source`: a tenth of the documents share 7 values, the rest hold their own; `size`: a tenth share 5, some none.
+  const documentOf = (i: number): Document => ({
+    title: i % 4 === 0 ? `plain item ${i}` : `common item ${i}`,
+    colour: colours[i % 3],
+    ...(i % 50 === 7 ? {} : { source: i % 10 === 0 ? `shared ${i % 7}` : `src ${i}` }),
+    ...(i % 40 === 9 ? {} : { size: i % 10 === 1 ? 1000 + (i % 5) : 5000 + i }),
+  });
+
+  /** Each facet's values and the size stats counted the slow way over the documents `matches` keeps (and `passes`, for the facets but colour). */
+  function expected(documents: Map<string, Document>, matches: (d: Document) => boolean, passes: (d: Document) => boolean, limit: number) {
+    const tallies = { colour: new Map<string, number>(), size: new Map<string, number>(), source: new Map<string, number>() };
+    const sizes: number[] = [];
+    for (const document of documents.values()) {
+      if (!matches(document)) continue;
+      const add = (id: keyof typeof tallies, value: string) => tallies[id].set(value, (tallies[id].get(value) ?? 0) + 1);
+      add('colour', document.colour);
+      if (!passes(document)) continue;
+      for (const source of [document.source ?? []].flat()) add('source', source);
+      if (document.size !== undefined) {
+        add('size', String(document.size));
+        sizes.push(document.size);
+      }
+    }
+    const facets = Object.entries(tallies).map(([id, tally]) => ({
+      id,
+      values: [...tally]
+        .map(([value, count]) => ({ value, count }))
+        .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+        .slice(0, limit),
+    }));
+    const sum = sizes.reduce((a, b) => a + b, 0);
+    const stats = sizes.length ? { min: Math.min(...sizes), max: Math.max(...sizes), avg: sum / sizes.length, sum } : undefined;
+    return { facets, stats };
+  }
+
+  function indexBesideDocuments() {
+    const index = new SearchIndex(uniqueConfig);
+    const documents = new Map<string, Document>();
+    const answer = (target: SearchIndex, request: Partial<SearchRequest>) => {
+      const found = target.search({ page: 1, rows: 5, ...request });
+      return { facets: found.facets.map(({ id, values }) => ({ id, values })), stats: found.facetStats.size };
+    };
+    return {
+      index,
+      documents,
+      add(id: string, document: Document) {
+        documents.set(id, document);
+        index.add(id, document);
+      },
+      remove(id: string) {
+        documents.delete(id);
+        index.remove(id);
+      },
+      /**
+       * `common` (most documents: counted through the others), `plain` (a quarter) and `item` (every one), with every
+       * facet counted together (rows), with colour left out (facet by facet) and with a colour filter, at each limit.
+       */
+      expectCounts(target: SearchIndex = index) {
+        for (const q of ['common', 'plain', 'item'])
+          for (const facetLimit of [1, 3, 8, 60, 5000]) {
+            const matches = (d: Document) => d.title.includes(q);
+            const all = expected(documents, matches, () => true, facetLimit);
+            expect(answer(target, { q, facetLimit })).toEqual(all);
+            const apart = answer(target, { q, facetLimit, facetLimits: { colour: 0 } });
+            expect(apart).toEqual({
+              ...all,
+              facets: all.facets.map((facet) => (facet.id === 'colour' ? { ...facet, values: [] } : facet)),
+            });
+            const red = answer(target, { q, facetLimit, filters: { colour: { filterType: 'term', values: ['red'] } } });
+            expect(red).toEqual(expected(documents, matches, (d) => d.colour === 'red', facetLimit));
+          }
+      },
+    };
+  }
+
+  it('counts them as facet by facet and as the documents say, with ties cut at every limit, complements and filters', () => {
+    const { add, expectCounts, index } = indexBesideDocuments();
+    for (let i = 0; i < 1500; i++) add(`d${i}`, documentOf(i));
+    expectCounts();
+    expectCounts(SearchIndex.load(uniqueConfig, index.serialize()));
+  });
+
+  it('counts them as the index changes: new values between searches, removals, and a document holding two sources', () => {
+    const { add, remove, expectCounts } = indexBesideDocuments();
+    for (let i = 0; i < 1500; i++) add(`d${i}`, documentOf(i));
+    expectCounts();
+    // Values new to both columns, some before every value there is in string order: every rank moves.
+    for (let i = 1500; i < 1600; i++) add(`d${i}`, { ...documentOf(i), source: `a ${i % 30}`, size: 7 + (i % 3) });
+    for (let i = 0; i < 1600; i += 9) remove(`d${i}`);
+    expectCounts();
+    // Two sources on one document: counted as any column with several values a document.
+    add('two', { title: 'common item two', colour: 'red', source: ['a 1', 'zz'], size: 5 });
+    expectCounts();
+  });
+});
