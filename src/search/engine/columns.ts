@@ -69,7 +69,7 @@ export class ValueColumn {
   }
 
   /** Sets `bit` in `marks[i]` where `ords[i]` carries a value marked in `wanted` (`hasAny`). */
-  markHasAny(ords: readonly number[], wanted: Uint8Array, marks: Int32Array, bit: number): void {
+  markHasAny(ords: ArrayLike<number>, wanted: Uint8Array, marks: Int32Array, bit: number): void {
     for (let i = 0; i < ords.length; i++) if (this.hasAny(ords[i], wanted)) marks[i] |= bit;
   }
 
@@ -213,7 +213,7 @@ export class NumberColumn {
   }
 
   /** Sets `bit` in `marks[i]` where `ords[i]` is `within` the bounds. */
-  markWithin(ords: readonly number[], min: number | undefined, max: number | undefined, marks: Int32Array, bit: number): void {
+  markWithin(ords: ArrayLike<number>, min: number | undefined, max: number | undefined, marks: Int32Array, bit: number): void {
     for (let i = 0; i < ords.length; i++) if (this.within(ords[i], min, max)) marks[i] |= bit;
   }
 }

@@ -316,7 +316,7 @@ function allBits({ disjunctive }: Filtered): number {
  * Where the candidates passing the filters of `needed` are: among `from`, those whose `passes` hold the bits of
  * `test`; when that is every filter, the list of candidates passing them all, with nothing left to test.
  */
-function lookIn(filtered: Filtered, needed: number): { from: readonly number[]; test: number } {
+function lookIn(filtered: Filtered, needed: number): { from: ArrayLike<number>; test: number } {
   if (needed && needed === allBits(filtered) && filtered.passing) return { from: filtered.passing, test: 0 };
   return { from: filtered.shared, test: needed };
 }

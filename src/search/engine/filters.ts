@@ -13,11 +13,11 @@ export interface CompiledFilter {
   disjunctive: boolean;
   accepts(ord: number): boolean;
   /** Sets `bit` in `marks[i]` for each `ords[i]` the filter accepts: one loop with one kind of test. */
-  markEach(ords: readonly number[], marks: Int32Array, bit: number): void;
+  markEach(ords: ArrayLike<number>, marks: Int32Array, bit: number): void;
 }
 
 /** Sets `bit` in `marks[i]` for each `ords[i]` passing a test. */
-type MarkEach = (ords: readonly number[], marks: Int32Array, bit: number) => void;
+type MarkEach = (ords: ArrayLike<number>, marks: Int32Array, bit: number) => void;
 
 /**
  * A filter from its test on one document and the same test over many (a loop in the column, which the JIT keeps
@@ -47,11 +47,11 @@ function filterOf(
  * bits (`passes`), so each facet can leave out its own such filter cheaply (disjunctive faceting).
  */
 export interface Filtered {
-  shared: readonly number[];
+  shared: ArrayLike<number>;
   passes: ArrayLike<number>;
   disjunctive: CompiledFilter[];
   /** The shared candidates that pass every disjunctive filter too (what facets without a filter of their own count over). */
-  passing?: readonly number[];
+  passing?: ArrayLike<number>;
 }
 
 /** The request's filters as predicates over ordinals; throws `QueryError` naming every invalid one. */
@@ -113,7 +113,7 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
 }
 
 /** The candidates passing every filter, and the per-candidate bits facet counting needs. */
-export function applyFilters(candidates: readonly number[], filters: CompiledFilter[]): { filtered: Filtered; passing: number[] } {
+export function applyFilters(candidates: Int32Array, filters: CompiledFilter[]): { filtered: Filtered; passing: Int32Array } {
   const disjunctive = filters.filter((f) => f.disjunctive).slice(0, 31);
   const conjunctive = filters.filter((f) => !disjunctive.includes(f));
   // Filter after filter over the candidates (not candidate after candidate through every filter): each loop runs one
@@ -122,17 +122,27 @@ export function applyFilters(candidates: readonly number[], filters: CompiledFil
   for (const filter of conjunctive) shared = acceptedBy(filter, shared);
   const passes = new Int32Array(shared.length);
   disjunctive.forEach((filter, j) => filter.markEach(shared, passes, 1 << j));
-  const all = (1 << disjunctive.length) - 1;
-  const passing: number[] = [];
-  for (let i = 0; i < shared.length; i++) if (passes[i] === all) passing.push(shared[i]);
+  const passing = marked(shared, passes, (1 << disjunctive.length) - 1);
   return { filtered: { shared, passes, disjunctive, passing }, passing };
 }
 
 /** The ordinals of `ords` a filter accepts, in order. */
-function acceptedBy(filter: CompiledFilter, ords: readonly number[]): number[] {
+function acceptedBy(filter: CompiledFilter, ords: Int32Array): Int32Array {
   const marks = new Int32Array(ords.length);
   filter.markEach(ords, marks, 1);
-  return ords.filter((_, i) => marks[i] === 1);
+  return marked(ords, marks, 1);
+}
+
+/**
+ * The ordinals of `ords` whose `marks` are `bits`, in order. Typed, as the candidates are: a list the engine reads
+ * both as a typed list and as a `number[]` makes every loop over ordinals polymorphic.
+ */
+function marked(ords: Int32Array, marks: Int32Array, bits: number): Int32Array {
+  let count = 0;
+  for (let i = 0; i < ords.length; i++) if (marks[i] === bits) count++;
+  const kept = new Int32Array(count);
+  for (let i = 0, at = 0; i < ords.length; i++) if (marks[i] === bits) kept[at++] = ords[i];
+  return kept;
 }
 
 /** The faceted field a facet id names: a field code, or `<code>.<key>` of an attributes field. */

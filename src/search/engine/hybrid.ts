@@ -81,7 +81,7 @@ export function hybridCandidates(
   const keywordOrder = keyword?.relevance;
   const keywordKey = keyword?.mergeKey;
   return {
-    ords,
+    ords: Int32Array.from(ords),
     relevance: (a, b) => fused[b] - fused[a] || (keywordOrder?.(a, b) ?? 0) || compareStrings(state.ids[a], state.ids[b]),
     mergeKey: {
       order: ['desc', ...(keywordKey?.order ?? ['asc'])],

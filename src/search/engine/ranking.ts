@@ -137,7 +137,7 @@ export interface Relevance {
    * The documents of `ords` (matched ones) that can be among the first `k`: those matching the most counted query
    * words (criterion 1, which decides before every other), at least `k` of them when there are; their matches detailed.
    */
-  contenders(ords: readonly number[], k: number): readonly number[];
+  contenders(ords: Int32Array, k: number): Int32Array;
 }
 
 /** Relevance order of matched documents, best first; `prior` is each document's prior (families.ts). */
@@ -195,7 +195,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   };
   // Every alternative holds every counted word (as a match of an exact-mode field does): then so does every match.
   const everyMatchHoldsAll = m.plan.alternatives.every((alternative) => (alternative.mask & counted) === counted);
-  const contenders = (ords: readonly number[], k: number): readonly number[] => {
+  const contenders = (ords: Int32Array, k: number): Int32Array => {
     if (everyMatchHoldsAll && k > 0) {
       detailMatches(state, m, ords);
       return ords;
@@ -216,7 +216,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
       detailMatches(state, m, ords);
       return ords;
     }
-    const kept: number[] = new Array<number>(reached);
+    const kept = new Int32Array(reached);
     let length = 0;
     for (let i = 0; i < ords.length; i++) if (popcount(matched[matchOf(m, ords[i])] & counted) >= least) kept[length++] = ords[i];
     detailMatches(state, m, kept);
@@ -344,10 +344,17 @@ export function popcount(bits: number): number {
   return count;
 }
 
+/** The entries of `ords` from `from` up to `to`, as an array. */
+export function slice(ords: Int32Array, from: number, to: number): number[] {
+  const part: number[] = [];
+  for (let i = from; i < Math.min(to, ords.length); i++) part.push(ords[i]);
+  return part;
+}
+
 /** The first `k` of `ords` in order, without sorting everything when k is small. */
-export function selectTop(ords: readonly number[], k: number, compare: Compare): number[] {
+export function selectTop(ords: Int32Array, k: number, compare: Compare): number[] {
   if (k <= 0) return [];
-  if (ords.length <= k * 4) return ords.slice().sort(compare).slice(0, k);
+  if (ords.length <= k * 4) return slice(ords, 0, ords.length).sort(compare).slice(0, k);
   // Bounded max-heap of the best k seen so far (the worst on top): one comparison for most ordinals, where a sort
   // makes a dozen (a query matching 500 documents sorted them all for its 10 hits).
   const heap: number[] = [];

@@ -10,7 +10,7 @@ import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
 import { matchOf, matchPlan, release } from './matching';
 import { planQuery, type QueryPlan } from './query-plan';
-import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, sortOrder, type Compare } from './ranking';
+import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, slice, sortOrder, type Compare } from './ranking';
 import type { SortSpec } from './plan';
 import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
@@ -20,11 +20,11 @@ import type { EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
  * (`keywordCandidates`); filters, facets, sort and paging apply to whatever set arrives here.
  */
 export interface Candidates {
-  ords: readonly number[];
+  ords: Int32Array;
   /** Relevance order, best first; absent for a search without a query (feeding order). */
   relevance?: Compare;
   /** Of `ords` passing the filters, those that can be among the first `k` by `relevance` (all when absent). */
-  contenders?(ords: readonly number[], k: number): readonly number[];
+  contenders?(ords: Int32Array, k: number): Int32Array;
   /** How well a keyword candidate matched, 0 to 1: the share of query words it matched × its BM25 score relative to `best`. */
   keywordScore?: (ord: number, best: number) => number;
   /** The best BM25 score among the keyword candidates (what `keywordScore` is relative to in one index). */
@@ -144,7 +144,7 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
     // Without a query or sort, documents come in feeding order, which is ordinal order already.
     const page =
       !candidates.relevance && !sort
-        ? passing.slice(start, start + request.rows)
+        ? slice(passing, start, start + request.rows)
         : selectTop(
             sort ? passing : (candidates.contenders?.(passing, start + request.rows) ?? passing),
             start + request.rows,

@@ -44,7 +44,7 @@ export interface QueryCaches {
   /** The facet columns in the string order of their ids (facets.ts `facetsById`). */
   facetsById?: FacetColumn[];
   /** `liveOrds` of one index version. */
-  live?: { version: number; ords: readonly number[] };
+  live?: { version: number; ords: Int32Array };
   /** Facet counting's per-value counts (facets.ts), by column and by document (facet-rows.ts). */
   tally?: Tally;
   rowTally?: RowTally;
@@ -117,11 +117,12 @@ export function isAlive(state: IndexState, ord: number): boolean {
 }
 
 /** Every live ordinal, in feeding order (computed once per index version). */
-export function liveOrds(state: IndexState): readonly number[] {
+export function liveOrds(state: IndexState): Int32Array {
   const cached = state.caches.live;
   if (cached?.version === state.version) return cached.ords;
-  const ords: number[] = [];
-  for (let ord = 0; ord < state.ids.length; ord++) if (state.alive[ord] === 1) ords.push(ord);
+  const ords = new Int32Array(state.liveCount);
+  let length = 0;
+  for (let ord = 0; ord < state.ids.length; ord++) if (state.alive[ord] === 1) ords[length++] = ord;
   state.caches.live = { version: state.version, ords };
   return ords;
 }
