@@ -155,6 +155,17 @@ describe('relevance rules', () => {
     // 103 documents: a title starting with `java` is still the name being typed.
     expect(top('java', java(100))[0]).toBe('java-common');
   });
+  it('does not take a title equal to the singular of an indexed one-word query for the name typed (`sm` for `sms`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('sm', { name: 'sm', description: 'show a message on the screen' });
+    engine.add('gammu', { name: 'gammu', description: 'sms manager for mobile phones' });
+    engine.add('kannel', { name: 'kannel', description: 'wap and sms gateway' });
+    for (let i = 0; i < 10; i++) engine.add(`tool${i}`, { name: `tool${i}`, description: `an sm tool ${i}` });
+    // `sm` still matches (its score counts), but not as the name typed.
+    expect(top('sms', engine)[0]).toBe('gammu');
+    expect(top('sms', engine)).toContain('sm');
+    expect(top('sm', engine)[0]).toBe('sm');
+  });
   it('finds other forms of a word: verb, -ing, -er and -ment forms share a stem', () => {
     expect(top('record screen')[0]).toBe('simplescreenrecorder');
     expect(top('scan document')[0]).toBe('xsane');

@@ -39,6 +39,8 @@ export interface PreparedSwap {
    * then on the cycle can no longer be cancelled or failed, only committed.
    */
   decided?: boolean;
+  /** When shard 0 decided it (epoch ms): a move its job left uncommitted `DECIDED_MOVE_COMMIT_MS` later, shard 0 commits. */
+  decidedAt?: number;
 }
 
 /**
@@ -83,6 +85,12 @@ export type ReshardFate = 'committed' | 'pending' | 'abandoned';
 
 /** A re-shard not finished after this long was abandoned (a queue consumer runs 15 minutes at most). */
 export const RESHARD_LEASE_MS = 15 * 60_000;
+
+/**
+ * A move shard 0 decided this long ago and has not committed, it commits itself (its alarm, or a shard asking it):
+ * its job died while committing, or is slow, and committing twice is harmless, while live feeding waits on the voters.
+ */
+export const DECIDED_MOVE_COMMIT_MS = 30_000;
 
 /** The re-shard in progress in this storage, if any: one begun less than RESHARD_LEASE_MS ago. */
 export function activeReshard(storage: AppStorage): Reshard | undefined {

@@ -8,7 +8,7 @@ import { prepareSwap, type SwappingShards } from '../../src/search/shard-swap';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
 import { indexConfigOf } from '../../src/feeding/operations';
-import { RESHARD_LEASE_MS } from '../../src/search/app-storage';
+import { DECIDED_MOVE_COMMIT_MS, RESHARD_LEASE_MS } from '../../src/search/app-storage';
 import type { FeedOperation } from '../../src/search/app-object/feeding';
 import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, runRecoveryCheck, type FeedingApp } from '../feeding/helpers';
 import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, objectCallsThrough, uniqueCode, waitFor } from '../helpers';
@@ -670,6 +670,42 @@ describe('a re-index job changing the shard count', () => {
     expect(await client.document(late)).toEqual({ name: late });
     expect((await client.search({ page: 1, rows: 20 })).total).toBe(11);
   }
+
+  it('a move whose job died once it was decided is committed by shard 0 30 s after the decision, and live feeding goes on', async () => {
+    const app = await shardedApp(1);
+    const config = indexConfigOf((await findSearchApp(createDb(env.DB), app.tenant, app.code))!);
+    const client = app.searchApp;
+    const update = (opId: number, documentId: string): FeedOperation => ({
+      opId,
+      documentId,
+      operation: 'update',
+      payload: { name: documentId },
+    });
+    const ids = Array.from({ length: 10 }, (_, i) => `doc-${i}`);
+    await client.apply(
+      ids.map((id, i) => update(i + 1, id)),
+      config,
+    );
+    let died = false;
+    const dying = objectCallsThrough((send, method) => {
+      died ||= method === 'commitSwap';
+      return died ? Promise.reject(new Error('the process died')) : send();
+    });
+    await expect(new SearchAppClient(dying, app.tenant, app.code).reshard(2, config, 'job-decided')).rejects.toThrow('died');
+    expect((await client.stub.vote())?.decided).toBe(true);
+    // Live feeding waits on the voters (shard 0 here) while the move is uncommitted.
+    await expect(client.apply([update(100, 'late')], config)).rejects.toThrow('moving');
+    // No retry came: 30 s after the decision (well within the move's 15-minute lease), shard 0's alarm commits it.
+    await runInDurableObject(client.stub, (_instance, state) => {
+      const decidedAt = Date.now() - DECIDED_MOVE_COMMIT_MS - 1;
+      state.storage.sql.exec(`UPDATE meta SET value = json_set(value, '$.decidedAt', ?) WHERE key = 'ready'`, decidedAt);
+    });
+    expect(await runDurableObjectAlarm(client.stub)).toBe(true);
+    expect((await client.layout()).layout).toEqual({ shards: 2, generation: 1 });
+    expect(await client.apply([update(100, 'late')], config)).toEqual([{ opId: 100, state: 'FINISHED' }]);
+    await expectPlaced(app, [...ids, 'late'], 2);
+    expect((await client.search({ page: 1, rows: 20 })).total).toBe(11);
+  });
 
   it('a live write after a decided move lapsed its seal waits for the move (its vote), then goes live', async () => {
     await writeAfterDecidedMove(1, 2, 0);

@@ -5,6 +5,7 @@
 import type { Env } from '../../env';
 import {
   activeReshard,
+  DECIDED_MOVE_COMMIT_MS,
   type FailedCycle,
   type FullFeedCycle,
   type PreparedSwap,
@@ -245,8 +246,9 @@ export class FullFeeds {
     if (storage.get('cycle')?.id !== swap.cycleId && storage.get('reshard')?.id !== swap.cycleId)
       return { ok: false, status: 409, message: `cycle ${swap.cycleId} is not staged here` };
     // A vote again (a retried swap) keeps the decision taken on the first.
-    const decided = this.#decided(swap.cycleId) && storage.get('ready')?.layout.generation === swap.layout.generation;
-    storage.set('ready', decided ? { ...swap, decided } : swap);
+    const previous = storage.get('ready');
+    const decided = this.#decided(swap.cycleId) && previous?.layout.generation === swap.layout.generation;
+    storage.set('ready', decided ? { ...swap, decided, decidedAt: previous.decidedAt } : swap);
     return ok(null);
   }
 
@@ -254,14 +256,18 @@ export class FullFeeds {
    * As shard 0, between a cross-shard swap's votes and its first commit: records that every shard voted, after which
    * the cycle can no longer be cancelled or failed, only committed. False when shard 0 no longer holds its vote for
    * `generation` (the cycle was cancelled or failed, or the move dropped, meanwhile): nothing may commit. True as well
-   * when that generation is live here (a retried swap).
+   * when that generation is live here (a retried swap). A move's decision arms the alarm that commits it should its job
+   * not have done so `DECIDED_MOVE_COMMIT_MS` later (`Reindexing.expire`).
    */
-  decideSwap(generation: number): boolean {
+  async decideSwap(generation: number): Promise<boolean> {
     const storage = this.live.storage;
     if (this.live.layout().generation >= generation) return true;
     const ready = storage.get('ready');
     if (ready?.layout.generation !== generation) return false;
-    if (!ready.decided) storage.set('ready', { ...ready, decided: true });
+    if (ready.decided) return true;
+    const decidedAt = Date.now();
+    storage.set('ready', { ...ready, decided: true, decidedAt });
+    if (ready.cycleId < 0) await this.live.armAlarm(decidedAt + DECIDED_MOVE_COMMIT_MS);
     return true;
   }
 

@@ -5,6 +5,7 @@
  */
 import {
   activeReshard,
+  DECIDED_MOVE_COMMIT_MS,
   RESHARD_LEASE_MS,
   type DocumentRow,
   type HashedVector,
@@ -179,7 +180,8 @@ export class Reindexing {
    * here (shard 0 commits last), `pending` while this shard holds the re-shard within its lease (its job, or a retry, may
    * commit it), else `abandoned`: aborted, lapsed before this shard voted, wiped with its app, or its generation taken
    * or passed by another swap (a full feed started once the lease lapsed: every shard of a layout live since voted for
-   * that one, so the voter is in none). One held past its lease is settled here first (`#settle`): no job runs it.
+   * that one, so the voter is in none). One held past its lease, or decided here `DECIDED_MOVE_COMMIT_MS` ago and not
+   * committed, is settled here first (`#settle`).
    */
   async reshardFate(id: number, layout: ShardLayout): Promise<ReshardFate> {
     const storage = this.live.storage;
@@ -191,20 +193,29 @@ export class Reindexing {
     }
     const reshard = storage.get('reshard');
     if (reshard?.id !== id) return 'abandoned';
-    if (activeReshard(storage)) return 'pending';
+    if (activeReshard(storage) && (this.#decidedCommitAt(id) ?? Infinity) > Date.now()) return 'pending';
     return this.#settle(reshard, layout);
+  }
+
+  /** As the coordinator, when this shard commits the move `id` it decided and its job has not committed; else undefined. */
+  #decidedCommitAt(id: number): number | undefined {
+    const ready = this.live.storage.get('ready');
+    // A decision stored before its time was recorded is due at once.
+    return ready?.cycleId === id && ready.decided ? (ready.decidedAt ?? 0) + DECIDED_MOVE_COMMIT_MS : undefined;
   }
 
   /**
    * As the coordinator of a re-shard whose lease lapsed (its job died: a queue consumer runs 15 minutes at most, and a
-   * retry begins again here first): commits it here when a shard of the new layout already did (the job died while
-   * committing: the decision was taken) and ends it as the job would have, else drops it, so every shard that voted
-   * drops its staging when it asks.
+   * retry begins again here first), or that it decided a while ago: commits it here when it was decided or a shard of the
+   * new layout already committed (the job died while committing: a decided move is only ever committed, by its retry
+   * too, and a job still committing commits the same generation) and ends it as the job would have, else drops it, so
+   * every shard that voted drops its staging when it asks.
    */
   async #settle(reshard: Reshard, layout: ShardLayout): Promise<ReshardFate> {
     const storage = this.live.storage;
     const { generation } = layout;
-    if (storage.get('ready')?.cycleId === reshard.id && reshard.coordinator) {
+    const ready = storage.get('ready');
+    if (ready?.cycleId === reshard.id && reshard.coordinator) {
       const { coordinator } = reshard;
       const shard = (n: number) => this.live.object(shardOfPrimary(coordinator, n));
       const views = await Promise.all(
@@ -215,7 +226,7 @@ export class Reindexing {
       // Asked across an await: a retry may have begun the move again, or a search committed it, meanwhile.
       const current = storage.get('reshard');
       if (current?.id !== reshard.id || current.startedAt !== reshard.startedAt) return this.reshardFate(reshard.id, layout);
-      if (views.some((view) => view.layout.generation >= generation)) {
+      if (ready.decided || views.some((view) => view.layout.generation >= generation)) {
         // Finished as the job would have: every other shard commits, then this one, then what follows the last commit
         // (this object's own part in it through its stub too).
         const old = this.live.layout();
@@ -253,8 +264,9 @@ export class Reindexing {
     else if (sealedUntil !== undefined) await this.live.armAlarm(sealedUntil);
     const reshard = storage.get('reshard');
     if (!reshard) return;
-    const lapses = reshard.startedAt + RESHARD_LEASE_MS;
-    if (lapses > now) return this.live.armAlarm(lapses);
+    // The coordinator commits a move it decided a while ago itself, before the lease lapses.
+    const due = Math.min(reshard.startedAt + RESHARD_LEASE_MS, this.#decidedCommitAt(reshard.id) ?? Infinity);
+    if (due > now) return this.live.armAlarm(due);
     const voted = storage.get('ready');
     if (voted?.cycleId === reshard.id) {
       const { layout } = voted;

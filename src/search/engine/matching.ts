@@ -4,6 +4,7 @@
  * Per document it keeps what the ranking criteria need: the query words matched, with how many typos,
  * which exactly, and per field which words matched from where (for "the field starts with / equals the query").
  */
+import { pluralForms } from './analysis';
 import { expand, followingCompletions, type Expansion } from './expansions';
 import { titlesBeginning } from './families';
 import { isNumeric, type ExactField } from './plan';
@@ -311,15 +312,18 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const typedWord = typedFrequency > 0 && titlesBeginning(state, alternative.terms) !== 'namespace';
   const completionsAlign = typedFrequency <= RARE_WORD;
   const typedLength = alternative.terms[0].length;
+  // The singular the plural interpretation reads (`sm` for `sms`, `rt` for `rts`) is such a shorter form too.
+  const singularAligns = !(single && m.plan.counted === mask && isIndexedSingular(state, m.plan.words[first], alternative.terms[0]));
   for (const expansion of expansionsOf(state, alternative)) {
     const collected = collectHits(state, m, expansion, alternative.quality, wanted);
     const count = expansion.where ? keepWhere(hits, collected, expansion.where, slotCount) : collected;
     const aligns =
-      !typedWord ||
-      !(
-        (expansion.kind === 'prefix' && !completionsAlign) ||
-        (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength)
-      );
+      singularAligns &&
+      (!typedWord ||
+        !(
+          (expansion.kind === 'prefix' && !completionsAlign) ||
+          (expansion.kind === 'stem' && state.text.terms[expansion.termId].length < typedLength)
+        ));
     const typos = expansion.typos + 1;
     const exact = expansion.kind === 'exact' && alternative.exact ? 1 : 0;
     const whole = expansion.kind === 'exact' || expansion.kind === 'stem' ? ALT_WHOLE : 0;
@@ -741,4 +745,14 @@ function exactFieldMatches(state: IndexState, { field, match }: ExactField, quer
   }
   // In ordinal order and once each, as a scan of the live documents lists them.
   return lists > 1 ? [...new Set(matched)].sort((a, b) => a - b) : matched;
+}
+
+/** Whether `term` is the singular of `typed` (shorter), `typed` being indexed itself and beginning no namespace. */
+function isIndexedSingular(state: IndexState, typed: string, term: string): boolean {
+  return (
+    term.length < typed.length &&
+    pluralForms(typed).includes(term) &&
+    termFrequency(state, typed) > 0 &&
+    titlesBeginning(state, [typed]) !== 'namespace'
+  );
 }

@@ -9,7 +9,7 @@
  *    title starting so hold it: a topic, `java`) start with it,
  *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos; a completion or a
  *    shorter form of a one-word query that is itself an indexed word counts not at all (`wiki` -> `wiki2beamer`,
- *    `checkers` -> `check`: matching.ts);
+ *    `checkers` -> `check`, its singular `sms` -> `sm`: matching.ts);
  * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
  *    not a typo (the score weighs the forms below the word as typed);
  * 5. score: BM25F (each field's weight applied to the term frequency before saturation), field-length aware, the
