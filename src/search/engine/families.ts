@@ -117,7 +117,8 @@ export function titlesBeginning(state: IndexState, words: readonly string[]): Be
 
 /**
  * How many titles of the whole index begin with `words` and go on past them (`java` → `java-common`, `java-policy`).
- * A shard counts the other shards' only for beginnings of its own titles: exact where it holds one (`startsWithWord`).
+ * A shard counts the other shards' only for beginnings of its own titles: exact where it holds one, and
+ * `titleStartsWithWord` asks only such titles.
  */
 export function titlesBegun(state: IndexState, words: readonly string[]): number {
   return families(state).begun(beginningKey(words));
