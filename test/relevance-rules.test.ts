@@ -443,6 +443,39 @@ describe('relevance rules', () => {
     engine.add('beta', { name: 'beta', description: 'interactive geometry software for research' });
     expect(top('geometry', engine)).toEqual(['beta', 'alpha']);
   });
+  it('ranks, of two keywords, a document matching only the rarer word above one matching only the commoner', () => {
+    const withFillers = (rows: string[][]) => {
+      const engine = new SearchIndex({ fields, sorts: [] });
+      for (const [name, description] of rows) engine.add(name, { name, description });
+      for (let i = 0; i < 24; i++) engine.add(`filler${i}`, { name: `filler${i}`, description: 'something else entirely' });
+      return engine;
+    };
+    const engine = withFillers([
+      ['editor', 'plain text'],
+      ['editor-data', 'data files'],
+      ['editor-doc', 'manual'],
+      ['vi', 'visual editor'],
+      ['ed', 'line editor'],
+      ['tabcsv', 'tools for comma separated values in csv files'],
+      ['csvkit', 'csv utilities'],
+      ['tabview', 'csv file editor'],
+    ]);
+    // The family head `editor` equals the commoner word in the heaviest field: by score alone it came second.
+    expect(top('csv editor', engine).slice(0, 4)).toEqual(['tabview', 'csvkit', 'tabcsv', 'editor']);
+    expect(top('editor csv', engine).slice(0, 4)).toEqual(['tabview', 'csvkit', 'tabcsv', 'editor']);
+    // A query read as a sentence (a stop word) keeps the score's order.
+    expect(top('editor for csv', engine)[1]).toBe('editor');
+    // A word counts with its other forms: `viewer` is in one document, but with `view` in four, so `tv` is the rarer.
+    const forms = withFillers([
+      ['viewer', 'generic file display'],
+      ['view-files', 'view files'],
+      ['view-images', 'view images'],
+      ['view-logs', 'view logs'],
+      ['tvtime', 'watch tv'],
+      ['tvguide', 'tv listings'],
+    ]);
+    expect(top('tv viewer', forms).slice(0, 2).sort()).toEqual(['tvguide', 'tvtime']);
+  });
   it('ranks the head of a name family above a name without one, and that above parts and longer names', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     // Equal descriptions: without the prior, ids would decide (ampx-lib-dev, mplay, vlc).

@@ -1,7 +1,8 @@
 /**
  * Ordering candidates. Relevance is an ordered list of criteria, each deciding only ties of the ones before
  * (as Algolia and Meilisearch rank; docs/decisions.md):
- * 1. words: more query words matched (stop words are optional and not counted);
+ * 1. words: more query words matched (stop words are optional and not counted); of a query of two keywords, a document
+ *    matching only the rarer one (fewer documents with its other forms), without a typo, before one matching only the other;
  * 2. typos: fewer typos over the matched words (a completion is no typo);
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
  *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace; nor more than
@@ -23,6 +24,7 @@
  * 7. document id.
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
+import { pluralForms, stems } from './analysis';
 import { compareStrings, type ValueColumn } from './columns';
 import { namespacedTitles, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
 import { fnv1a } from './hash';
@@ -153,6 +155,9 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   // A query naming a namespace (`golang`) asks for its titles: they are no parts then.
   const namespaced = beginning === 'namespace' ? undefined : namespacedTitles(state);
   const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
+  // Of a query of two counted keywords, the rarer word: a document matching only it ranks above one matching only the other.
+  const pair = popcount(counted) === 2 && counted === (1 << m.plan.words.length) - 1;
+  const rarerBit = pair ? rarerWord(state, m.plan.words, counted) : 0;
   /** Finishes a document; answers its match number (-1: not matched). */
   const finish = (ord: number): number => {
     const match = matchOf(m, ord);
@@ -173,8 +178,11 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     const words = matched[match] & counted;
     const withTypos = words & ~typoBits[match];
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> WHOLE));
+    // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
+    const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     rank[match] =
-      ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 + popcount((matched[match] >>> WHOLE) & counted);
+      (((popcount(words) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
+      popcount((matched[match] >>> WHOLE) & counted);
     return match;
   };
   const custom = state.plan.ranking.customRanking.map(({ field, direction }) => fieldOrder(state, field, direction));
@@ -380,4 +388,24 @@ export function selectTop(ords: Int32Array, k: number, compare: Compare): number
     }
   }
   return heap.sort(compare);
+}
+
+/**
+ * The bit of the counted word fewer documents hold, counting its singular/plural and its stems (an agent noun's verb:
+ * `viewer` as `view` too) as matching does, from whole-index counts so every shard picks the same; the first on a tie.
+ */
+function rarerWord(state: IndexState, words: string[], counted: number): number {
+  let best = 0;
+  let least = Infinity;
+  words.forEach((word, i) => {
+    if (!(counted & (1 << i))) return;
+    const forms = new Set([word, ...pluralForms(word), ...stems(word)]);
+    let frequency = 0;
+    for (const form of forms) frequency += termFrequency(state, form);
+    if (frequency < least) {
+      least = frequency;
+      best = 1 << i;
+    }
+  });
+  return best;
 }
