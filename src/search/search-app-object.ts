@@ -34,6 +34,7 @@ import {
   FeedingRecovery,
   type FeedOperation,
   type HeldQuery,
+  type ApplyRetry,
   type OperationResult,
   type ShardApplied,
 } from './app-object/feeding';
@@ -95,8 +96,9 @@ export class SearchAppObject extends DurableObject<Env> {
     config: AppIndexConfig,
     vectors: HashedVector[] = [],
     generation?: number,
-  ): Promise<OperationResult[]> {
-    return (await this.#feeding.applyToShard(operations, config, vectors, generation, this.#fullFeeds.lastSwapped())).results;
+  ): Promise<OperationResult[] | ApplyRetry> {
+    const applied = await this.#feeding.applyToShard(operations, config, vectors, generation, this.#fullFeeds.lastSwapped());
+    return 'retry' in applied ? applied : applied.results;
   }
 
   /**
@@ -109,7 +111,7 @@ export class SearchAppObject extends DurableObject<Env> {
     vectors: HashedVector[] = [],
     generation?: number,
     lastSwapped = 0,
-  ): Promise<ShardApplied> {
+  ): Promise<ShardApplied | ApplyRetry> {
     return this.#feeding.applyToShard(operations, config, vectors, generation, Math.max(lastSwapped, this.#fullFeeds.lastSwapped()));
   }
 

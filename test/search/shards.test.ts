@@ -15,6 +15,7 @@ import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, ob
 import { standInBaseUrl } from './stand-in';
 
 const DOCUMENTS = debianEnvelopes.slice(0, 300);
+const MOVING = { retry: 'documents are moving to a new shard count: retry' };
 
 /** A Debian-schema app with `shards` shards, its documents fed by a full feed (whose swap takes the setting). */
 async function shardedApp(shards: number, tenant?: string, schema: unknown = debianSchema): Promise<FeedingApp> {
@@ -663,6 +664,8 @@ describe('a re-index job changing the shard count', () => {
       state.storage.sql.exec(`UPDATE meta SET value = ? WHERE key = 'sealedUntil'`, JSON.stringify(Date.now() - 1));
     });
     const late = ['late-0', 'late-1', 'late-2', 'late-3'].find((id) => shardOf(id, from) === sealed)!;
+    // The shard answers the wait (an RPC rejection would be reported as the object's uncaught exception); the client throws it.
+    expect(await client.shard(sealed).applyToShard([update(100, late)], config, [], generation)).toEqual(MOVING);
     await expect(client.apply([update(100, late)], config)).rejects.toThrow('moving');
     await client.reshard(to, config, 'job-decided');
     expect((await client.layout()).layout).toEqual({ shards: to, generation: generation + 1 });
@@ -694,6 +697,7 @@ describe('a re-index job changing the shard count', () => {
     await expect(new SearchAppClient(dying, app.tenant, app.code).reshard(2, config, 'job-decided')).rejects.toThrow('died');
     expect((await client.stub.vote())?.decided).toBe(true);
     // Live feeding waits on the voters (shard 0 here) while the move is uncommitted.
+    expect(await client.stub.apply([update(100, 'late')], config, [], 0)).toEqual(MOVING);
     await expect(client.apply([update(100, 'late')], config)).rejects.toThrow('moving');
     // No retry came: 30 s after the decision (well within the move's 15-minute lease), shard 0's alarm commits it.
     await runInDurableObject(client.stub, (_instance, state) => {
@@ -739,6 +743,9 @@ describe('a re-index job changing the shard count', () => {
     await expect(new SearchAppClient(racing, app.tenant, app.code).apply([update(2, 'after')], config)).rejects.toThrow('retry');
     expect((await client.layout()).layout).toEqual({ shards: 2, generation: 1 });
     expect(await client.shard(0).document(id)).toBeNull();
+    expect(await client.stub.apply([update(2, 'after')], config, [], 0)).toEqual({
+      retry: 'operations routed by the layout of generation 0, this shard is at 1: retry',
+    });
     // The queue's retry routes it by the new layout.
     expect(await client.apply([update(2, 'after')], config)).toEqual([{ opId: 2, state: 'FINISHED' }]);
     expect(await client.document(id)).toEqual({ name: id, description: 'after' });
