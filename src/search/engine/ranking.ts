@@ -392,20 +392,17 @@ export function selectTop(ords: Int32Array, k: number, compare: Compare): number
 
 /**
  * The bit of the counted word fewer documents hold, counting its singular/plural and its stems (an agent noun's verb:
- * `viewer` as `view` too) as matching does, from whole-index counts so every shard picks the same; the first on a tie.
+ * `viewer` as `view` too) as matching does, from whole-index counts so every shard picks the same; 0 when they are
+ * held as often (neither tells more).
  */
 function rarerWord(state: IndexState, words: string[], counted: number): number {
-  let best = 0;
-  let least = Infinity;
+  const frequencies: Array<{ bit: number; frequency: number }> = [];
   words.forEach((word, i) => {
     if (!(counted & (1 << i))) return;
-    const forms = new Set([word, ...pluralForms(word), ...stems(word)]);
     let frequency = 0;
-    for (const form of forms) frequency += termFrequency(state, form);
-    if (frequency < least) {
-      least = frequency;
-      best = 1 << i;
-    }
+    for (const form of new Set([word, ...pluralForms(word), ...stems(word)])) frequency += termFrequency(state, form);
+    frequencies.push({ bit: 1 << i, frequency });
   });
-  return best;
+  const [first, second] = frequencies;
+  return first.frequency === second.frequency ? 0 : first.frequency < second.frequency ? first.bit : second.bit;
 }
