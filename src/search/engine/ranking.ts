@@ -21,7 +21,10 @@
  *    word right after the previous one in a field (proximity) and ×1.15 for each one within three words of it
  *    (nearness); in a query of one word, a match counting less the later it stands in its field (matching.ts);
  * 6. custom ranking: the app's numeric or boolean fields, in order;
- * 7. document id.
+ * 7. shorter text in the fields weighted above the default: of two documents the same words matched alike, the one
+ *    saying less besides (BM25's length norm for the tie the score leaves: `docker.io` "Linux container runtime"
+ *    above `docker-clean` "simple Shell script to clean up the Docker Daemon" for `docker`);
+ * 8. document id.
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
 import { pluralForms, stems } from './analysis';
@@ -199,6 +202,8 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
       const c = order(a, b);
       if (c) return c;
     }
+    const shorter = weightedLength(state, a) - weightedLength(state, b);
+    if (shorter) return shorter < 0 ? -1 : 1;
     return compareStrings(state.ids[a], state.ids[b]);
   };
   // Every alternative holds every counted word (as a match of an exact-mode field does): then so does every match.
@@ -287,6 +292,16 @@ function attributeLevel(
   )
     return 0;
   return Math.min(Math.round(slot.weight * 4), 4095) * 8 + how + equals;
+}
+
+/** A field weight above this is the app's own: the words of such fields make a document's length for criterion 7. */
+const DEFAULT_WEIGHT = 1;
+
+/** Words of a document in the text fields weighted above the default (criterion 7, a merge key part). */
+export function weightedLength(state: IndexState, ord: number): number {
+  let length = 0;
+  for (const { slot, weight } of state.plan.text) if (weight > DEFAULT_WEIGHT) length += state.text.length(slot, ord);
+  return length;
 }
 
 /** Feeding order: what documents come in when there is no query. */
