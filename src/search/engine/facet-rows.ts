@@ -129,10 +129,16 @@ const BATCH = 64;
 const batchStarts = new Uint32Array(BATCH);
 const batchEnds = new Uint32Array(BATCH);
 
+/** Counts of a set of documents by place (`FacetRows.regions`): every place counted, once each. */
+export interface PlaceCounts {
+  places: Int32Array;
+  counts: Uint32Array;
+}
+
 /**
  * Adds 1 to the count of each value id of each document of `ords` (live documents), every facet column at once;
  * with `listed`, lists each value id the first time it is counted (`countedIds`). Unlisted saves the listing, where
- * every count is read anyway.
+ * every count is read anyway. `base` (listed only): the counts of other documents, added first (as of the same rows' places).
  *
  * Counting waits on memory and on mispredicted branches more than on its instructions: a matched document's bounds
  * in `starts` and its row miss the cache, and a loop that counts a row before it looks up the next waits for each
@@ -142,10 +148,18 @@ const batchEnds = new Uint32Array(BATCH);
  * place is listed without a branch (whether a `source` or `installedSize` value is new is a coin toss) and the list
  * sorted out by column after the count.
  */
-export function countRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally, listed: boolean): void {
+export function countRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally, listed: boolean, base?: PlaceCounts): void {
   const { starts, entries } = rows;
   const { counts, firsts } = tally;
   let firstCount = 0;
+  if (base) {
+    const { places } = base;
+    for (let i = 0; i < places.length; i++) {
+      counts[places[i]] = base.counts[i];
+      firsts[i] = places[i];
+    }
+    firstCount = places.length;
+  }
   for (let from = 0; from < ords.length; from += BATCH) {
     const to = Math.min(from + BATCH, ords.length);
     let size = 0;
@@ -183,6 +197,31 @@ function listByColumn({ columnAt, regions }: FacetRows, { firsts, ids, ends }: R
     const k = columnAt[place];
     ids[ends[k]++] = place - regions[k];
   }
+}
+
+/** Takes 1 off the count of each value id of each document of `ords`, every one of them counted before (after `countRows`: none is listed again). */
+export function uncountRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally): void {
+  const { starts, entries } = rows;
+  const { counts } = tally;
+  for (let i = 0; i < ords.length; i++) for (let j = starts[ords[i]], end = starts[ords[i] + 1]; j < end; j++) counts[entries[j]]--;
+}
+
+/** The counts of `ords` (live documents) by place, counted in `tally` (prepared: `prepareRowTally`), which is left cleared. */
+export function placeCounts(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally): PlaceCounts {
+  countRows(rows, ords, tally, true);
+  const { ids, ends, counts } = tally;
+  let size = 0;
+  for (let k = 0; k < rows.columns.length; k++) size += ends[k] - rows.regions[k];
+  const counted: PlaceCounts = { places: new Int32Array(size), counts: new Uint32Array(size) };
+  let at = 0;
+  for (let k = 0; k < rows.columns.length; k++)
+    for (let i = rows.regions[k]; i < ends[k]; i++) {
+      const place = rows.regions[k] + ids[i];
+      counted.places[at] = place;
+      counted.counts[at++] = counts[place];
+    }
+  clearRowTally(rows, tally, false);
+  return counted;
 }
 
 /** The value ids column k counted in `tally` (in the order first counted). */
