@@ -311,6 +311,41 @@ describe('facet counts over large match sets and after changes', () => {
     expectCounts();
   });
 
+  it('counts matches that are mostly one frequent word’s documents alike, as documents come and go before and after its counts are derived again', () => {
+    // 1,300 documents hold `common` (its counts are kept from 1,024), 200 `plain`, the rest neither: `common plain`
+    // matches fewer than half, so its counts start from `common`'s and add the rows of the `plain` documents.
+    const index = new SearchIndex(catalogue);
+    const documents = new Map<string, ReturnType<typeof documentOf>>();
+    const titleOf = (i: number) => (i % 10 < 4 ? `common item ${i}` : i % 10 === 4 ? `plain item ${i}` : `other item ${i}`);
+    const add = (id: string, document: ReturnType<typeof documentOf>) => {
+      documents.set(id, document);
+      index.add(id, document);
+    };
+    const remove = (id: string) => {
+      documents.delete(id);
+      index.remove(id);
+    };
+    const expectCounts = () => {
+      for (const q of ['common plain', 'common', 'plain'])
+        expect(index.search({ q, page: 1, rows: 5 }).facets.map(({ id, values }) => ({ id, values }))).toEqual(
+          expectedFacets(documents, (title) => q.split(' ').some((word) => title.startsWith(word))),
+        );
+    };
+    for (let i = 0; i < 3250; i++) add(`d${i}`, { ...documentOf(i), title: titleOf(i) });
+    expectCounts();
+    // Fewer changes than rebuild the counts: `common` documents removed (their rows taken off the kept counts),
+    // replaced by documents with other values, and new ones, one with a colour no document had.
+    for (let i = 0; i < 200; i += 10) remove(`d${i}`);
+    for (let i = 1; i < 100; i += 10) add(`d${i}`, { title: `common item ${i}`, colour: 'amber', kinds: ['garden/pond'] });
+    add('new common', { title: 'common item new', colour: 'violet', kinds: ['toys/wooden'] });
+    expectCounts();
+    // Enough changes to derive them again, then changes since.
+    for (let i = 200; i < 1000; i += 2) remove(`d${i}`);
+    expectCounts();
+    for (let i = 1000; i < 1100; i += 10) remove(`d${i}`);
+    expectCounts();
+  });
+
   it('answers browsing (no query, no filter) for the index as it is now: every change shows in hits, totals and counts', () => {
     const index = new SearchIndex(catalogue);
     for (let i = 0; i < 6; i++) index.add(`d${i}`, documentOf(i));

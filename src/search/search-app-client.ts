@@ -15,7 +15,7 @@ import type { FullFeedCycle, HashedVector } from './app-storage';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { IndexRead } from './app-object/answering';
-import type { FeedOperation, HeldQuery, OperationResult } from './app-object/feeding';
+import type { ApplyRetry, FeedOperation, HeldQuery, OperationResult } from './app-object/feeding';
 import type { Acceptance, AppLayout, FullFeedStatus } from './app-object/full-feed';
 import type { AppIndexConfig, SemanticSearch } from './app-object/live-index';
 import type { MissingVectors } from './app-object/reindex';
@@ -152,7 +152,7 @@ export class SearchAppClient {
       .filter((op) => !op.cycleId && cycle !== null && op.lastCycle === cycle.id)
       .map((op): FeedOperation => ({ ...op, stageOnly: true }));
     const all = [...operations, ...copies];
-    if (layout.shards === 1 && (cycle?.shards ?? 1) === 1) return this.stub.apply(all, config, vectors, layout.generation);
+    if (layout.shards === 1 && (cycle?.shards ?? 1) === 1) return retried(await this.stub.apply(all, config, vectors, layout.generation));
     const byShard = new Map<number, FeedOperation[]>();
     for (const op of all) {
       const shard = shardOf(op.documentId, op.cycleId || op.stageOnly ? (cycle?.shards ?? 1) : layout.shards);
@@ -161,15 +161,10 @@ export class SearchAppClient {
       else byShard.set(shard, [op]);
     }
     const applied = await Promise.all(
-      [...byShard].map(([shard, ops]) => {
+      [...byShard].map(async ([shard, ops]) => {
         const referenced = new Set(ops.map((op) => op.vector));
-        return this.shard(shard).applyToShard(
-          ops,
-          config,
-          vectors.filter((vector) => referenced.has(vector.hash)),
-          layout.generation,
-          lastSwapped,
-        );
+        const vectorsUsed = vectors.filter((vector) => referenced.has(vector.hash));
+        return retried(await this.shard(shard).applyToShard(ops, config, vectorsUsed, layout.generation, lastSwapped));
       }),
     );
     if (applied.some((part) => part.statisticsDue)) await this.shareStatistics();
@@ -471,4 +466,10 @@ export class SearchAppClient {
 
 function sum(values: number[]): number {
   return values.reduce((total, value) => total + value, 0);
+}
+
+/** An object's answer to a batch, or its retry thrown: the queue retries the batch. */
+function retried<T extends object>(answer: T): Exclude<T, ApplyRetry> {
+  if ('retry' in answer) throw new Error((answer as ApplyRetry).retry);
+  return answer as Exclude<T, ApplyRetry>;
 }

@@ -47,6 +47,17 @@ export interface ShardApplied {
 }
 
 /**
+ * A batch the object did not apply because it must wait or be routed again (a move or swap committing): the client
+ * throws it, so the queue retries the batch. An answer, not a rejection: workerd reports every rejected RPC call as an
+ * uncaught exception of the object, although its caller catches it.
+ */
+export interface ApplyRetry {
+  retry: string;
+}
+
+const MOVING: ApplyRetry = { retry: 'documents are moving to a new shard count: retry' };
+
+/**
  * What the object asks the feeding consumer to check, as a `recover` queue message: which open entries
  * of the app may have lost their messages. Entries below `appliedUpTo` were overtaken by later ones.
  */
@@ -166,15 +177,18 @@ export class Feeding {
    * than a tombstone dropped here (`droppedUpTo`: ids grow in acceptance order, a tombstone is dropped an hour after a
    * snapshot covered it, so such an operation was accepted over an hour ago, and its document's delete may be the one).
    */
-  async apply(given: FeedOperation[], config: AppIndexConfig, vectors: HashedVector[] = [], lastSwapped = 0): Promise<OperationResult[]> {
-    if (given.some((op) => !op.cycleId) && !(await this.leavingSettled())) {
-      throw new Error('documents are moving to a new shard count: retry');
-    }
+  async apply(
+    given: FeedOperation[],
+    config: AppIndexConfig,
+    vectors: HashedVector[] = [],
+    lastSwapped = 0,
+  ): Promise<OperationResult[] | ApplyRetry> {
+    if (given.some((op) => !op.cycleId) && !(await this.leavingSettled())) return MOVING;
     const live = this.live;
     const storage = live.storage;
     const refused = storage.refusedAmong(given.map((op) => op.opId));
     const operations = refused.size ? given.filter((op) => !refused.has(op.opId)) : given;
-    if (this.#moving() && operations.some((op) => !op.cycleId)) throw new Error('documents are moving to a new shard count: retry');
+    if (this.#moving() && operations.some((op) => !op.cycleId)) return MOVING;
     this.recovery.lastAppliedAt = Date.now();
     for (const op of operations) this.recovery.appliedUpTo = Math.max(this.recovery.appliedUpTo, op.opId);
     // Per document and place: a cycle's operation overtakes older ones of that cycle's staging, never a live one (the
@@ -244,10 +258,11 @@ export class Feeding {
   /**
    * `apply` on one shard (of several, or the only one), routed by the layout of `generation`; `statisticsDue`: enough
    * changed here that the shards should share statistics anew. Routed by another layout than this shard's (a swap or a
-   * move is committing), the batch fails, to be retried and routed again: a cycle's swap or a move, which makes a new
-   * generation live, cannot come between the routing and a live operation or `stageOnly` copy, which would then miss it
-   * (or land on a shard the new layout does not route its document to). A copy this shard's cycle takes needs
-   * no such check (the shard has not committed that swap): a shard of the cycle outside the live layout takes its copies.
+   * move is committing), it answers a retry (`ApplyRetry`: the client fails the batch, to be retried and routed again):
+   * a cycle's swap or a move, which makes a new generation live, cannot come between the routing and a live operation or
+   * `stageOnly` copy, which would then miss it (or land on a shard the new layout does not route its document to). A
+   * copy this shard's cycle takes needs no such check (the shard has not committed that swap): a shard of the cycle
+   * outside the live layout takes its copies.
    */
   async applyToShard(
     operations: FeedOperation[],
@@ -255,15 +270,16 @@ export class Feeding {
     vectors: HashedVector[] = [],
     generation?: number,
     lastSwapped = 0,
-  ): Promise<ShardApplied> {
+  ): Promise<ShardApplied | ApplyRetry> {
     const cycleId = this.live.storage.get('cycle')?.id;
     const live = operations.some((op) => !op.cycleId && !(op.stageOnly && op.lastCycle === cycleId));
     if (live && generation !== undefined && generation !== this.live.layout().generation) {
-      throw new Error(
-        `operations routed by the layout of generation ${generation}, this shard is at ${this.live.layout().generation}: retry`,
-      );
+      return {
+        retry: `operations routed by the layout of generation ${generation}, this shard is at ${this.live.layout().generation}: retry`,
+      };
     }
     const results = await this.apply(operations, config, vectors, lastSwapped);
+    if ('retry' in results) return results;
     const due = Math.max(MIN_CHANGES_BEFORE_SHARE, (this.live.loaded?.size ?? 0) * CHANGED_SHARE_BEFORE_SHARE);
     return { results, statisticsDue: this.changesSinceShare >= due };
   }

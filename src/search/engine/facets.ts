@@ -3,11 +3,13 @@
  * filter), or over everything (cached per index version); only the facets a request selects.
  */
 import { compareStrings, type NumberColumn, type Tally, type ValueColumn } from './columns';
-import { clearRowTally, countedIds, countRows, facetRows, prepareRowTally } from './facet-rows';
+import { clearRowTally, countedIds, countRows, facetRows, prepareRowTally, uncountRows, type CountsByColumn } from './facet-rows';
 import { facetField, type Filtered } from './filters';
+import type { Covering } from './matching';
 import { isNumeric } from './plan';
 import { QueryError } from './query-error';
 import { capacity, liveOrds, type IndexState } from './state';
+import { coveredCounts } from './term-counts';
 import type { Facet, FacetStats, SearchAppField, SearchRequest } from './types';
 import { categoryPaths } from './values';
 
@@ -112,7 +114,8 @@ export function selectFacets(state: IndexState, ids: string[] | undefined): Face
  * Counts and stats over the filtered candidates, each facet leaving out its own disjunctive filter. A set of
  * more than half the live documents is counted through its complement (live counts minus the rest's). When every
  * facet counts over the same documents, they are counted all at once, document by document (facet-rows.ts), else
- * facet by facet.
+ * facet by facet. `covering`: a term whose every document is among the candidates (a keyword query's matches, no
+ * filter), whose documents' counts may be kept (term-counts.ts).
  */
 export function filteredFacets(
   state: IndexState,
@@ -120,6 +123,7 @@ export function filteredFacets(
   filtered: Filtered,
   selected: FacetSelection,
   opened: OpenedCategories = () => undefined,
+  covering?: Covering,
 ): FacetAnswer {
   const sets = new Map<number, CountedSet>();
   const setOf = (needed: number) => {
@@ -128,6 +132,10 @@ export function filteredFacets(
     return set;
   };
   const together = countedTogether(state, filtered, selected, limits);
+  if (together === 0 && covering) {
+    const covered = coveredSet(state, filtered.shared, covering);
+    if (covered) sets.set(0, covered);
+  }
   const byRows = together !== undefined ? rowCounts(state, setOf(together)) : undefined;
   const tally = tallyFor(state);
   // Each column's counts over the documents its facet stats read, as counted by rows.
@@ -199,7 +207,8 @@ function rowCounts(state: IndexState, set: CountedSet): { of(column: ValueColumn
   if (!rows) return undefined;
   const tally = (state.caches.rowTally = prepareRowTally(state.caches.rowTally, rows));
   // A complement's counts are rewritten for every value id (`countedValues`): no list of the ids counted.
-  countRows(rows, set.ords, tally, !set.complement);
+  countRows(rows, set.ords, tally, !set.complement, set.base);
+  if (set.removed?.length) uncountRows(rows, set.removed, tally);
   return {
     of: (column) => {
       const k = rows.columns.indexOf(column);
@@ -228,6 +237,16 @@ function prepare(tally: Tally, values: number): void {
 interface CountedSet {
   ords: ArrayLike<number>;
   complement: boolean;
+  /** The counts of other documents, to add to those of `ords` (not with `complement`), less those of `removed`. */
+  base?: CountsByColumn;
+  removed?: Int32Array;
+}
+
+/** The candidates as a frequent term's kept counts plus the rest of them, when that counts less (term-counts.ts). */
+function coveredSet(state: IndexState, candidates: ArrayLike<number>, covering: Covering): CountedSet | undefined {
+  const rows = facetRows(state);
+  const covered = rows && coveredCounts(state, rows, candidates, covering);
+  return covered && { ords: covered.rest, complement: false, base: covered.counts, removed: covered.removed };
 }
 
 /** The candidates passing the disjunctive filters of `needed`, or their complement when that is smaller. */

@@ -51,6 +51,14 @@ const SYMBOLS = /[^\p{L}\p{N}]/u;
 const MIN_STALE_CHANGES = 256;
 const STALE_SHARE = 0.01;
 
+/**
+ * Changes after which what is derived from the whole index is derived again (`MIN_STALE_CHANGES`, or 1 % of the
+ * documents if more): the family prior here, the frequent terms' facet counts (term-counts.ts).
+ */
+export function toleratedChanges(state: IndexState): number {
+  return Math.max(MIN_STALE_CHANGES, state.liveCount * STALE_SHARE);
+}
+
 /** Score multipliers per ordinal and the namespaces, as of one index version and one share of the other shards. */
 export interface FamilyCache {
   version: number;
@@ -139,8 +147,7 @@ function beginningKey(words: readonly string[]): number {
 /** The prior and namespaces in use, computed again after enough changes. */
 function families(state: IndexState): FamilyCache {
   const cached = state.caches.families;
-  const tolerated = Math.max(MIN_STALE_CHANGES, state.liveCount * STALE_SHARE);
-  if (cached && cached.others === state.others && state.version - cached.version <= tolerated) return cached;
+  if (cached && cached.others === state.others && state.version - cached.version <= toleratedChanges(state)) return cached;
   const computed = { version: state.version, others: state.others, ...computePrior(state) };
   state.caches.families = computed;
   return computed;

@@ -98,6 +98,18 @@ export interface Matches {
    * as matching marked their words (what `contenders` keeps of an unfiltered query when there are enough of them).
    */
   allWords?: Int32Array;
+  /**
+   * The term of the most live postings whose every live document is a match: an expansion of a one-term alternative
+   * matching in every scoring text slot, with no `where`. Facets count its documents from kept counts (term-counts.ts).
+   */
+  covering?: Covering;
+}
+
+/** A term every live document of which holding it in a scoring text slot is among a query's matches. */
+export interface Covering {
+  termId: number;
+  /** Its live postings in the scoring slots (a document holds a term in one or more slots). */
+  entries: number;
 }
 
 /** The postings of one expansion that a query reads, reused from expansion to expansion. */
@@ -126,6 +138,8 @@ interface Scoring {
   boosts: number[];
   /** Per expansion kind, per text slot: whether the expansion matches there (`slotsMatching`). */
   matching: Record<Expansion['kind'], boolean[]>;
+  /** Per expansion kind: whether it matches in every scoring text slot. */
+  everySlot: Record<Expansion['kind'], boolean>;
   /** Each score decayed by the posting's position in its field (`oneWord`). */
   ordered: boolean;
   /** A query word after the first is matched on its own: it reads the word before it in a field (`SLOT_LAST`). */
@@ -168,6 +182,9 @@ export interface Scratch extends Matches {
   detailsLater: boolean;
   detailedOrds: Int32Array;
   detailedCount: number;
+  /** The term `covering` names (-1: none yet) and its live postings. */
+  coveringTerm: number;
+  coveringEntries: number;
   /** The exact-mode fields' matching documents, kept for `detailMatches`. */
   exactMatches: Array<{ ords: number[]; score: number }>;
   /** Per document and slot, while matching a phrase: terms matched in a row, and the position the next must have. */
@@ -205,7 +222,18 @@ export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = fal
   // A view, not a copy: a `number[]` of a broad query's 48,000 ordinals is a large-object allocation (287 µs).
   m.ords = m.matched.subarray(0, m.matchedCount);
   m.allWords = m.complete ? undefined : m.allWordsOrds.subarray(0, m.allWordsCount);
+  m.covering = m.coveringTerm < 0 ? undefined : { termId: m.coveringTerm, entries: m.coveringEntries };
   return m;
+}
+
+/**
+ * Notes the term of an expansion every live document of which the query matches (one matching in every scoring
+ * slot, everywhere), when it has the most live postings yet (`entries`).
+ */
+function coveredBy(m: Scratch, expansion: Expansion, entries: number): void {
+  if (expansion.where || !m.scoring.everySlot[expansion.kind] || entries <= m.coveringEntries) return;
+  m.coveringTerm = expansion.termId;
+  m.coveringEntries = entries;
 }
 
 /**
@@ -242,12 +270,16 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
   for (const expansion of expansionsOf(state, alternative)) {
     const { where } = expansion;
     const matches = m.scoring.matching[expansion.kind];
+    let entries = 0;
     for (const { data, from, to } of text.runs(expansion.termId))
       for (let p = from; p < to; p += 2) {
         const ord = data[p] >>> 5;
-        if (matches[data[p] & 31] && !(alive && alive[ord] !== 1) && !(where && !where.has(ord * slotCount + (data[p] & 31))))
+        if (matches[data[p] & 31] && !(alive && alive[ord] !== 1) && !(where && !where.has(ord * slotCount + (data[p] & 31)))) {
           markWord(m, ord, alternative.mask);
+          entries++;
+        }
       }
+    coveredBy(m, expansion, entries);
   }
 }
 
@@ -316,6 +348,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const singularAligns = !(single && m.plan.counted === mask && isIndexedSingular(state, m.plan.words[first], alternative.terms[0]));
   for (const expansion of expansionsOf(state, alternative)) {
     const collected = collectHits(state, m, expansion, alternative.quality, wanted);
+    if (!wanted) coveredBy(m, expansion, collected);
     const count = expansion.where ? keepWhere(hits, collected, expansion.where, slotCount) : collected;
     const aligns =
       singularAligns &&
@@ -530,16 +563,19 @@ function slotsMatching(state: IndexState, kind: Expansion['kind']): boolean[] {
 function scoringOf(state: IndexState, hits: HitBuffer, plan: QueryPlan): Scoring {
   const statistics = corpusStatistics(state);
   const slots = state.plan.text;
+  const matching = {
+    exact: slotsMatching(state, 'exact'),
+    stem: slotsMatching(state, 'stem'),
+    prefix: slotsMatching(state, 'prefix'),
+    fuzzy: slotsMatching(state, 'fuzzy'),
+  };
+  const everySlot = (kind: Expansion['kind']) => slots.every((slot, i) => matching[kind][i] === !!slot.weight);
   return {
     statistics,
     norms: slots.map((slot) => normsOf(hits, slot.slot, statistics.averageLength(slot.slot))),
     boosts: slots.map((slot) => slot.weight),
-    matching: {
-      exact: slotsMatching(state, 'exact'),
-      stem: slotsMatching(state, 'stem'),
-      prefix: slotsMatching(state, 'prefix'),
-      fuzzy: slotsMatching(state, 'fuzzy'),
-    },
+    matching,
+    everySlot: { exact: everySlot('exact'), stem: everySlot('stem'), prefix: everySlot('prefix'), fuzzy: everySlot('fuzzy') },
     ordered: oneWord(plan),
     tracksLast: plan.alternatives.some((alternative) => alternative.first > 0),
   };
@@ -623,6 +659,7 @@ export function release(matches: Matches): void {
   else for (let i = 0; i < count; i++) m.matchAt[m.matched[i]] = 0;
   m.ords = NO_MATCHES;
   m.allWords = undefined;
+  m.covering = undefined;
   m.allWordsCount = 0;
   m.detailedCount = 0;
   m.matchedCount = 0;
@@ -691,6 +728,8 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       detailsLater: false,
       detailedOrds: new Int32Array(size),
       detailedCount: 0,
+      coveringTerm: -1,
+      coveringEntries: 0,
       exactMatches: [],
       phraseStep: new Uint8Array(size * slots),
       phraseNext: new Uint32Array(size * slots),
@@ -705,6 +744,9 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
   scratch.matchedCount = 0;
   scratch.allWordsCount = 0;
   scratch.detailedCount = 0;
+  scratch.coveringTerm = -1;
+  scratch.coveringEntries = 0;
+  scratch.covering = undefined;
   return scratch;
 }
 

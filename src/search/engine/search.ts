@@ -8,7 +8,7 @@ import { familyPrior } from './families';
 import { checkedFacetLimits, checkedFacetPaths, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
-import { matchOf, matchPlan, release } from './matching';
+import { matchOf, matchPlan, release, type Covering } from './matching';
 import { planQuery, type QueryPlan } from './query-plan';
 import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, slice, sortOrder, type Compare } from './ranking';
 import type { SortSpec } from './plan';
@@ -31,6 +31,8 @@ export interface Candidates {
   keywordBest?(): number;
   /** `relevance` as a key per document, for merging shards' hits; absent with `relevance`. */
   mergeKey?: KeyOf;
+  /** A term whose every document is among `ords` (matching.ts `Covering`). */
+  covering?: Covering;
   /** The query was relaxed: its words as typed matched nothing. */
   relaxed?: boolean;
   /** Frees per-query memory once the search is answered. */
@@ -77,6 +79,7 @@ export function keywordCandidates(state: IndexState, q: string, strict = false, 
   const { compare, finish, contenders } = relevanceOrder(state, found, familyPrior(state));
   return {
     ords: found.ords,
+    covering: found.covering,
     relaxed,
     relevance: compare,
     contenders,
@@ -134,7 +137,7 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
       facets = filteredFacets(state, limits, filtered, selected, opened);
     } else {
       facets = candidates.relevance
-        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected, opened)
+        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected, opened, candidates.covering)
         : facetsOfEverything(state, limits, selected, opened);
     }
 

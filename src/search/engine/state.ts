@@ -10,6 +10,7 @@ import type { FacetCache, FacetColumn } from './facets';
 import type { ExpansionCache } from './expansions';
 import type { FamilyCache } from './families';
 import type { Scratch } from './matching';
+import type { TermCountsCache } from './term-counts';
 import { planIndex, type IndexPlan } from './plan';
 import { TextIndex } from './text-index';
 import type { IndexConfig } from './types';
@@ -49,6 +50,8 @@ export interface QueryCaches {
   tally?: Tally;
   rowTally?: RowTally;
   facetRows?: FacetRows;
+  /** Facet counts of frequent terms' documents, derived again after enough changes (term-counts.ts). */
+  termCounts?: TermCountsCache;
   /** 1 where a live ordinal is outside the set a complement counts (facets.ts `liveOrdsOutside`), for one query. */
   outside?: Uint8Array;
   families?: FamilyCache;
