@@ -41,6 +41,14 @@ export interface PreparedSwap {
   decided?: boolean;
   /** When shard 0 decided it (epoch ms): a move its job left uncommitted `DECIDED_MOVE_COMMIT_MS` later, shard 0 commits. */
   decidedAt?: number;
+  /**
+   * In a move's swap: the attempt (its `Reshard.startedAt`) whose job asks for the vote, which a shard that began the move
+   * again since refuses; in the vote, that attempt, so that a vote an attempt that died left behind never counts for its
+   * retry, and when it was cast (epoch ms): shard 0 decides a move nobody decided `VOTED_MOVE_DECIDE_MS` after its own
+   * vote once every shard holds a vote of that attempt.
+   */
+  attempt?: number;
+  votedAt?: number;
 }
 
 /**
@@ -91,6 +99,14 @@ export const RESHARD_LEASE_MS = 15 * 60_000;
  * its job died while committing, or is slow, and committing twice is harmless, while live feeding waits on the voters.
  */
 export const DECIDED_MOVE_COMMIT_MS = 30_000;
+
+/**
+ * A move shard 0 voted for this long ago and nobody decided, shard 0 decides itself when every shard of the new layout
+ * holds a vote of the same attempt (its job died between the votes and the decision, or is slow: deciding is the job's
+ * next step, and a decided move is only ever committed); while a vote is missing it looks again as long after, until the
+ * lease lapses.
+ */
+export const VOTED_MOVE_DECIDE_MS = 30_000;
 
 /** The re-shard in progress in this storage, if any: one begun less than RESHARD_LEASE_MS ago. */
 export function activeReshard(storage: AppStorage): Reshard | undefined {

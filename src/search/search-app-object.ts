@@ -294,6 +294,11 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#fullFeeds.vote();
   }
 
+  /** Whether this shard holds a vote for the move `id` cast in its attempt begun at `attempt` (the coordinator asks). */
+  async votedFor(id: number, attempt: number): Promise<boolean> {
+    return this.#fullFeeds.votedFor(id, attempt);
+  }
+
   /** As shard 0, once every shard voted: the swap to `generation` is decided, no longer cancelled; false when it was before. */
   async decideSwap(generation: number): Promise<boolean> {
     return this.#fullFeeds.decideSwap(generation);
@@ -304,9 +309,9 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#fullFeeds.commitSwap(generation);
   }
 
-  /** A swap that did not happen (a shard refused, or the cycle was cancelled or failed): the staged documents go. */
-  async abortSwap(cycleId: number): Promise<void> {
-    this.#fullFeeds.abortSwap(cycleId);
+  /** A swap that did not happen: the staged documents go; false, and nothing goes, when shard 0 decided it. */
+  async abortSwap(cycleId: number): Promise<boolean> {
+    return this.#fullFeeds.abortSwap(cycleId);
   }
 
   /** As shard 0: the last cross-shard swap it committed, while what follows its commit is not done; else null. */

@@ -79,7 +79,9 @@ export async function reshardApp(
   config: AppIndexConfig,
   job: string,
 ): Promise<void> {
-  const swap: PreparedSwap = { cycleId: -(layout.generation + 1), layout: { shards, generation: layout.generation + 1 }, config };
+  const startedAt = Date.now();
+  const generation = layout.generation + 1;
+  const swap: PreparedSwap = { cycleId: -generation, layout: { shards, generation }, config, attempt: startedAt };
   // A swap to the next generation was decided (every shard voted; some may have committed) by a process that died: this
   // move's, when the job is retried, or another's (a full feed's, or this job's with another shard count). It is made
   // live first, as shard 0 voted for it; another's is followed by the job's retry, which moves from the layout it made live.
@@ -93,7 +95,7 @@ export async function reshardApp(
     if (decided.cycleId === swap.cycleId && decided.layout.shards === shards) return;
     throw new Error(`a swap to generation ${swap.layout.generation} was made live first; the documents move at the retry`);
   }
-  const reshard: Reshard = { id: swap.cycleId, shards, job, startedAt: Date.now(), coordinator: app.coordinator };
+  const reshard: Reshard = { id: swap.cycleId, shards, job, startedAt, coordinator: app.coordinator };
   unwrap(await app.shard(0).beginReshard(reshard));
   const targets = shardNumbers(shards);
   const sources = shardNumbers(layout.shards);
@@ -115,8 +117,16 @@ export async function reshardApp(
     const refusal = await prepareSwap(app, swap, layout);
     if (refusal) throw new ApiError(409, `the new shard layout was refused: ${refusal}`);
   } catch (error) {
-    // Every shard is told, whichever fails to answer (one that voted and missed it asks the coordinator at its lease's end).
-    await Promise.allSettled([...new Set([...targets, ...sources])].map((shard) => app.shard(shard).abortSwap(reshard.id)));
+    // Shard 0 first: once it decided the move (itself, every shard having voted while this job was slow, or lost an
+    // answer) it is only committed, and no other shard may drop its vote: the job commits it too. Once shard 0 dropped
+    // it every shard is told, whichever fails to answer (one that voted and missed it asks the coordinator at its lease's
+    // end); shard 0 out of reach, none is.
+    const dropped = await app
+      .shard(0)
+      .abortSwap(reshard.id)
+      .catch(() => undefined);
+    if (dropped) await Promise.allSettled([...new Set([...targets, ...sources])].map((shard) => app.shard(shard).abortSwap(reshard.id)));
+    else if (dropped === false && (await commitSwap(app, swap, layout))) return;
     throw error;
   }
   if (!(await commitSwap(app, swap, layout))) throw new ApiError(409, 'the move was dropped before its swap was decided');

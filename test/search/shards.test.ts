@@ -1,4 +1,12 @@
-import { evictDurableObject, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createMessageBatch,
+  evictDurableObject,
+  getQueueResult,
+  listDurableObjectIds,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SearchRequest } from '../../src/search/engine/types';
@@ -8,7 +16,10 @@ import { prepareSwap, type SwappingShards } from '../../src/search/shard-swap';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
 import { indexConfigOf } from '../../src/feeding/operations';
-import { DECIDED_MOVE_COMMIT_MS, RESHARD_LEASE_MS } from '../../src/search/app-storage';
+import { DECIDED_MOVE_COMMIT_MS, RESHARD_LEASE_MS, VOTED_MOVE_DECIDE_MS } from '../../src/search/app-storage';
+import type { Env } from '../../src/env';
+import type { FeedingMessage } from '../../src/feeding/operations';
+import worker from '../../src/index';
 import type { FeedOperation } from '../../src/search/app-object/feeding';
 import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, runRecoveryCheck, type FeedingApp } from '../feeding/helpers';
 import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, objectCallsThrough, uniqueCode, waitFor } from '../helpers';
@@ -708,6 +719,168 @@ describe('a re-index job changing the shard count', () => {
     expect((await client.layout()).layout).toEqual({ shards: 2, generation: 1 });
     expect(await client.apply([update(100, 'late')], config)).toEqual([{ opId: 100, state: 'FINISHED' }]);
     await expectPlaced(app, [...ids, 'late'], 2);
+    expect((await client.search({ page: 1, rows: 20 })).total).toBe(11);
+  });
+
+  /** The queue's delivery of one message to the real feeding consumer, in `runtime`; answers what it acked and retried. */
+  async function deliver(runtime: Env, id: string, body: FeedingMessage) {
+    const batch = createMessageBatch<FeedingMessage>('feeding', [{ id, timestamp: new Date(), attempts: 1, body }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, runtime, ctx);
+    const result = await getQueueResult(batch, ctx);
+    return { acked: result.explicitAcks, retried: result.retryMessages.map((message) => message.msgId) };
+  }
+
+  /**
+   * An app of 10 documents on 1 shard whose setting is 2, a re-index job recorded in D1 as the schedule route records
+   * it (its message is delivered by the test), and a live update accepted meanwhile (entry and message).
+   */
+  async function moveAhead() {
+    const app = await shardedApp(1);
+    const accepted = await json<{ firstId: number; lastId: number }>(await expectOk(bulk(app, DOCUMENTS.slice(0, 10))));
+    await allSettled(app, [accepted.firstId, accepted.lastId]);
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { shards: 2 } }));
+    const row = (await findSearchApp(createDb(env.DB), app.tenant, app.code))!;
+    const jobId = crypto.randomUUID();
+    await env.DB.prepare('INSERT INTO feeding_jobs (id, app_id) VALUES (?, ?)').bind(jobId, row.id).run();
+    const job: FeedingMessage = { kind: 'reindex', appId: row.id, jobId };
+    const { last } = await app.searchApp.stub.cycles();
+    const payload = { name: 'late' };
+    const entry = await env.DB.prepare(
+      `INSERT INTO feeding_operations (app_id, document_id, operation, state, type, last_cycle_id, payload, sent_at)
+       VALUES (?, 'late', 'update', 'CREATED', 'svc', ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) RETURNING id`,
+    )
+      .bind(row.id, last, JSON.stringify(payload))
+      .first<{ id: number }>();
+    const opId = entry!.id;
+    const write: FeedingMessage = {
+      kind: 'operations',
+      appId: row.id,
+      operations: [{ opId, documentId: 'late', operation: 'update', payload, lastCycle: last }],
+    };
+    const states = async () => ({
+      job: (await env.DB.prepare('SELECT state FROM feeding_jobs WHERE id = ?').bind(jobId).first<{ state: string }>())!.state,
+      write: (await env.DB.prepare('SELECT state FROM feeding_operations WHERE id = ?').bind(opId).first<{ state: string }>())!.state,
+    });
+    const ids = [...DOCUMENTS.slice(0, 10).map((d) => d.header.id), 'late'];
+    return { app, job, write, states, ids };
+  }
+
+  /** Shard 0's vote for the move, cast `VOTED_MOVE_DECIDE_MS` ago as far as its clock tells. */
+  async function ageVote(app: FeedingApp) {
+    await runInDurableObject(app.searchApp.stub, (_instance, state) => {
+      const votedAt = Date.now() - VOTED_MOVE_DECIDE_MS - 1;
+      state.storage.sql.exec(`UPDATE meta SET value = json_set(value, '$.votedAt', ?) WHERE key = 'ready'`, votedAt);
+    });
+  }
+
+  /** Shard 0's alarm, 30 s after its vote, makes the 2-shard layout live. */
+  async function committedByShardZero(app: FeedingApp) {
+    await ageVote(app);
+    expect(await runDurableObjectAlarm(app.searchApp.stub)).toBe(true);
+    expect((await app.searchApp.layout()).layout).toEqual({ shards: 2, generation: 1 });
+  }
+
+  /** The job FINISHED, the live write goes live on its delivery, every document on its shard of 2. */
+  async function expectMoved({ app, write, states, ids }: Awaited<ReturnType<typeof moveAhead>>) {
+    expect(await deliver(env, 'write', write)).toEqual({ acked: ['write'], retried: [] });
+    expect(await states()).toEqual({ job: 'FINISHED', write: 'FINISHED' });
+    await expectPlaced(app, ids, 2);
+    expect((await app.searchApp.search({ page: 1, rows: 20 })).total).toBe(11);
+  }
+
+  /**
+   * The job's delivery held where `hold` calls `wait` (answering as `hold` does once let through) while shard 0's alarm
+   * commits the move; then the job ends, not failed.
+   */
+  async function heldWhileShardZeroCommits(
+    hold: (send: () => Promise<unknown>, method: string, wait: () => Promise<void>) => Promise<unknown>,
+  ) {
+    const moving = await moveAhead();
+    let arrive!: () => void;
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const wait = async () => {
+      arrive();
+      await opened;
+    };
+    const running = deliver(
+      objectCallsThrough((send, method) => hold(send, method, wait)),
+      'job',
+      moving.job,
+    );
+    await arrived;
+    await committedByShardZero(moving.app);
+    open();
+    expect(await running).toEqual({ acked: ['job'], retried: [] });
+    await expectMoved(moving);
+  }
+
+  it('a move whose job died after every shard voted, before deciding, is decided and committed by shard 0 30 s after its vote', async () => {
+    const moving = await moveAhead();
+    const { app, job, write, states } = moving;
+    // The job's process dies when it would record the decision: every shard of the new layout voted.
+    const dying = objectCallsThrough((send, method) => (method === 'decideSwap' ? Promise.reject(new Error('the process died')) : send()));
+    expect(await deliver(dying, 'job', job)).toEqual({ acked: [], retried: ['job'] });
+    expect(await app.searchApp.stub.vote()).toMatchObject({ cycleId: -1, layout: { shards: 2, generation: 1 } });
+    expect((await app.searchApp.stub.vote())?.decided).toBeUndefined();
+    // Live feeding waits on the voters: the consumer retries the write.
+    expect(await deliver(env, 'write', write)).toEqual({ acked: [], retried: ['write'] });
+    expect(await states()).toEqual({ job: 'STARTED', write: 'STARTED' });
+    // No retry came: 30 s after its vote (well within the move's 15-minute lease), shard 0 finds every vote and commits;
+    // the job's retry finds the layout it was to make and ends.
+    await committedByShardZero(app);
+    expect(await deliver(env, 'job', job)).toEqual({ acked: ['job'], retried: [] });
+    await expectMoved(moving);
+  });
+
+  it('a slow job whose move shard 0 decided and committed meanwhile finishes it, not failed', async () => {
+    await heldWhileShardZeroCommits(async (send, method, wait) => {
+      if (method === 'decideSwap') await wait();
+      return send();
+    });
+  });
+
+  it("a job that lost a shard's answer to its vote after shard 0 decided and committed the move commits it too, instead of aborting", async () => {
+    // Shard 1 votes, but its answer reaches the job only after shard 0's alarm, and as a failure.
+    let votes = 0;
+    await heldWhileShardZeroCommits(async (send, method, wait) => {
+      if (method !== 'prepareSwap' || ++votes < 2) return send();
+      await send();
+      await wait();
+      throw new Error('the answer was lost');
+    });
+  });
+
+  it('a move missing a vote 30 s after shard 0 voted stays undecided (the vote may yet come) until its lease lapses', async () => {
+    const { app, job, write, states } = await moveAhead();
+    const client = app.searchApp;
+    // The job loses the objects as it asks the second shard for its vote: shard 0 voted, shard 1 staged and did not, and
+    // the job's abort reaches neither (it ends ERROR, shard 1 not having answered).
+    let votes = 0;
+    const cut = objectCallsThrough((send, method) => {
+      votes += method === 'prepareSwap' ? 1 : 0;
+      return votes >= 2 ? Promise.reject(new Error('the objects are out of reach')) : send();
+    });
+    expect(await deliver(cut, 'job', job)).toEqual({ acked: ['job'], retried: [] });
+    expect((await client.stub.vote())?.cycleId).toBe(-1);
+    await ageVote(app);
+    expect(await runDurableObjectAlarm(client.stub)).toBe(true);
+    expect((await client.layout()).layout).toEqual({ shards: 1, generation: 0 });
+    expect((await client.stub.vote())?.decided).toBeUndefined();
+    expect(await deliver(env, 'write', write)).toEqual({ acked: [], retried: ['write'] });
+    // The seal and then the lease lapse: shard 0 drops the move, the old layout stays live and takes the write.
+    await runInDurableObject(client.stub, (_instance, state) => {
+      const startedAt = Date.now() - RESHARD_LEASE_MS - 1;
+      state.storage.sql.exec(`UPDATE meta SET value = json_set(value, '$.startedAt', ?) WHERE key = 'reshard'`, startedAt);
+      state.storage.sql.exec(`UPDATE meta SET value = ? WHERE key = 'sealedUntil'`, JSON.stringify(Date.now() - 1));
+    });
+    expect(await runDurableObjectAlarm(client.stub)).toBe(true);
+    expect(await client.stub.vote()).toBeNull();
+    expect(await deliver(env, 'write', write)).toEqual({ acked: ['write'], retried: [] });
+    expect(await states()).toEqual({ job: 'ERROR', write: 'FINISHED' });
+    expect((await client.layout()).layout).toEqual({ shards: 1, generation: 0 });
     expect((await client.search({ page: 1, rows: 20 })).total).toBe(11);
   });
 

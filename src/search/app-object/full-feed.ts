@@ -11,6 +11,7 @@ import {
   type PreparedSwap,
   type UnsettledEnd,
   type UnsettledSwap,
+  VOTED_MOVE_DECIDE_MS,
 } from '../app-storage';
 import type { Outcome } from '../outcome';
 import { MAX_SHARDS, type ShardLayout } from '../shards';
@@ -238,7 +239,7 @@ export class FullFeeds {
    * as `swap.layout` when told (or when a search asks for that generation: the decision was then taken). Yes as
    * well when that generation is live here already (a retried swap). `shardName` is for `TEST_REFUSE_SWAP`.
    */
-  prepareSwap(swap: PreparedSwap, shardName: string): Outcome<null> {
+  async prepareSwap(swap: PreparedSwap, shardName: string): Promise<Outcome<null>> {
     const storage = this.live.storage;
     if (this.live.layout().generation >= swap.layout.generation) return ok(null);
     if (this.env.TEST_REFUSE_SWAP?.split(',').includes(shardName))
@@ -247,9 +248,29 @@ export class FullFeeds {
       return { ok: false, status: 409, message: `cycle ${swap.cycleId} is not staged here` };
     // A vote again (a retried swap) keeps the decision taken on the first.
     const previous = storage.get('ready');
-    const decided = this.#decided(swap.cycleId) && previous?.layout.generation === swap.layout.generation;
-    storage.set('ready', decided ? { ...swap, decided, decidedAt: previous.decidedAt } : swap);
+    if (this.#decided(swap.cycleId) && previous?.layout.generation === swap.layout.generation) {
+      storage.set('ready', { ...previous, ...swap, decided: true });
+      return ok(null);
+    }
+    const reshard = storage.get('reshard');
+    if (reshard?.id !== swap.cycleId) {
+      storage.set('ready', swap);
+      return ok(null);
+    }
+    // A move begun again here since (a retry, or a job taking over): its staging is not what this job caught up.
+    if (swap.attempt !== undefined && swap.attempt !== reshard.startedAt)
+      return { ok: false, status: 409, message: `the move to generation ${swap.layout.generation} was begun again here` };
+    const votedAt = Date.now();
+    storage.set('ready', { ...swap, attempt: reshard.startedAt, votedAt });
+    // The coordinator decides the move itself should nobody have (`Reindexing.expire`).
+    if (reshard.coordinator === shardName) await this.live.armAlarm(votedAt + VOTED_MOVE_DECIDE_MS);
     return ok(null);
+  }
+
+  /** Whether this shard holds a vote for the move `id` cast in its attempt begun at `attempt`. */
+  votedFor(id: number, attempt: number): boolean {
+    const ready = this.live.storage.get('ready');
+    return ready?.cycleId === id && ready.attempt === attempt;
   }
 
   /**
@@ -349,9 +370,13 @@ export class FullFeeds {
     );
   }
 
-  /** A swap that did not happen (a shard refused, or the cycle was cancelled or failed): the staged documents go. */
-  abortSwap(cycleId: number): void {
+  /**
+   * A swap that did not happen (a shard refused, or the cycle was cancelled or failed): the staged documents go. False,
+   * and nothing goes, when this shard (shard 0) decided it or made it live: it can only be committed.
+   */
+  abortSwap(cycleId: number): boolean {
     const storage = this.live.storage;
+    if (this.#decided(cycleId) || storage.get('liveCycle') === cycleId) return false;
     this.live.transaction(() => {
       storage.discardStaged(cycleId);
       if (storage.get('cycle')?.id === cycleId) storage.set('cycle', undefined);
@@ -360,6 +385,7 @@ export class FullFeeds {
       if (storage.get('leaving')?.id === cycleId) storage.set('leaving', undefined);
       storage.set('sealedUntil', undefined);
     });
+    return true;
   }
 
   /** As shard 0: the other shards of a cycle ended here without a swap are told by the next recovery check too. */

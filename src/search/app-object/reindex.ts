@@ -13,6 +13,7 @@ import {
   type RefusedOp,
   type Reshard,
   type ReshardFate,
+  VOTED_MOVE_DECIDE_MS,
 } from '../app-storage';
 import { contentHash, embeddingText } from '../embedding/text';
 import type { DocumentPayload } from '../engine/types';
@@ -118,6 +119,11 @@ export class Reindexing {
     if (running && running.job !== reshard.job) {
       return { ok: false, status: 409, message: `Re-index job ${running.job} is moving the documents to ${running.shards} shards` };
     }
+    // Decided here since the job read the vote (this shard decided it itself): it is only ever committed, by this shard.
+    const ready = storage.get('ready');
+    if (ready?.cycleId === reshard.id && ready.decided) {
+      return { ok: false, status: 409, message: `The move to ${reshard.shards} shards was decided and is being committed` };
+    }
     const previous = storage.get('reshard');
     this.live.transaction(() => {
       if (cycle && ended) this.fullFeeds.dropEndedCycle(cycle.id);
@@ -180,8 +186,8 @@ export class Reindexing {
    * here (shard 0 commits last), `pending` while this shard holds the re-shard within its lease (its job, or a retry, may
    * commit it), else `abandoned`: aborted, lapsed before this shard voted, wiped with its app, or its generation taken
    * or passed by another swap (a full feed started once the lease lapsed: every shard of a layout live since voted for
-   * that one, so the voter is in none). One held past its lease, or decided here `DECIDED_MOVE_COMMIT_MS` ago and not
-   * committed, is settled here first (`#settle`).
+   * that one, so the voter is in none). One held past its lease, decided here `DECIDED_MOVE_COMMIT_MS` ago and not
+   * committed, or voted for here `VOTED_MOVE_DECIDE_MS` ago and not decided, is settled here first (`#settle`).
    */
   async reshardFate(id: number, layout: ShardLayout): Promise<ReshardFate> {
     const storage = this.live.storage;
@@ -193,23 +199,27 @@ export class Reindexing {
     }
     const reshard = storage.get('reshard');
     if (reshard?.id !== id) return 'abandoned';
-    if (activeReshard(storage) && (this.#decidedCommitAt(id) ?? Infinity) > Date.now()) return 'pending';
+    if (activeReshard(storage) && this.#settleAt(reshard) > Date.now()) return 'pending';
     return this.#settle(reshard, layout);
   }
 
-  /** As the coordinator, when this shard commits the move `id` it decided and its job has not committed; else undefined. */
-  #decidedCommitAt(id: number): number | undefined {
+  /** As the coordinator: when it settles the move `reshard` within its lease (`#settle`), if it decided or voted for it. */
+  #settleAt(reshard: Reshard): number {
     const ready = this.live.storage.get('ready');
-    // A decision stored before its time was recorded is due at once.
-    return ready?.cycleId === id && ready.decided ? (ready.decidedAt ?? 0) + DECIDED_MOVE_COMMIT_MS : undefined;
+    if (ready?.cycleId !== reshard.id) return Infinity;
+    // A decision or vote stored before its time was recorded is due at once.
+    if (ready.decided) return (ready.decidedAt ?? 0) + DECIDED_MOVE_COMMIT_MS;
+    return ready.attempt === reshard.startedAt ? (ready.votedAt ?? 0) + VOTED_MOVE_DECIDE_MS : Infinity;
   }
 
   /**
    * As the coordinator of a re-shard whose lease lapsed (its job died: a queue consumer runs 15 minutes at most, and a
-   * retry begins again here first), or that it decided a while ago: commits it here when it was decided or a shard of the
-   * new layout already committed (the job died while committing: a decided move is only ever committed, by its retry
-   * too, and a job still committing commits the same generation) and ends it as the job would have, else drops it, so
-   * every shard that voted drops its staging when it asks.
+   * retry begins again here first), or that it decided or voted for a while ago: commits it here when it was decided, a
+   * shard of the new layout already committed (the job died while committing: a decided move is only ever committed, by
+   * its retry too, and a job still committing commits the same generation), or every shard holds a vote of this attempt
+   * (decided here first: the job died between the votes and its decision, or is slow, and decides the same), and ends it
+   * as the job would have. Within the lease it is left pending while a vote is missing (a slow job's may yet come, and
+   * dropping the move would fail that job); past it, dropped, so every shard that voted drops its staging when it asks.
    */
   async #settle(reshard: Reshard, layout: ShardLayout): Promise<ReshardFate> {
     const storage = this.live.storage;
@@ -218,15 +228,22 @@ export class Reindexing {
     if (ready?.cycleId === reshard.id && reshard.coordinator) {
       const { coordinator } = reshard;
       const shard = (n: number) => this.live.object(shardOfPrimary(coordinator, n));
-      const views = await Promise.all(
-        shardNumbers(reshard.shards)
-          .slice(1)
-          .map((n) => shard(n).shardView()),
-      );
-      // Asked across an await: a retry may have begun the move again, or a search committed it, meanwhile.
+      const others = shardNumbers(reshard.shards).slice(1);
+      const ours = !ready.decided && ready.attempt === reshard.startedAt;
+      const [views, votes] = await Promise.all([
+        Promise.all(others.map((n) => shard(n).shardView())),
+        ours ? Promise.all(others.map((n) => shard(n).votedFor(reshard.id, reshard.startedAt))) : [],
+      ]);
+      // Asked across an await: a retry may have begun the move again, its job decided or dropped it, or a search
+      // committed it, meanwhile.
       const current = storage.get('reshard');
-      if (current?.id !== reshard.id || current.startedAt !== reshard.startedAt) return this.reshardFate(reshard.id, layout);
-      if (ready.decided || views.some((view) => view.layout.generation >= generation)) {
+      const vote = storage.get('ready');
+      if (current?.id !== reshard.id || current.startedAt !== reshard.startedAt || vote?.cycleId !== reshard.id) {
+        return this.reshardFate(reshard.id, layout);
+      }
+      const everyVote = ours && vote.attempt === reshard.startedAt && votes.every(Boolean);
+      if (everyVote && !vote.decided) storage.set('ready', { ...vote, decided: true, decidedAt: Date.now() });
+      if (vote.decided || everyVote || views.some((view) => view.layout.generation >= generation)) {
         // Finished as the job would have: every other shard commits, then this one, then what follows the last commit
         // (this object's own part in it through its stub too).
         const old = this.live.layout();
@@ -239,6 +256,7 @@ export class Reindexing {
         await afterLastCommit(shard, old, this.live.layout());
         return 'committed';
       }
+      if (activeReshard(storage)) return 'pending';
     }
     this.live.transaction(() => {
       storage.discardStaged(reshard.id);
@@ -264,14 +282,18 @@ export class Reindexing {
     else if (sealedUntil !== undefined) await this.live.armAlarm(sealedUntil);
     const reshard = storage.get('reshard');
     if (!reshard) return;
-    // The coordinator commits a move it decided a while ago itself, before the lease lapses.
-    const due = Math.min(reshard.startedAt + RESHARD_LEASE_MS, this.#decidedCommitAt(reshard.id) ?? Infinity);
+    // The coordinator settles a move it decided or voted for a while ago itself, before the lease lapses.
+    const coordinating = !!reshard.coordinator && this.#isNamed(reshard.coordinator);
+    const leaseEnd = reshard.startedAt + RESHARD_LEASE_MS;
+    const due = Math.min(leaseEnd, coordinating ? this.#settleAt(reshard) : Infinity);
     if (due > now) return this.live.armAlarm(due);
     const voted = storage.get('ready');
     if (voted?.cycleId === reshard.id) {
       const { layout } = voted;
       const fate = reshard.coordinator ? await this.#coordinatorFate(reshard.coordinator, reshard.id, layout) : 'pending';
-      if (fate === 'pending') return this.live.armAlarm(now + RESHARD_LEASE_MS);
+      // Within the lease the coordinator looks for the missing votes again; a voter asks again a lease later.
+      if (fate === 'pending')
+        return this.live.armAlarm(coordinating && leaseEnd > now ? Math.min(leaseEnd, now + VOTED_MOVE_DECIDE_MS) : now + RESHARD_LEASE_MS);
       if (fate === 'committed') {
         await this.fullFeeds.commitSwap(layout.generation);
         return;
