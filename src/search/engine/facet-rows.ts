@@ -129,16 +129,17 @@ const BATCH = 64;
 const batchStarts = new Uint32Array(BATCH);
 const batchEnds = new Uint32Array(BATCH);
 
-/** Counts of a set of documents by place (`FacetRows.regions`): every place counted, once each. */
-export interface PlaceCounts {
-  places: Int32Array;
+/** Counts of a set of documents by column: column k's value ids counted (once each) are `ids[starts[k]]` up to `ids[starts[k + 1]]`, with their `counts`. */
+export interface CountsByColumn {
+  ids: Int32Array;
   counts: Uint32Array;
+  starts: Int32Array;
 }
 
 /**
  * Adds 1 to the count of each value id of each document of `ords` (live documents), every facet column at once;
  * with `listed`, lists each value id the first time it is counted (`countedIds`). Unlisted saves the listing, where
- * every count is read anyway. `base` (listed only): the counts of other documents, added first (as of the same rows' places).
+ * every count is read anyway. `base` (listed only): the counts of other documents, added first, each of its value ids listed in its column.
  *
  * Counting waits on memory and on mispredicted branches more than on its instructions: a matched document's bounds
  * in `starts` and its row miss the cache, and a loop that counts a row before it looks up the next waits for each
@@ -148,17 +149,23 @@ export interface PlaceCounts {
  * place is listed without a branch (whether a `source` or `installedSize` value is new is a coin toss) and the list
  * sorted out by column after the count.
  */
-export function countRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally, listed: boolean, base?: PlaceCounts): void {
+export function countRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally, listed: boolean, base?: CountsByColumn): void {
   const { starts, entries } = rows;
   const { counts, firsts } = tally;
   let firstCount = 0;
   if (base) {
-    const { places } = base;
-    for (let i = 0; i < places.length; i++) {
-      counts[places[i]] = base.counts[i];
-      firsts[i] = places[i];
+    const { regions } = rows;
+    const { ids, ends } = tally;
+    for (let k = 0; k < rows.columns.length; k++) {
+      const region = regions[k];
+      let end = ends[k];
+      for (let i = base.starts[k], to = base.starts[k + 1]; i < to; i++) {
+        const id = base.ids[i];
+        counts[region + id] = base.counts[i];
+        ids[end++] = id;
+      }
+      ends[k] = end;
     }
-    firstCount = places.length;
   }
   for (let from = 0; from < ords.length; from += BATCH) {
     const to = Math.min(from + BATCH, ords.length);
@@ -206,19 +213,19 @@ export function uncountRows(rows: FacetRows, ords: ArrayLike<number>, tally: Row
   for (let i = 0; i < ords.length; i++) for (let j = starts[ords[i]], end = starts[ords[i] + 1]; j < end; j++) counts[entries[j]]--;
 }
 
-/** The counts of `ords` (live documents) by place, counted in `tally` (prepared: `prepareRowTally`), which is left cleared. */
-export function placeCounts(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally): PlaceCounts {
+/** The counts of `ords` (live documents) by column, counted in `tally` (prepared: `prepareRowTally`), which is left cleared. */
+export function countsByColumn(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally): CountsByColumn {
   countRows(rows, ords, tally, true);
   const { ids, ends, counts } = tally;
-  let size = 0;
-  for (let k = 0; k < rows.columns.length; k++) size += ends[k] - rows.regions[k];
-  const counted: PlaceCounts = { places: new Int32Array(size), counts: new Uint32Array(size) };
-  let at = 0;
-  for (let k = 0; k < rows.columns.length; k++)
-    for (let i = rows.regions[k]; i < ends[k]; i++) {
-      const place = rows.regions[k] + ids[i];
-      counted.places[at] = place;
-      counted.counts[at++] = counts[place];
+  const { regions } = rows;
+  const columns = rows.columns.length;
+  const starts = new Int32Array(columns + 1);
+  for (let k = 0; k < columns; k++) starts[k + 1] = starts[k] + ends[k] - regions[k];
+  const counted: CountsByColumn = { ids: new Int32Array(starts[columns]), counts: new Uint32Array(starts[columns]), starts };
+  for (let k = 0, at = 0; k < columns; k++)
+    for (let i = regions[k]; i < ends[k]; i++) {
+      counted.ids[at] = ids[i];
+      counted.counts[at++] = counts[regions[k] + ids[i]];
     }
   clearRowTally(rows, tally, false);
   return counted;

@@ -3,7 +3,7 @@
  * filter), or over everything (cached per index version); only the facets a request selects.
  */
 import { compareStrings, type NumberColumn, type Tally, type ValueColumn } from './columns';
-import { clearRowTally, countedIds, countRows, facetRows, prepareRowTally, uncountRows, type PlaceCounts } from './facet-rows';
+import { clearRowTally, countedIds, countRows, facetRows, prepareRowTally, uncountRows, type CountsByColumn } from './facet-rows';
 import { facetField, type Filtered } from './filters';
 import type { Covering } from './matching';
 import { isNumeric } from './plan';
@@ -238,7 +238,7 @@ interface CountedSet {
   ords: ArrayLike<number>;
   complement: boolean;
   /** The counts of other documents, to add to those of `ords` (not with `complement`), less those of `removed`. */
-  base?: PlaceCounts;
+  base?: CountsByColumn;
   removed?: Int32Array;
 }
 

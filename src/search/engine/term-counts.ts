@@ -6,13 +6,13 @@
  * Exact between rebuilds: documents added since are among the other matches, and the rows of the term's
  * documents removed since are taken off.
  */
-import { placeCounts, prepareRowTally, type FacetRows, type PlaceCounts } from './facet-rows';
+import { countsByColumn, prepareRowTally, type FacetRows, type CountsByColumn } from './facet-rows';
 import { toleratedChanges } from './families';
 import type { Covering } from './matching';
 import { capacity, type IndexState } from './state';
 
-/** A term's documents (as of the counts: some may be removed since) and their counts by place. */
-interface TermCounts extends PlaceCounts {
+/** A term's documents (as of the counts: some may be removed since) and their counts by column. */
+interface TermCounts extends CountsByColumn {
   docs: Int32Array;
 }
 
@@ -30,7 +30,7 @@ const MIN_DOCUMENTS = 1024;
 
 /** What facets count for a query whose matches a frequent term covers: its kept counts, the other matches, its documents removed since. */
 export interface CoveredCounts {
-  counts: PlaceCounts;
+  counts: CountsByColumn;
   rest: Int32Array;
   removed: Int32Array;
 }
@@ -56,7 +56,7 @@ export function coveredCounts(
   // about what a row entry does.
   const perRow = rows.starts[rows.filled] / Math.max(rows.filled, 1);
   const plain = Math.min(matches.length, state.liveCount - matches.length) * perRow;
-  const covered = term.places.length + 2 * docs.length + matches.length + (matches.length - docs.length) * perRow;
+  const covered = term.ids.length + 2 * docs.length + matches.length + (matches.length - docs.length) * perRow;
   if (covered >= plain) return undefined;
   // Documents added since are matched too: marks as long as the ordinals.
   if (cache.marks.length < capacity(state)) cache.marks = new Uint8Array(capacity(state));
@@ -115,7 +115,7 @@ function frequentTerms(state: IndexState, rows: FacetRows, marks: Uint8Array): M
     if (size < MIN_DOCUMENTS) continue;
     const docs = listed.slice(0, size);
     const tally = (state.caches.rowTally = prepareRowTally(state.caches.rowTally, rows));
-    byTerm.set(termId, { docs, ...placeCounts(rows, docs, tally) });
+    byTerm.set(termId, { docs, ...countsByColumn(rows, docs, tally) });
   }
   return byTerm;
 }
