@@ -1,7 +1,8 @@
 /**
  * Ordering candidates. Relevance is an ordered list of criteria, each deciding only ties of the ones before
  * (as Algolia and Meilisearch rank; docs/decisions.md):
- * 1. words: more query words matched (stop words are optional and not counted);
+ * 1. words: more query words matched (stop words are optional and not counted); of a query of two keywords, a document
+ *    matching only the rarer one (fewer documents with its other forms), without a typo, before one matching only the other;
  * 2. typos: fewer typos over the matched words (a completion is no typo);
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
  *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace; nor more than
@@ -20,9 +21,13 @@
  *    word right after the previous one in a field (proximity) and ×1.15 for each one within three words of it
  *    (nearness); in a query of one word, a match counting less the later it stands in its field (matching.ts);
  * 6. custom ranking: the app's numeric or boolean fields, in order;
- * 7. document id.
+ * 7. shorter text in the fields weighted above the default: of two documents the same words matched alike, the one
+ *    saying less besides (BM25's length norm for the tie the score leaves: `docker.io` "Linux container runtime"
+ *    above `docker-clean` "simple Shell script to clean up the Docker Daemon" for `docker`);
+ * 8. document id.
  * A sort field orders before all of them, relevance breaking its ties. Also: selecting the top k without sorting.
  */
+import { pluralForms, stems } from './analysis';
 import { compareStrings, type ValueColumn } from './columns';
 import { namespacedTitles, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
 import { fnv1a } from './hash';
@@ -153,6 +158,9 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   // A query naming a namespace (`golang`) asks for its titles: they are no parts then.
   const namespaced = beginning === 'namespace' ? undefined : namespacedTitles(state);
   const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
+  // Of a query of two counted keywords, the rarer word: a document matching only it ranks above one matching only the other.
+  const pair = popcount(counted) === 2 && counted === (1 << m.plan.words.length) - 1;
+  const rarerBit = pair ? rarerWord(state, m.plan.words, counted) : 0;
   /** Finishes a document; answers its match number (-1: not matched). */
   const finish = (ord: number): number => {
     const match = matchOf(m, ord);
@@ -173,8 +181,11 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     const words = matched[match] & counted;
     const withTypos = words & ~typoBits[match];
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> WHOLE));
+    // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
+    const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     rank[match] =
-      ((popcount(words) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 + popcount((matched[match] >>> WHOLE) & counted);
+      (((popcount(words) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
+      popcount((matched[match] >>> WHOLE) & counted);
     return match;
   };
   const custom = state.plan.ranking.customRanking.map(({ field, direction }) => fieldOrder(state, field, direction));
@@ -191,6 +202,8 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
       const c = order(a, b);
       if (c) return c;
     }
+    const shorter = weightedLength(state, a) - weightedLength(state, b);
+    if (shorter) return shorter < 0 ? -1 : 1;
     return compareStrings(state.ids[a], state.ids[b]);
   };
   // Every alternative holds every counted word (as a match of an exact-mode field does): then so does every match.
@@ -279,6 +292,16 @@ function attributeLevel(
   )
     return 0;
   return Math.min(Math.round(slot.weight * 4), 4095) * 8 + how + equals;
+}
+
+/** A field weight above this is the app's own: the words of such fields make a document's length for criterion 7. */
+const DEFAULT_WEIGHT = 1;
+
+/** Words of a document in the text fields weighted above the default (criterion 7, a merge key part). */
+export function weightedLength(state: IndexState, ord: number): number {
+  let length = 0;
+  for (const { slot, weight } of state.plan.text) if (weight > DEFAULT_WEIGHT) length += state.text.length(slot, ord);
+  return length;
 }
 
 /** Feeding order: what documents come in when there is no query. */
@@ -380,4 +403,21 @@ export function selectTop(ords: Int32Array, k: number, compare: Compare): number
     }
   }
   return heap.sort(compare);
+}
+
+/**
+ * The bit of the counted word fewer documents hold, counting its singular/plural and its stems (an agent noun's verb:
+ * `viewer` as `view` too) as matching does, from whole-index counts so every shard picks the same; 0 when they are
+ * held as often (neither tells more).
+ */
+function rarerWord(state: IndexState, words: string[], counted: number): number {
+  const frequencies: Array<{ bit: number; frequency: number }> = [];
+  words.forEach((word, i) => {
+    if (!(counted & (1 << i))) return;
+    let frequency = 0;
+    for (const form of new Set([word, ...pluralForms(word), ...stems(word)])) frequency += termFrequency(state, form);
+    frequencies.push({ bit: 1 << i, frequency });
+  });
+  const [first, second] = frequencies;
+  return first.frequency === second.frequency ? 0 : first.frequency < second.frequency ? first.bit : second.bit;
 }

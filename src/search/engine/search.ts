@@ -10,7 +10,18 @@ import { applyFilters, compileFilters } from './filters';
 import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
 import { matchOf, matchPlan, release, type Covering } from './matching';
 import { planQuery, type QueryPlan } from './query-plan';
-import { feedingOrder, fieldValue, popcount, relevanceOrder, resolveSort, selectTop, slice, sortOrder, type Compare } from './ranking';
+import {
+  feedingOrder,
+  fieldValue,
+  popcount,
+  relevanceOrder,
+  resolveSort,
+  selectTop,
+  slice,
+  sortOrder,
+  weightedLength,
+  type Compare,
+} from './ranking';
 import type { SortSpec } from './plan';
 import { liveOrds, type IndexState } from './state';
 import type { EngineSearchResult, MergeKeyPart, SearchRequest } from './types';
@@ -100,12 +111,12 @@ export function keywordCandidates(state: IndexState, q: string, strict = false, 
       return best;
     },
     mergeKey: {
-      order: ['desc', 'desc', ...custom.map((rule) => rule.direction), 'asc'],
+      order: ['desc', 'desc', ...custom.map((rule) => rule.direction), 'asc', 'asc'],
       key: (ord) => {
         const match = matchOf(found, ord);
         finish(ord);
         const criteria = match < 0 ? [0, 0] : [found.rank[match], found.score[match]];
-        return [...criteria, ...custom.map((rule) => fieldValue(state, rule.field, ord)), state.ids[ord]];
+        return [...criteria, ...custom.map((rule) => fieldValue(state, rule.field, ord)), weightedLength(state, ord), state.ids[ord]];
       },
     },
     done: () => release(found),
