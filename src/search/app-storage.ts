@@ -49,6 +49,12 @@ export interface PreparedSwap {
    */
   attempt?: number;
   votedAt?: number;
+  /**
+   * In a move's vote request to a shard its rows came from: that shard's sequence when the last catch-up began. A row
+   * changed there since (its seal lapsed before the vote: a slow job) may be missing from the staging, which the commit
+   * makes live in place of the shard's rows; the shard refuses, so the move fails and the write stays.
+   */
+  caughtUp?: number;
 }
 
 /**

@@ -34,13 +34,24 @@ const RESHARD_SEAL_MS = 30_000;
 
 /**
  * Phase 1 of a cross-shard swap: every shard of the new layout votes; the first refusal's reason, or undefined. Shard 0
- * is told the layout `old` the swap replaces, so that its commit records what must follow (`UnsettledSwap`).
+ * is told the layout `old` the swap replaces, so that its commit records what must follow (`UnsettledSwap`); in a move,
+ * each shard the rows came from its sequence when the last catch-up began (`caughtUp`, by shard).
  */
-export async function prepareSwap(app: SwappingShards, swap: PreparedSwap, old: ShardLayout): Promise<string | undefined> {
+export async function prepareSwap(
+  app: SwappingShards,
+  swap: PreparedSwap,
+  old: ShardLayout,
+  caughtUp: number[] = [],
+): Promise<string | undefined> {
   const votes = await Promise.all(
     shardNumbers(swap.layout.shards).map(async (shard) => {
+      const asked: PreparedSwap = {
+        ...swap,
+        ...(shard === 0 && { from: old }),
+        ...(shard < caughtUp.length && { caughtUp: caughtUp[shard] }),
+      };
       try {
-        return await app.shard(shard).prepareSwap(shard === 0 ? { ...swap, from: old } : swap, app.shardName(shard));
+        return await app.shard(shard).prepareSwap(asked, app.shardName(shard));
       } catch (error) {
         return { ok: false as const, message: `shard ${shard} did not answer: ${String(error)}` };
       }
@@ -113,8 +124,13 @@ export async function reshardApp(
     }
     const leaving = { id: reshard.id, coordinator: app.coordinator, layout: swap.layout };
     await Promise.all(sources.map((shard) => app.shard(shard).seal(RESHARD_SEAL_MS, shard < shards ? undefined : leaving)));
-    await Promise.all(sources.map((shard, i) => moveRows(app, shard, since[i], reshard)));
-    const refusal = await prepareSwap(app, swap, layout);
+    const last = await Promise.all(sources.map((shard, i) => moveRows(app, shard, since[i], reshard)));
+    const refusal = await prepareSwap(
+      app,
+      swap,
+      layout,
+      last.map((round) => round.seq),
+    );
     if (refusal) throw new ApiError(409, `the new shard layout was refused: ${refusal}`);
   } catch (error) {
     // Shard 0 first: once it decided the move (itself, every shard having voted while this job was slow, or lost an

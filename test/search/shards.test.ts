@@ -766,6 +766,19 @@ describe('a re-index job changing the shard count', () => {
     return { app, job, write, states, ids };
   }
 
+  /** Where a call waits: `arrived` once one reached `wait`, which returns once `open` was called. */
+  function gate() {
+    let arrive!: () => void;
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const wait = async () => {
+      arrive();
+      await opened;
+    };
+    return { arrived, open, wait };
+  }
+
   /** Shard 0's vote for the move, cast `VOTED_MOVE_DECIDE_MS` ago as far as its clock tells. */
   async function ageVote(app: FeedingApp) {
     await runInDurableObject(app.searchApp.stub, (_instance, state) => {
@@ -797,22 +810,15 @@ describe('a re-index job changing the shard count', () => {
     hold: (send: () => Promise<unknown>, method: string, wait: () => Promise<void>) => Promise<unknown>,
   ) {
     const moving = await moveAhead();
-    let arrive!: () => void;
-    const arrived = new Promise<void>((resolve) => (arrive = resolve));
-    let open!: () => void;
-    const opened = new Promise<void>((resolve) => (open = resolve));
-    const wait = async () => {
-      arrive();
-      await opened;
-    };
+    const held = gate();
     const running = deliver(
-      objectCallsThrough((send, method) => hold(send, method, wait)),
+      objectCallsThrough((send, method) => hold(send, method, held.wait)),
       'job',
       moving.job,
     );
-    await arrived;
+    await held.arrived;
     await committedByShardZero(moving.app);
-    open();
+    held.open();
     expect(await running).toEqual({ acked: ['job'], retried: [] });
     await expectMoved(moving);
   }
@@ -851,6 +857,30 @@ describe('a re-index job changing the shard count', () => {
       await wait();
       throw new Error('the answer was lost');
     });
+  });
+
+  it('a slow job whose seal lapsed before its votes, a live write applied meanwhile, fails the move and keeps the write', async () => {
+    const { app, job, write, states } = await moveAhead();
+    const client = app.searchApp;
+    // The job is slow between its last catch-up and its votes: the seal lapses and live feeding applies the write on shard 0.
+    const held = gate();
+    const slow = objectCallsThrough(async (send, method) => {
+      if (method === 'prepareSwap') await held.wait();
+      return send();
+    });
+    const running = deliver(slow, 'job', job);
+    await held.arrived;
+    await runInDurableObject(client.stub, (_instance, state) => {
+      state.storage.sql.exec(`UPDATE meta SET value = ? WHERE key = 'sealedUntil'`, JSON.stringify(Date.now() - 1));
+    });
+    expect(await deliver(env, 'write', write)).toEqual({ acked: ['write'], retried: [] });
+    held.open();
+    // Shard 0 refuses to vote: its staging may lack the write, which the commit would have replaced.
+    expect(await running).toEqual({ acked: ['job'], retried: [] });
+    expect(await states()).toEqual({ job: 'ERROR', write: 'FINISHED' });
+    expect((await client.layout()).layout).toEqual({ shards: 1, generation: 0 });
+    expect(await client.document('late')).toEqual({ name: 'late' });
+    expect((await client.search({ page: 1, rows: 20 })).total).toBe(11);
   });
 
   it('a move missing a vote 30 s after shard 0 voted stays undecided (the vote may yet come) until its lease lapses', async () => {

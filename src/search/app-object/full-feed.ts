@@ -260,6 +260,8 @@ export class FullFeeds {
     // A move begun again here since (a retry, or a job taking over): its staging is not what this job caught up.
     if (swap.attempt !== undefined && swap.attempt !== reshard.startedAt)
       return { ok: false, status: 409, message: `the move to generation ${swap.layout.generation} was begun again here` };
+    if (swap.caughtUp !== undefined && storage.documentsChangedAfter(swap.caughtUp))
+      return { ok: false, status: 409, message: `${shardName} took writes after the move's last catch-up (its seal lapsed first)` };
     const votedAt = Date.now();
     storage.set('ready', { ...swap, attempt: reshard.startedAt, votedAt });
     // The coordinator decides the move itself should nobody have (`Reindexing.expire`).
