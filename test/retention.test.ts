@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { createScheduledController } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import worker from '../src/index';
-import { runMaintenance } from '../src/retention';
+import { runMaintenance, UNDELIVERED_ERROR } from '../src/retention';
 import { ADMIN_TOKEN, call, expectOk, uniqueCode } from './helpers';
 import { feedingApp } from './feeding/helpers';
 
@@ -18,7 +18,7 @@ async function count(query: string, ...params: unknown[]): Promise<number> {
 }
 
 describe('retention', () => {
-  it('the scheduled handler prunes old terminal feeding entries, old deliveries and idle chat sessions', async () => {
+  it('the scheduled handler prunes old terminal feeding entries, old deliveries and idle chat sessions, and fails deliveries no queue can hold', async () => {
     const app = await feedingApp();
     const appId = (await env.DB.prepare('SELECT id FROM search_apps WHERE tenant_code = ?').bind(app.tenant).first<number>('id'))!;
     const insertEntry = env.DB.prepare(
@@ -42,6 +42,11 @@ describe('retention', () => {
       insertDelivery.bind(`${tenant}-old-sent`, configId, 'sent', daysAgo(31)),
       insertDelivery.bind(`${tenant}-old-queued`, configId, 'queued', daysAgo(31)),
       insertDelivery.bind(`${tenant}-recent`, configId, 'failed', daysAgo(29)),
+      // Past the 14 days a queue can hold a job: never sent, so failed (and kept until its retention age).
+      insertDelivery.bind(`${tenant}-stale-queued`, configId, 'queued', daysAgo(15)),
+      insertDelivery.bind(`${tenant}-stale-sending`, configId, 'sending', daysAgo(20)),
+      // A queue may still hold its job: left as it is.
+      insertDelivery.bind(`${tenant}-waiting`, configId, 'queued', daysAgo(13)),
     ]);
 
     const agent = await env.DB.prepare(
@@ -59,8 +64,15 @@ describe('retention', () => {
 
     const entries = await env.DB.prepare('SELECT document_id FROM feeding_operations WHERE app_id = ? ORDER BY id').bind(appId).all();
     expect(entries.results.map((r) => r.document_id)).toEqual(['old-but-open', 'recent']);
-    const deliveries = await env.DB.prepare('SELECT id FROM email_deliveries WHERE config_id = ? ORDER BY id').bind(configId).all();
-    expect(deliveries.results.map((r) => r.id)).toEqual([`${tenant}-old-queued`, `${tenant}-recent`]);
+    const deliveries = await env.DB.prepare('SELECT id, status, error FROM email_deliveries WHERE config_id = ? ORDER BY id')
+      .bind(configId)
+      .all();
+    expect(deliveries.results).toEqual([
+      { id: `${tenant}-recent`, status: 'failed', error: null },
+      { id: `${tenant}-stale-queued`, status: 'failed', error: UNDELIVERED_ERROR },
+      { id: `${tenant}-stale-sending`, status: 'failed', error: UNDELIVERED_ERROR },
+      { id: `${tenant}-waiting`, status: 'queued', error: null },
+    ]);
     const sessions = await env.DB.prepare('SELECT session_id FROM chat_sessions WHERE agent_id = ?').bind(agent).all();
     expect(sessions.results.map((r) => r.session_id)).toEqual(['active']);
     expect(await count('SELECT count(*) AS n FROM chat_turns WHERE session_row_id = ?', idle)).toBe(0);
