@@ -17,10 +17,11 @@ export const RETENTION_DEFAULTS = { feedingDays: 7, emailDays: 30, chatDays: 30 
 
 /**
  * Cloudflare Queues keep a message at most 14 days: a delivery still `queued` or `sending` that long after it was
- * logged has no job left to send it (the worker died between logging it and queueing it, or the job was lost).
+ * logged has no job left to send it (the worker died between logging it and queueing it, or during its last attempt,
+ * which may have reached the provider: so "not confirmed", not "not sent").
  */
 const QUEUE_MAX_RETENTION_DAYS = 14;
-export const UNDELIVERED_ERROR = `never delivered: no queue holds its job after ${QUEUE_MAX_RETENTION_DAYS} days`;
+export const UNDELIVERED_ERROR = `never confirmed sent: no queue holds its job after ${QUEUE_MAX_RETENTION_DAYS} days`;
 
 interface Pruned {
   feedingEntries: number;
