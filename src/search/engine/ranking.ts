@@ -88,7 +88,7 @@ export function idf(documents: number, frequency: number): number {
 
 /** Documents of the whole index holding `term` (0: not indexed anywhere), for planning a query as one index would. */
 export function termFrequency(state: IndexState, term: string): number {
-  const termId = state.text.dictionary.get(term);
+  const termId = state.text.idOf(term);
   if (termId !== undefined) return corpusStatistics(state).frequency(termId);
   const foreign = state.others?.foreign;
   if (!foreign?.hashes.length) return 0;
