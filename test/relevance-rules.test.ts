@@ -597,6 +597,15 @@ describe('relevance rules', () => {
     // `drift` is a word of one description: too rare to be what is meant rather than the name it begins.
     expect(top('drift', engine)[0]).toBe('driftnet');
   });
+  it('scores the plural of the last word once, so the word as typed stays above it (`sketch` over `sketches`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('one', { name: 'one', description: 'sketch alpha' });
+    engine.add('two', { name: 'two', description: 'sketches alpha' });
+    engine.add('three', { name: 'three', description: 'other words here only' });
+    // `sketches` is the plural interpretation's and also a completion of `sketch`: counted by both, it came first.
+    expect(top('sketch', engine)).toEqual(['one', 'two']);
+    expect(top('sketches', engine)).toEqual(['two', 'one']);
+  });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });
     expect(top('the gimp', own)[0]).toBe('gimp');
