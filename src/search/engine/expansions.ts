@@ -99,7 +99,7 @@ export function followingCompletions(state: IndexState, previous: string, prefix
 
 function computeFollowing(state: IndexState, previous: string, prefix: string): Expansion[] {
   const { dictionary, terms } = state.text;
-  const previousId = dictionary.get(previous);
+  const previousId = state.text.idOf(previous);
   const frequency = termFrequency(state, previous);
   if (previousId === undefined || frequency > MAX_FOLLOWED || !state.plan.text.some((f) => f.prefix)) return [];
   const kept = new Set(keptCompletions(state, prefix));
@@ -140,7 +140,7 @@ function computeExpansions(
 ): Expansion[] {
   const dictionary = state.text.dictionary;
   const expansions: Expansion[] = [];
-  const exactId = dictionary.get(term);
+  const exactId = state.text.idOf(term);
   if (exactId !== undefined) expansions.push({ termId: exactId, quality: 1, kind: 'exact', typos: 0 });
   const analyzed = state.plan.text.some((f) => f.prefix);
   const formIds = new Set<number>();

@@ -35,8 +35,8 @@ export interface Candidates {
   ords: Int32Array;
   /** Relevance order, best first; absent for a search without a query (feeding order). */
   relevance?: Compare;
-  /** Of `ords` passing the filters, those that can be among the first `k` by `relevance` (all when absent). */
-  contenders?(ords: Int32Array, k: number): Int32Array;
+  /** The first `k` of `ords` passing the filters by `relevance` (`selectTop` with it when absent). */
+  top?(ords: Int32Array, k: number): number[];
   /** How well a keyword candidate matched, 0 to 1: the share of query words it matched × its BM25 score relative to `best`. */
   keywordScore?: (ord: number, best: number) => number;
   /** The best BM25 score among the keyword candidates (what `keywordScore` is relative to in one index). */
@@ -105,14 +105,14 @@ export function keywordCandidates(state: IndexState, q: string, part?: PartRules
   const { counted } = found.plan;
   const custom = state.plan.ranking.customRanking;
   const words = popcount(counted) || 1;
-  const { compare, finish, contenders } = relevanceOrder(state, found, familyPrior(state));
+  const { compare, finish, top } = relevanceOrder(state, found, familyPrior(state));
   return {
     ords: found.ords,
     covering: found.covering,
     relaxed,
     ...(part ? { typoReport: typoReport(state, plans) } : {}),
     relevance: compare,
-    contenders,
+    top,
     keywordScore: (ord, relativeTo) => {
       const match = matchOf(found, ord);
       if (match < 0) return 0;
@@ -193,14 +193,11 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
     const relevance = candidates.relevance ?? feedingOrder;
     const order = sort ? sortOrder(state, sort, relevance) : relevance;
     // Without a query or sort, documents come in feeding order, which is ordinal order already.
+    const end = start + request.rows;
     const page =
       !candidates.relevance && !sort
-        ? slice(passing, start, start + request.rows)
-        : selectTop(
-            sort ? passing : (candidates.contenders?.(passing, start + request.rows) ?? passing),
-            start + request.rows,
-            order,
-          ).slice(start);
+        ? slice(passing, start, end)
+        : (!sort && candidates.top ? candidates.top(passing, end) : selectTop(passing, end, order)).slice(start);
     const keys = part && mergeKeyOf(state, sort, candidates, part);
     return {
       total: passing.length,
