@@ -273,6 +273,15 @@ describe('index lifecycle', () => {
     expect(index.size).toBe(500);
     expect(index.search({ q: 'odd', page: 1, rows: 1, sort: 'price_asc' })).toMatchObject({ total: 250, hits: [{ id: 'd2501' }] });
   });
+  it('looks whole words up as the index grows, before and after a load', () => {
+    // A word not last in the query is matched whole only (no completion; no typo in a balanced field).
+    const word = (i: number) => `q${i.toString(36)}`;
+    const index = new SearchIndex(shopConfig);
+    for (let i = 0; i < 700; i++) index.add(`d${i}`, { title: `${word(i)} item`, price: i });
+    const loaded = SearchIndex.load(shopConfig, index.serialize());
+    for (let i = 700; i < 3000; i++) loaded.add(`d${i}`, { title: `${word(i)} item`, price: i });
+    for (const i of [1, 699, 700, 1500, 2999]) expect(ids(loaded, { q: `${word(i)} item` })[0]).toBe(`d${i}`);
+  });
   it('serialize then load answers identically', () => {
     const shop = shopIndex();
     shop.remove('p4');

@@ -267,25 +267,45 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
   const { text } = state;
   const alive = aliveIfRemoved(state);
   const slotCount = state.plan.text.length;
+  const { mask } = alternative;
+  const { counted } = m.plan;
+  const { matchAt, matched, words, allWordsOrds } = m;
+  let matchedCount = m.matchedCount;
+  let allWordsCount = m.allWordsCount;
   for (const expansion of expansionsOf(state, alternative)) {
     const { where } = expansion;
     const matches = m.scoring.matching[expansion.kind];
     let entries = 0;
     for (const { data, from, to } of text.runs(expansion.termId))
       for (let p = from; p < to; p += 2) {
-        const ord = data[p] >>> 5;
-        if (matches[data[p] & 31] && !(alive && alive[ord] !== 1) && !(where && !where.has(ord * slotCount + (data[p] & 31)))) {
-          markWord(m, ord, alternative.mask);
-          entries++;
+        const entry = data[p];
+        const ord = entry >>> 5;
+        if (!matches[entry & 31] || (alive && alive[ord] !== 1) || (where && !where.has(ord * slotCount + (entry & 31)))) continue;
+        entries++;
+        // `markWord`, inline, with the counts in locals: a broad word's tens of thousands of postings come here.
+        let match = matchAt[ord] - 1;
+        if (match < 0) {
+          match = matchedCount++;
+          matchAt[ord] = matchedCount;
+          matched[match] = ord;
         }
+        const before = words[match];
+        const after = before | mask;
+        // Marked already (the word in another field of the document, or another form of it).
+        if (after === before) continue;
+        words[match] = after;
+        if ((after & counted) === counted && (before & counted) !== counted) allWordsOrds[allWordsCount++] = ord;
       }
     coveredBy(m, expansion, entries);
   }
+  m.matchedCount = matchedCount;
+  m.allWordsCount = allWordsCount;
 }
 
 /** An alternative's expansions, then, for the last word, its completions that count only where they follow the word before. */
 function expansionsOf(state: IndexState, alternative: Alternative): Expansion[] {
-  const expansions = expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms);
+  const { terms, prefix, typos, forms, typoCutoff } = alternative;
+  const expansions = expand(state, terms[0], prefix, typos, forms, typoCutoff);
   const following = alternative.follows ? followingCompletions(state, alternative.follows, alternative.terms[0]) : undefined;
   return following?.length ? [...expansions, ...following] : expansions;
 }

@@ -88,7 +88,7 @@ export function idf(documents: number, frequency: number): number {
 
 /** Documents of the whole index holding `term` (0: not indexed anywhere), for planning a query as one index would. */
 export function termFrequency(state: IndexState, term: string): number {
-  const termId = state.text.dictionary.get(term);
+  const termId = state.text.idOf(term);
   if (termId !== undefined) return corpusStatistics(state).frequency(termId);
   const foreign = state.others?.foreign;
   if (!foreign?.hashes.length) return 0;
@@ -139,10 +139,10 @@ export interface Relevance {
   /** Computes a matched document's criteria (`rank`) and final score (`score` × prior × proximity), once. */
   finish(ord: number): void;
   /**
-   * The documents of `ords` (matched ones) that can be among the first `k`: those matching the most counted query
-   * words (criterion 1, which decides before every other), at least `k` of them when there are; their matches detailed.
+   * The first `k` of `ords` (matched ones) in relevance order, ranking only those that can be among them: the
+   * documents matching the most counted query words (criterion 1, which decides before every other).
    */
-  contenders(ords: Int32Array, k: number): Int32Array;
+  top(ords: Int32Array, k: number): number[];
 }
 
 /** Relevance order of matched documents, best first; `prior` is each document's prior (families.ts). */
@@ -168,6 +168,11 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     if (match < 0 || rank[match] !== 0) return match;
     // A document `contenders` did not list (a sort, a merge key, hybrid scores): every match is detailed then.
     if (!m.complete && m.detailed[ord] === 0) detailMatches(state, m);
+    finishMatch(match, ord);
+    return match;
+  };
+  /** Computes the criteria and final score of match number `match`, document `ord`, detailed and not finished yet. */
+  const finishMatch = (match: number, ord: number): void => {
     const next = adjacent[match] & ~(-1 << WHOLE);
     const part = namespaced?.[ord] ? NAMESPACED : 1;
     score[match] *=
@@ -186,7 +191,6 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     rank[match] =
       (((popcount(words) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
       popcount((matched[match] >>> WHOLE) & counted);
-    return match;
   };
   const custom = state.plan.ranking.customRanking.map(({ field, direction }) => fieldOrder(state, field, direction));
   const compare: Compare = (a, b) => {
@@ -235,7 +239,26 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     detailMatches(state, m, kept);
     return kept;
   };
-  return { compare, finish, contenders };
+  /** `compare` of two finished matches by their numbers: the criteria and score read without looking the numbers up. */
+  const compareMatches: Compare = (a, b) => {
+    const decided = rank[b] - rank[a] || score[b] - score[a];
+    if (decided) return decided > 0 ? 1 : -1;
+    return compare(m.ords[a], m.ords[b]);
+  };
+  const top = (ords: Int32Array, k: number): number[] => {
+    if (k <= 0) return [];
+    const kept = contenders(ords, k);
+    if (kept !== m.ords) return selectTop(kept, k, compare);
+    // Every match (a one-word query without filters): a match's number is its place in `ords`, so each is finished and
+    // compared by number, not looked up by ordinal in every comparison.
+    const numbers = new Int32Array(kept.length);
+    for (let match = 0; match < kept.length; match++) {
+      numbers[match] = match;
+      if (rank[match] === 0) finishMatch(match, kept[match]);
+    }
+    return selectTop(numbers, k, compareMatches).map((match) => kept[match]);
+  };
+  return { compare, finish, top };
 }
 
 /**

@@ -32,7 +32,7 @@ export function rankedSuggestions(state: IndexState, request: SuggestRequest): R
   // Documents whose suggest fields hold every leading word exactly.
   let required: Set<number> | undefined;
   for (const word of leading) {
-    const docs = suggestDocs(state, dictionary.get(word), mask);
+    const docs = suggestDocs(state, state.text.idOf(word), mask);
     required = required ? new Set([...required].filter((ord) => docs.has(ord))) : docs;
   }
 
@@ -43,7 +43,7 @@ export function rankedSuggestions(state: IndexState, request: SuggestRequest): R
     seen.add(termId);
     candidates.push({ termId, fuzzy });
   };
-  consider(dictionary.get(last), false);
+  consider(state.text.idOf(last), false);
   for (const [, termId] of dictionary.atPrefix(last)) consider(termId, false);
   const distance = fuzzyDistance(last);
   if (distance) for (const termId of fuzzyTerms(dictionary, last, distance).keys()) consider(termId, true);
