@@ -5,7 +5,7 @@ import { MRR_DEPTH } from './metrics.mjs';
 
 /** N `SearchIndex` shards behind the `ranked` call the relevance run asks. */
 export function shardedEngine(engine, config, shards) {
-  const { SearchIndex, shardOf, sumShares, othersShare, partsToAskStrictly, mergeHits } = engine;
+  const { SearchIndex, shardOf, sumShares, othersShare, settleParts, mergeHits } = engine;
   const indexes = Array.from({ length: shards }, () => new SearchIndex(config));
   const feedingOrder = new Map();
   const part = { feedingKey: (id) => feedingOrder.get(id) };
@@ -20,10 +20,15 @@ export function shardedEngine(engine, config, shards) {
       const summed = sumShares(shares);
       indexes.forEach((index, i) => index.useOtherShards(othersShare(summed, shares[i])));
     },
-    ranked: ({ q, rows }) => {
+    ranked: async ({ q, rows }) => {
       const request = { q, page: 1, rows };
-      const parts = indexes.map((index) => index.search(request, undefined, part));
-      for (const i of partsToAskStrictly(parts)) parts[i] = indexes[i].search(request, undefined, { ...part, strict: true });
+      const ask = (i, rules) => indexes[i].search(request, undefined, { ...part, ...rules });
+      const rules = indexes.map(() => ({}));
+      const parts = await settleParts(
+        indexes.map((_, i) => ask(i, rules[i])),
+        rules,
+        ask,
+      );
       return mergeHits(parts, 0, rows).map((hit) => hit.id);
     },
   };

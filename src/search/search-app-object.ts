@@ -13,7 +13,7 @@ import type {
   UnsettledSwap,
 } from './app-storage';
 import type { ChangePage } from './change-log';
-import type { StatisticsShare } from './engine';
+import type { PartRules, StatisticsShare } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { DocumentPayload, SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
 import type { ReplicaIdentity, ReplicaSource } from './replica-follower';
@@ -394,28 +394,28 @@ export class SearchAppObject extends DurableObject<Env> {
 
   /**
    * This shard's part of a sharded search (the caller asks for page 1 of `page × rows` rows and every facet value);
-   * `strict`: another shard matched the query's words, do not relax. With `generation`, a swap to it prepared here is
+   * `rules`: how to answer as a share of one index (`PartRules`). With `generation`, a swap to it prepared here is
    * made live first (another shard answered from it, so every shard was prepared and the swap decided).
    */
   async searchPart(
     request: SearchRequest & HighlightRequest,
     semantic?: SemanticSearch,
     generation?: number,
-    strict?: boolean,
+    rules?: PartRules,
   ): Promise<Outcome<SearchPart>> {
     if (generation !== undefined) await this.commitSwap(generation);
-    return this.#answering.searchPart(request, semantic, strict);
+    return this.#answering.searchPart(request, semantic, rules);
   }
 
-  /** This shard's part of the normalization of a sharded hybrid search; `generation` and `strict` as for `searchPart`. */
+  /** This shard's part of the normalization of a sharded hybrid search; `generation` and `rules` as for `searchPart`. */
   async hybridNormsPart(
     request: SearchRequest,
     semantic: SemanticSearch,
     generation?: number,
-    strict?: boolean,
+    rules?: PartRules,
   ): Promise<Outcome<HybridNormsAnswer>> {
     if (generation !== undefined) await this.commitSwap(generation);
-    return this.#answering.hybridNormsPart(request, semantic, strict);
+    return this.#answering.hybridNormsPart(request, semantic, rules);
   }
 
   /** Suggestions for a prefix. */
@@ -494,8 +494,8 @@ export class SearchAppObject extends DurableObject<Env> {
     minVersion: number,
   ): Promise<Outcome<SearchPart> | Outcome<HybridNormsAnswer> | SuggestPart | null> {
     if (!this.#replication.serves(identity, minVersion)) return null;
-    if (read.kind === 'search') return this.#answering.searchPart(read.request, read.semantic, read.strict);
-    if (read.kind === 'hybridNorms') return this.#answering.hybridNormsPart(read.request, read.semantic, read.strict);
+    if (read.kind === 'search') return this.#answering.searchPart(read.request, read.semantic, read.rules);
+    if (read.kind === 'hybridNorms') return this.#answering.hybridNormsPart(read.request, read.semantic, read.rules);
     return this.#answering.suggestPart(read.request);
   }
 

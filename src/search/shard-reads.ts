@@ -17,8 +17,9 @@ import {
   mergeHits,
   mergeSuggestions,
   openedCategoriesOf,
-  partsToAskStrictly,
+  settleParts,
   shardFacetLimit,
+  type PartRules,
 } from './engine';
 import type { HighlightRequest } from './engine/highlight';
 import type { SearchRequest, SearchResult, Suggestion, SuggestRequest } from './engine/types';
@@ -239,20 +240,20 @@ export class AppReads {
       facetLimits:
         request.facetLimits && Object.fromEntries(Object.entries(request.facetLimits).map(([id, limit]) => [id, shardFacetLimit(limit)])),
     };
-    // A hybrid search first learns the whole index's normalization (and which shards must not relax the query).
-    const { hybrid, strict } = semantic?.ratio
+    // A hybrid search first learns the whole index's normalization (and how each shard answers its part).
+    const { hybrid, rules } = semantic?.ratio
       ? await this.#hybridNorms(partRequest, semantic, reads)
-      : { hybrid: semantic, strict: new Set<number>() };
+      : { hybrid: semantic, rules: new Array<PartRules>() };
     // RPC typing cannot express `document: Record<string, unknown>`; the object declares Outcome<SearchPart>.
-    const ask = async (shard: number, generation?: number, strict?: boolean) => {
-      const read: PartRead = { kind: 'search', request: partRequest, semantic: hybrid, strict };
-      const fromPrimary = async (stub: ShardStub) =>
-        (await stub.searchPart(partRequest, hybrid, generation, strict)) as Outcome<SearchPart>;
+    const ask = async (shard: number, rules: PartRules, generation?: number) => {
+      const read: PartRead = { kind: 'search', request: partRequest, semantic: hybrid, rules };
+      const fromPrimary = async (stub: ShardStub) => (await stub.searchPart(partRequest, hybrid, generation, rules)) as Outcome<SearchPart>;
       return unwrap(await this.#part(shard, generation, read, fromPrimary, reads));
     };
-    const parts = await this.#fanOut((shard, generation) => ask(shard, generation, strict.has(shard)));
-    // Rarely (a query matching in some shards only, as typed), the shards that relaxed it answer again without.
-    await Promise.all(partsToAskStrictly(parts).map(async (shard) => (parts[shard] = await ask(shard, undefined, true))));
+    const first = await this.#fanOut((shard, generation) => ask(shard, (rules[shard] ??= {}), generation));
+    // Rarely (a query matching in some shards only, as typed; a word with more typo expansions than one index keeps),
+    // some shards answer again.
+    const parts = await settleParts(first, rules, ask);
     const total = parts.reduce((sum, part) => sum + part.total, 0);
     const documents = mergeHits(
       parts.map((part) => ({ hits: part.documents, merge: part.merge })),
@@ -282,20 +283,25 @@ export class AppReads {
   /**
    * The first round of a sharded hybrid search: every shard's best keyword score and nearest similarities, combined
    * into the normalization one index would use (`combineHybridNorms`), so the shards' fused scores merge exactly;
-   * `strict`: the shards that relaxed the query while others matched it (their search parts must not relax it).
+   * `rules`: how each shard answers as a share of one index (`settleParts`: whether it must not relax the query, as
+   * others matched it, and its words' typo cutoffs), for its search part too.
    */
   async #hybridNorms(
     request: SearchRequest,
     semantic: SemanticSearch,
     reads?: ShardReads,
-  ): Promise<{ hybrid: SemanticSearch; strict: Set<number> }> {
-    const parts = await this.#fanOut(async (shard, generation) => {
-      const read: PartRead = { kind: 'hybridNorms', request, semantic };
-      const fromPrimary = (stub: ShardStub) => stub.hybridNormsPart(request, semantic, generation);
+  ): Promise<{ hybrid: SemanticSearch; rules: PartRules[] }> {
+    const ask = async (shard: number, rules: PartRules, generation?: number) => {
+      const read: PartRead = { kind: 'hybridNorms', request, semantic, rules };
+      const fromPrimary = (stub: ShardStub) => stub.hybridNormsPart(request, semantic, generation, rules);
       return unwrap(await this.#part<Outcome<HybridNormsAnswer>>(shard, generation, read, fromPrimary, reads));
-    });
-    const strict = new Set(partsToAskStrictly(parts));
-    return { hybrid: { ...semantic, norms: combineHybridNorms(parts, strict) }, strict };
+    };
+    const rules: PartRules[] = [];
+    const first = await this.#fanOut((shard, generation) => ask(shard, (rules[shard] ??= {}), generation));
+    // A shard that relaxed the query while others matched it is only marked strict: its keyword score is left out.
+    const parts = await settleParts(first, rules, ask, false);
+    const strict = new Set(parts.flatMap((_, shard) => (rules[shard].strict ? [shard] : [])));
+    return { hybrid: { ...semantic, norms: combineHybridNorms(parts, strict) }, rules };
   }
 
   /**

@@ -5,6 +5,7 @@ import { replicaName, type ReplicaRegion } from '../../src/search/replica-region
 import { shardName, shardOf } from '../../src/search/shards';
 import { ADMIN_TOKEN, BASE, call, expectOk, json, uniqueCode, waitFor } from '../helpers';
 import { allSettled, bulk, envelope, feedingApp, fullFeed, type FeedingApp } from '../feeding/helpers';
+import { TYPO_MATCHES, TYPO_WORD, typoNeighbours } from '../fixtures/typo-neighbours';
 import { standInBaseUrl } from './stand-in';
 
 /** The continents the tests read from, and the replica region that serves each. */
@@ -353,6 +354,14 @@ describe('read replicas of a sharded app', () => {
       expect(await searchFrom(app, continent, 'zebrafish')).toEqual({ ...fromPrimaries, servedBy: everyShard(region) });
       expect(await suggestFrom(app, continent, 'zebr')).toEqual({ ...suggested, servedBy: everyShard(region) });
     }
+  });
+
+  it("shard replicas answer again with the whole index's typo cutoffs as the primaries do: one index's page", async () => {
+    const entries = typoNeighbours();
+    const [app, single] = await Promise.all([appWithReplicas(['weur'], { shards: SHARDS, entries }), appWithReplicas([], { entries })]);
+    const expected = await searchFrom(single, 'EU', TYPO_WORD);
+    expect(expected.total).toBe(TYPO_MATCHES);
+    expect(await searchFrom(app, 'EU', TYPO_WORD)).toEqual({ ...expected, servedBy: Array(SHARDS).fill('weur').join(',') });
   });
 
   it('a shard replica that missed a change falls back to its shard primary while the other shards stay on their replicas', async () => {

@@ -23,6 +23,7 @@ import worker from '../../src/index';
 import type { FeedOperation } from '../../src/search/app-object/feeding';
 import { allSettled, bulk, debianEnvelopes, debianSchema, fullFeed, runRecoveryCheck, type FeedingApp } from '../feeding/helpers';
 import { ADMIN_TOKEN, call, createTenantWithApp, createToken, expectOk, json, objectCallsThrough, uniqueCode, waitFor } from '../helpers';
+import { TYPO_MATCHES, TYPO_WORD, typoNeighbours } from '../fixtures/typo-neighbours';
 import { standInBaseUrl } from './stand-in';
 
 const DOCUMENTS = debianEnvelopes.slice(0, 300);
@@ -349,22 +350,29 @@ describe('statistics exchanged while feeding', () => {
   });
 });
 
+/** The Debian schema with the descriptions embedded (by the stand-in's concept vectors). */
+const semanticSchema = {
+  ...debianSchema,
+  fields: debianSchema.fields.map((field) => (field.code === 'description' ? { ...field, semantic: true } : field)),
+};
+
+/** An app of `semanticSchema` with 1 shard and one with 4, both embedding with the stand-in, fed `entries` by a full feed. */
+async function semanticApps(entries: unknown[]): Promise<FeedingApp[]> {
+  const apps = await Promise.all([shardedApp(1, undefined, semanticSchema), shardedApp(4, undefined, semanticSchema)]);
+  const embedder = { provider: 'openai', model: 'concepts', baseUrl: standInBaseUrl(uniqueCode('shards')) };
+  for (const app of apps) {
+    await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { embedder } }));
+    await feedFully(app, entries);
+  }
+  return apps;
+}
+
 describe('hybrid search over several shards', () => {
-  // The Debian schema with the descriptions embedded (by the stand-in's concept vectors); 200 documents, so vector
-  // search is exact in one index as in each shard and every difference would come from the merge.
-  const semanticSchema = {
-    ...debianSchema,
-    fields: debianSchema.fields.map((field) => (field.code === 'description' ? { ...field, semantic: true } : field)),
-  };
+  // 200 documents, so vector search is exact in one index as in each shard and every difference would come from the merge.
   let one: FeedingApp;
   let four: FeedingApp;
   beforeAll(async () => {
-    [one, four] = await Promise.all([shardedApp(1, undefined, semanticSchema), shardedApp(4, undefined, semanticSchema)]);
-    const embedder = { provider: 'openai', model: 'concepts', baseUrl: standInBaseUrl(uniqueCode('shards')) };
-    for (const app of [one, four]) {
-      await expectOk(call('PUT', `/api/v1/admin/searchapps/${app.tenant}/${app.code}`, { token: ADMIN_TOKEN, body: { embedder } }));
-      await feedFully(app, DOCUMENTS.slice(0, 200));
-    }
+    [one, four] = await semanticApps(DOCUMENTS.slice(0, 200));
   }, 120_000);
 
   const search = async (app: FeedingApp, query: string) => {
@@ -384,6 +392,43 @@ describe('hybrid search over several shards', () => {
       }
     },
   );
+});
+
+describe('typo expansions over several shards', () => {
+  // A word 100 indexed words are one typo away from: one index keeps the 64 most frequent, each of 4 shards holds
+  // fewer and would keep all its own. Embedded descriptions, for the hybrid path's first round too.
+  let one: FeedingApp;
+  let four: FeedingApp;
+  beforeAll(async () => {
+    [one, four] = await semanticApps(typoNeighbours());
+  }, 120_000);
+
+  it("keeps the typo expansions one index keeps: the shards that kept more answer again with the whole index's last", async () => {
+    for (const request of [
+      { q: TYPO_WORD, page: 1, rows: 10, facetLimit: 10 },
+      { q: TYPO_WORD, page: 3, rows: 15, filters: { section: { filterType: 'term' as const, values: ['libs', 'games'] } } },
+      { q: `${TYPO_WORD} player`, page: 1, rows: 10, sort: 'name_asc' },
+    ]) {
+      const [single, sharded] = await Promise.all([one.searchApp.search(request), four.searchApp.search(request)]);
+      expect(sharded.total, request.q).toBe(single.total);
+      expect(sharded.documents, request.q).toEqual(single.documents);
+      expect(sharded.facets, request.q).toEqual(single.facets);
+    }
+    expect((await one.searchApp.search({ q: TYPO_WORD, page: 1, rows: 1 })).total).toBe(TYPO_MATCHES);
+  });
+
+  it('a hybrid search normalizes and fuses with the cut expansions too', async () => {
+    const query = `q=${TYPO_WORD}&semanticRatio=0.4&rows=20`;
+    const search = async (app: FeedingApp) =>
+      (
+        await json<{ result: { total: number; documents: unknown[] } }>(
+          await expectOk(call('GET', `/api/v1/search/${app.tenant}/${app.code}?${query}`)),
+        )
+      ).result;
+    const [single, sharded] = await Promise.all([search(one), search(four)]);
+    expect(single.total).toBeLessThan(typoNeighbours().length);
+    expect(sharded).toMatchObject({ total: single.total, documents: single.documents });
+  });
 });
 
 describe('a full feed over several shards', () => {

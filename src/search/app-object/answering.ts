@@ -12,6 +12,7 @@ import {
   retrievedFields,
   type CompactFacet,
   type HybridNormsPart,
+  type PartRules,
   type RankedSuggestion,
   type StatisticsShare,
 } from '../engine';
@@ -34,14 +35,16 @@ export type IndexRead =
 
 /** A shard's part of a sharded read, which a replica of the shard answers as well as the shard's primary. */
 export type PartRead =
-  | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; strict?: boolean }
-  | { kind: 'hybridNorms'; request: SearchRequest; semantic: SemanticSearch; strict?: boolean }
+  | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; rules?: PartRules }
+  | { kind: 'hybridNorms'; request: SearchRequest; semantic: SemanticSearch; rules?: PartRules }
   | { kind: 'suggest'; request: SuggestRequest };
 
 /** One shard's part of a sharded search: its best hits with merge keys, every facet value, stats with their counts. */
 export interface SearchPart extends ShardView {
-  /** Nothing matched the query's words here, so this shard relaxed it (`partsToAskStrictly`). */
+  /** Nothing matched the query's words here, so this shard relaxed it (`settleParts`). */
   relaxed: boolean;
+  /** The typo expansions this shard kept per query word (`settleParts`). */
+  typoReport?: EngineSearchResult['typoReport'];
   total: number;
   documents: ResultDocument[];
   merge: MergeKeys;
@@ -108,11 +111,12 @@ export class Answering {
     }));
   }
 
-  /** This shard's part of a sharded search: hits with merge keys, facets and stats to sum (`strict`: do not relax). */
-  searchPart(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch, strict?: boolean): Outcome<SearchPart> {
-    return this.#run(request, semantic, { strict }, (found, documents, semanticAnswer) => ({
+  /** This shard's part of a sharded search: hits with merge keys, facets and stats to sum (`rules`: `PartRules`). */
+  searchPart(request: SearchRequest & HighlightRequest, semantic?: SemanticSearch, rules: PartRules = {}): Outcome<SearchPart> {
+    return this.#run(request, semantic, rules, (found, documents, semanticAnswer) => ({
       ...this.live.view(),
       relaxed: found.relaxed ?? false,
+      ...(found.typoReport ? { typoReport: found.typoReport } : {}),
       total: found.total,
       documents,
       merge: found.merge ?? { order: [], keys: [] },
@@ -125,11 +129,11 @@ export class Answering {
   }
 
   /** This shard's part of the normalization of a sharded hybrid search (`SearchIndex.hybridNormsPart`). */
-  hybridNormsPart(request: SearchRequest, semantic: SemanticSearch, strict?: boolean): Outcome<HybridNormsAnswer> {
+  hybridNormsPart(request: SearchRequest, semantic: SemanticSearch, rules?: PartRules): Outcome<HybridNormsAnswer> {
     const index = this.live.loadIndex();
     const hybrid = this.live.hybridQuery(semantic);
     try {
-      const part = (hybrid && index?.hybridNormsPart(request, hybrid, strict)) || { keywordBest: 0, nearest: [], relaxed: false };
+      const part = (hybrid && index?.hybridNormsPart(request, hybrid, rules)) || { keywordBest: 0, nearest: [], relaxed: false };
       return ok({ ...this.live.view(), ...part });
     } catch (error) {
       if (error instanceof QueryError) return { ok: false, status: 400, message: 'Invalid search request', details: error.details };
@@ -141,7 +145,7 @@ export class Answering {
   #run<T>(
     request: SearchRequest & HighlightRequest,
     semantic: SemanticSearch | undefined,
-    part: { strict?: boolean } | undefined,
+    part: PartRules | undefined,
     shape: (found: EngineSearchResult, documents: ResultDocument[], semanticAnswer: Pick<SearchResult, 'semantic'>) => T,
   ): Outcome<T> {
     const { live } = this;
@@ -151,7 +155,7 @@ export class Answering {
       // No index yet (never fed): nothing to retrieve, and no schema to check the fields against, as for highlights.
       const retrieved = index ? retrievedFields(index.config.fields, request.attributesToRetrieve) : [];
       const hybrid = live.hybridQuery(semantic);
-      const feeding = part && { feedingKey: (id: string) => live.storage.lastOp(id), strict: part.strict };
+      const feeding = part && { ...part, feedingKey: (id: string) => live.storage.lastOp(id) };
       const found = index?.search(request, hybrid, feeding) ?? { total: 0, hits: [], facets: [], facetStats: {}, facetStatCounts: {} };
       const payloads = live.storage.documents(found.hits.map((hit) => hit.id));
       const documents = found.hits.map((hit) => {

@@ -27,6 +27,21 @@ export interface Expansion {
   where?: Set<number>;
 }
 
+/** A typo expansion's place in the order `nearest` keeps them in (`typoOrder`). */
+export interface TypoRank {
+  typos: number;
+  /** Its documents in the whole index. */
+  frequency: number;
+  term: string;
+}
+
+/**
+ * Per query word and typo budget (`typoKey`): in a shard's part, the typo expansions it kept (`TypoRank`s); handed
+ * back to the shards, the whole index's last kept one (`typoCutoffs` in merge.ts).
+ */
+export type TypoReport = Record<string, TypoRank[]>;
+export type TypoCutoffs = Record<string, TypoRank>;
+
 /** Expansions per term, valid for one index version: search-as-you-type repeats prefixes. */
 export interface ExpansionCache {
   version: number;
@@ -37,13 +52,17 @@ export interface ExpansionCache {
 const MAX_FOLLOWED = 1000;
 const EXPANSION_CACHE_SIZE = 2048;
 
-/** The indexed terms a query term stands for; `forms`: also the other forms of the word (see `stemForms`). */
-export function expand(state: IndexState, term: string, prefix: boolean, typos: number, forms = false): Expansion[] {
+/**
+ * The indexed terms a query term stands for; `forms`: also the other forms of the word (see `stemForms`);
+ * `typoCutoff`: the last typo expansion the whole index keeps for the word, in a shard (see `nearest`).
+ */
+export function expand(state: IndexState, term: string, prefix: boolean, typos: number, forms = false, typoCutoff?: TypoRank): Expansion[] {
   const cache = expansionCache(state);
-  const key = `${prefix ? '>' : '='}${forms ? '~' : ''}${typos}${term}`;
+  const cut = typoCutoff ? ` ${typoCutoff.typos} ${typoCutoff.frequency} ${typoCutoff.term}` : '';
+  const key = `${prefix ? '>' : '='}${forms ? '~' : ''}${typos}${term}${cut}`;
   let expansions = cache.byTerm.get(key);
   if (!expansions) {
-    expansions = computeExpansions(state, term, prefix, typos, forms);
+    expansions = computeExpansions(state, term, prefix, typos, forms, typoCutoff);
     if (cache.byTerm.size >= EXPANSION_CACHE_SIZE) cache.byTerm.clear();
     cache.byTerm.set(key, expansions);
   }
@@ -91,9 +110,10 @@ function computeFollowing(state: IndexState, previous: string, prefix: string): 
     for (let p = from; p < to; p += 2)
       ends.set((data[p] >>> 5) * slotCount + (data[p] & 31), positionOf(data[p + 1]) + spanOf(data[p + 1]));
   const typedWeight = typedWordWeight(state, prefix);
+  const plurals = pluralForms(prefix);
   const found: Expansion[] = [];
   for (const [term, termId] of dictionary.atPrefix(prefix)) {
-    if (term === prefix || kept.has(termId)) continue;
+    if (term === prefix || kept.has(termId) || plurals.includes(term)) continue;
     let where: Set<number> | undefined;
     for (const { data, from, to } of state.text.runs(termId))
       for (let p = from; p < to; p += 2) {
@@ -111,13 +131,28 @@ function completionQuality(prefix: string, term: string, typedWeight: number): n
   return PREFIX * (0.5 + (0.5 * prefix.length) / term.length) * typedWeight;
 }
 
-function computeExpansions(state: IndexState, term: string, prefix: boolean, typos: number, forms: boolean): Expansion[] {
+function computeExpansions(
+  state: IndexState,
+  term: string,
+  prefix: boolean,
+  typos: number,
+  forms: boolean,
+  typoCutoff: TypoRank | undefined,
+): Expansion[] {
   const dictionary = state.text.dictionary;
   const expansions: Expansion[] = [];
   const exactId = state.text.idOf(term);
   if (exactId !== undefined) expansions.push({ termId: exactId, quality: 1, kind: 'exact', typos: 0 });
   const analyzed = state.plan.text.some((f) => f.prefix);
+  // Other forms of the word and its completions leave its singular or plural to the plural interpretation, which
+  // scores it: a plural that is also a completion (`sketches` of `sketch`) counted twice, above the word as typed.
   const formIds = new Set<number>();
+  if (forms) {
+    for (const form of pluralForms(term)) {
+      const formId = dictionary.get(form);
+      if (formId !== undefined) formIds.add(formId);
+    }
+  }
   if (forms && analyzed) {
     for (const termId of stemForms(state, term)) {
       formIds.add(termId);
@@ -142,23 +177,49 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
       if (edits === 0) continue;
       near.push({ termId, quality: FUZZY[Math.min(edits, FUZZY.length - 1)], kind: 'fuzzy', typos: edits });
     }
-    expansions.push(...nearest(state, near));
+    expansions.push(...nearest(state, near, typoCutoff));
   }
   return expansions;
 }
 
 /**
- * The `MAX_EXPANSIONS` typo expansions kept: fewest edits first (a word given one more typo keeps its closer terms),
- * then the most frequent in the whole index, then by term. In a shard, by the whole index's frequencies: a term one
- * index keeps ranks as high among a shard's terms, so every shard keeps its part of what one index keeps.
+ * The `MAX_EXPANSIONS` typo expansions kept, in `typoOrder`. A term one index keeps ranks as high among a shard's
+ * terms (by the whole index's frequencies), so a shard keeps it too; but a shard holding fewer terms near the word
+ * may keep more than its part, beyond the whole index's last: it reports what it kept (`typoReport`), and the
+ * shards that kept one beyond `typoCutoff` (from every shard's report) are asked again with it, keeping up to it.
  */
-function nearest(state: IndexState, near: Expansion[]): Expansion[] {
-  if (near.length <= MAX_EXPANSIONS) return near;
+function nearest(state: IndexState, near: Expansion[], typoCutoff: TypoRank | undefined): Expansion[] {
+  if (near.length <= MAX_EXPANSIONS && !typoCutoff) return near;
   const { frequency } = corpusStatistics(state);
   const { terms } = state.text;
-  const keyed = near.map((expansion) => ({ expansion, frequency: frequency(expansion.termId), term: terms[expansion.termId] }));
-  keyed.sort((a, b) => a.expansion.typos - b.expansion.typos || b.frequency - a.frequency || compareStrings(a.term, b.term));
-  return keyed.slice(0, MAX_EXPANSIONS).map(({ expansion }) => expansion);
+  const keyed = near.map((expansion) => ({
+    expansion,
+    typos: expansion.typos,
+    frequency: frequency(expansion.termId),
+    term: terms[expansion.termId],
+  }));
+  keyed.sort(typoOrder);
+  const kept = typoCutoff ? keyed.filter((rank) => typoOrder(rank, typoCutoff) <= 0) : keyed.slice(0, MAX_EXPANSIONS);
+  return kept.map(({ expansion }) => expansion);
+}
+
+/** Fewest edits first (a word given one more typo keeps its closer terms), then the most frequent, then by term. */
+export function typoOrder(a: TypoRank, b: TypoRank): number {
+  return a.typos - b.typos || b.frequency - a.frequency || compareStrings(a.term, b.term);
+}
+
+/** The key of a query word's typo expansions in a `TypoReport` or `TypoCutoffs`. */
+export function typoKey(term: string, typos: number): string {
+  return `${typos} ${term}`;
+}
+
+/** The typo expansions kept among `expansions` (of a word, by `expand`), as a shard reports them. */
+export function typoRanks(state: IndexState, expansions: Expansion[]): TypoRank[] {
+  const { frequency } = corpusStatistics(state);
+  const { terms } = state.text;
+  return expansions
+    .filter((expansion) => expansion.kind === 'fuzzy')
+    .map((expansion) => ({ typos: expansion.typos, frequency: frequency(expansion.termId), term: terms[expansion.termId] }));
 }
 
 /**

@@ -12,6 +12,7 @@
  * shard then fuses with the combined `HybridNorms`, so its fused scores are the ones one index would compute.
  */
 import { compareStrings } from './columns';
+import type { TypoReport } from './expansions';
 import type { CompiledFilter } from './filters';
 import type { Candidates } from './search';
 import { isAlive, type IndexState } from './state';
@@ -47,6 +48,8 @@ export interface HybridNormsPart {
   nearest: Array<{ id: string; score: number }>;
   /** Nothing here matched the query's words as typed (the keyword score is of the relaxed query). */
   relaxed: boolean;
+  /** The typo expansions kept per query word (`settleParts`). */
+  typoReport?: TypoReport;
 }
 
 /** The fused candidates of `keyword` (the keyword matches; absent without query words or at ratio 1) and the vector neighbours. */

@@ -11,7 +11,7 @@ import { readOtherShards, statisticsShare, type StatisticsShare } from './corpus
 import { addDocument, removeDocument } from './documents';
 import type { HybridNormsPart, HybridQuery } from './hybrid';
 import { Highlighter, type HighlightRequest } from './highlight';
-import { runHybridNormsPart, runSearch, type ShardPartOptions } from './search';
+import { runHybridNormsPart, runSearch, type PartRules, type ShardPartOptions } from './search';
 import { createState, type IndexState } from './state';
 import { rankedSuggestions, runSuggest, type RankedSuggestion } from './suggest';
 import type { DocumentPayload, EngineSearchResult, IndexConfig, SearchEngine, SearchRequest, SuggestRequest, Suggestion } from './types';
@@ -20,7 +20,7 @@ export { editDistance, fuzzyDistance, normalize, tokenize } from './analysis';
 export { QueryError } from './query-error';
 export { VectorIndex } from './vectors';
 export { blendScores, combineHybridNorms, type HybridNorms, type HybridNormsPart, type HybridQuery } from './hybrid';
-export type { ShardPartOptions } from './search';
+export type { PartRules, ShardPartOptions } from './search';
 export type { RankedSuggestion } from './suggest';
 export { facetLimitsOf, openedCategoriesOf } from './facets';
 export { decodeShare, encodeShare, othersShare, sumShares, type StatisticsShare } from './corpus';
@@ -31,6 +31,7 @@ export {
   mergeHits,
   mergeSuggestions,
   partsToAskStrictly,
+  settleParts,
   shardFacetLimit,
   type CompactFacet,
 } from './merge';
@@ -121,10 +122,10 @@ export class SearchIndex implements SearchEngine {
   /**
    * This index's part of the normalization of a hybrid search over shards (its best keyword score, its nearest
    * documents' similarities), to combine with the other shards' (`combineHybridNorms`) and search with as
-   * `hybrid.norms`, so each shard fuses as one index would. `strict` as for `ShardPartOptions`.
+   * `hybrid.norms`, so each shard fuses as one index would. `rules` as for `ShardPartOptions`.
    */
-  hybridNormsPart(request: SearchRequest, hybrid: HybridQuery, strict = false): HybridNormsPart {
-    return runHybridNormsPart(this.#state, request, hybrid, strict);
+  hybridNormsPart(request: SearchRequest, hybrid: HybridQuery, rules: PartRules = {}): HybridNormsPart {
+    return runHybridNormsPart(this.#state, request, hybrid, rules);
   }
 
   /**

@@ -304,7 +304,8 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
 
 /** An alternative's expansions, then, for the last word, its completions that count only where they follow the word before. */
 function expansionsOf(state: IndexState, alternative: Alternative): Expansion[] {
-  const expansions = expand(state, alternative.terms[0], alternative.prefix, alternative.typos, alternative.forms);
+  const { terms, prefix, typos, forms, typoCutoff } = alternative;
+  const expansions = expand(state, terms[0], prefix, typos, forms, typoCutoff);
   const following = alternative.follows ? followingCompletions(state, alternative.follows, alternative.terms[0]) : undefined;
   return following?.length ? [...expansions, ...following] : expansions;
 }

@@ -4,7 +4,9 @@
  * combined, suggestions summed by value. (BM25 statistics are summed at ingest instead: corpus.ts.)
  */
 import { compareStrings } from './columns';
+import { MAX_EXPANSIONS, typoOrder, type TypoCutoffs, type TypoRank, type TypoReport } from './expansions';
 import { childrenOfOpened, type FacetLimits, type OpenedCategories } from './facets';
+import type { PartRules } from './search';
 import { suggestionOrder, type RankedSuggestion } from './suggest';
 import type { Facet, FacetStats, MergeKeyPart, MergeKeys, Suggestion } from './types';
 
@@ -156,4 +158,74 @@ export function mergeSuggestions(parts: RankedSuggestion[][], rows: number): Sug
 export function partsToAskStrictly(parts: Array<{ relaxed?: boolean }>): number[] {
   if (parts.every((part) => part.relaxed)) return [];
   return parts.flatMap((part, i) => (part.relaxed ? [i] : []));
+}
+
+/** A shard's part as `settleParts` reads it. */
+export interface SettlingPart {
+  relaxed?: boolean;
+  typoReport?: TypoReport;
+}
+
+/** Rounds of asking again after the first answers: each settles what the one before changed (a part that relaxed once cut). */
+const MAX_SETTLING_ROUNDS = 3;
+
+/**
+ * Asks again, until one index would answer alike, the parts that relaxed the query while another matched it
+ * (strictly; with `askStrictly` false only marked so, for a caller that discounts them) and those that kept a typo
+ * expansion beyond the whole index's last (with that cutoff: `typoCutoffs`). `rules`: how each part was asked,
+ * updated to how each was last asked (what a later round of the same search asks with).
+ */
+export async function settleParts<T extends SettlingPart>(
+  parts: T[],
+  rules: PartRules[],
+  ask: (shard: number, rules: PartRules) => Promise<T> | T,
+  askStrictly = true,
+): Promise<T[]> {
+  for (let round = 0; round < MAX_SETTLING_ROUNDS; round++) {
+    const strictly = new Set(partsToAskStrictly(parts));
+    const cutoffs = typoCutoffs(parts);
+    const again: number[] = [];
+    parts.forEach((part, shard) => {
+      const beyond = cutoffsBeyond(part, cutoffs);
+      const newlyStrict = strictly.has(shard) && !rules[shard].strict;
+      if (!beyond && !newlyStrict) return;
+      rules[shard] = {
+        ...rules[shard],
+        ...(newlyStrict ? { strict: true } : {}),
+        ...(beyond ? { typoCutoffs: { ...rules[shard].typoCutoffs, ...beyond } } : {}),
+      };
+      if (beyond || askStrictly) again.push(shard);
+    });
+    if (!again.length) break;
+    await Promise.all(again.map(async (shard) => (parts[shard] = await ask(shard, rules[shard]))));
+  }
+  return parts;
+}
+
+/**
+ * Per query word whose typo expansions the shards together kept more than `MAX_EXPANSIONS` of, the last one index
+ * keeps (in `typoOrder`). Each term one index keeps is among those its shards kept (it ranks as high among a shard's
+ * terms), so the first `MAX_EXPANSIONS` of their union are one index's.
+ */
+export function typoCutoffs(parts: SettlingPart[]): TypoCutoffs {
+  const union = new Map<string, Map<string, TypoRank>>();
+  for (const part of parts)
+    for (const [key, kept] of Object.entries(part.typoReport ?? {})) {
+      let ranks = union.get(key);
+      if (!ranks) union.set(key, (ranks = new Map()));
+      for (const rank of kept) if (!ranks.has(rank.term)) ranks.set(rank.term, rank);
+    }
+  const cutoffs: TypoCutoffs = {};
+  for (const [key, ranks] of union) if (ranks.size > MAX_EXPANSIONS) cutoffs[key] = [...ranks.values()].sort(typoOrder)[MAX_EXPANSIONS - 1];
+  return cutoffs;
+}
+
+/** The cutoffs of the words `part` kept a typo expansion beyond, if any. */
+function cutoffsBeyond(part: SettlingPart, cutoffs: TypoCutoffs): TypoCutoffs | undefined {
+  let beyond: TypoCutoffs | undefined;
+  for (const [key, kept] of Object.entries(part.typoReport ?? {})) {
+    const cutoff = cutoffs[key];
+    if (cutoff && kept.some((rank) => typoOrder(rank, cutoff) > 0)) (beyond ??= {})[key] = cutoff;
+  }
+  return beyond;
 }

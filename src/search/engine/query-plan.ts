@@ -7,6 +7,7 @@
  * A word indexed nowhere as typed, among other words, takes one more typo (as every word does in the fallback).
  */
 import { analyzeWords, fuzzyDistance, pluralForms, withoutClitics } from './analysis';
+import type { TypoRank } from './expansions';
 import { termFrequency } from './ranking';
 import type { IndexState } from './state';
 
@@ -24,7 +25,7 @@ const MIN_THIRD = 3;
 const MAX_SPLIT_POSTINGS = 100;
 /** Score multipliers of the other interpretations, against 1 for the words as typed. */
 const WHOLE = 1;
-const PLURAL = 0.9;
+const PLURAL = 0.8;
 const JOINED = 0.9;
 const SYNONYM = 0.85;
 const SPLIT = 0.8;
@@ -47,6 +48,8 @@ export interface Alternative {
   forms?: boolean;
   /** The query word before it: completions also where they follow that word (`followingCompletions`). */
   follows?: string;
+  /** In a shard's part: the last typo expansion one index keeps for the word (`PartRules.typoCutoffs`). */
+  typoCutoff?: TypoRank;
 }
 
 export interface QueryPlan {

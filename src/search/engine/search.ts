@@ -4,6 +4,7 @@
  * Work is proportional to the matching documents: text matches come from postings, filters and facet
  * counts from per-value document lists and per-document value ids.
  */
+import { expand, typoKey, typoRanks, type TypoCutoffs, type TypoReport } from './expansions';
 import { familyPrior } from './families';
 import { checkedFacetLimits, checkedFacetPaths, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters } from './filters';
@@ -46,6 +47,8 @@ export interface Candidates {
   covering?: Covering;
   /** The query was relaxed: its words as typed matched nothing. */
   relaxed?: boolean;
+  /** In a shard's part: the typo expansions it kept per query word (`TypoReport`). */
+  typoReport?: TypoReport;
   /** Frees per-query memory once the search is answered. */
   done(): void;
 }
@@ -56,31 +59,46 @@ export interface KeyOf {
   key(ord: number): MergeKeyPart[];
 }
 
-/** What a shard's part of a sharded search needs besides the request. */
-export interface ShardPartOptions {
-  /** The position of a document in the app's feeding order (documents without a query or sort merge by it). */
-  feedingKey(id: string): number;
+/**
+ * How a shard answers its part of a sharded search so that it is its share of one index's answer; what the shards'
+ * first parts report decides it (`settleParts`).
+ */
+export interface PartRules {
   /**
    * Another shard matched the query's words: do not relax it even when nothing matched here (one index relaxes
    * only when no document matched; a part that relaxed says so in `relaxed`).
    */
   strict?: boolean;
+  /** Per query word one index cuts the typo expansions of, the last it keeps (`typoCutoffs`). */
+  typoCutoffs?: TypoCutoffs;
+}
+
+/** What a shard's part of a sharded search needs besides the request. */
+export interface ShardPartOptions extends PartRules {
+  /** The position of a document in the app's feeding order (documents without a query or sort merge by it). */
+  feedingKey(id: string): number;
 }
 
 /**
  * The documents matching the query words, ranked; undefined when the query has no words. `filtered`: filters will
  * narrow them down (so matching details only the documents the page can reach, as it does for a query of several words).
+ * With `part` (a shard's part), its rules apply and the candidates carry a `typoReport`.
  */
-export function keywordCandidates(state: IndexState, q: string, strict = false, filtered = false): Candidates | undefined {
+export function keywordCandidates(state: IndexState, q: string, part?: PartRules, filtered = false): Candidates | undefined {
   const plan = planQuery(state, q);
   if (!plan) return undefined;
+  const plans = [plan];
   const detailsLater = (queryPlan: QueryPlan) => filtered || popcount(queryPlan.counted) > 1;
+  const cutoffs = part?.typoCutoffs;
+  if (cutoffs) withTypoCutoffs(plan, cutoffs);
   let matches = matchPlan(state, plan, detailsLater(plan));
-  const relaxed = !strict && !matches.ords.length;
+  const relaxed = !part?.strict && !matches.ords.length;
   if (relaxed) {
     // Nothing matched: fall back to completing every word, with one more typo allowed.
     release(matches);
     const fallback = planQuery(state, q, true) ?? plan;
+    if (cutoffs) withTypoCutoffs(fallback, cutoffs);
+    plans.push(fallback);
     matches = matchPlan(state, fallback, detailsLater(fallback));
   }
   const found = matches;
@@ -92,6 +110,7 @@ export function keywordCandidates(state: IndexState, q: string, strict = false, 
     ords: found.ords,
     covering: found.covering,
     relaxed,
+    ...(part ? { typoReport: typoReport(state, plans) } : {}),
     relevance: compare,
     top,
     keywordScore: (ord, relativeTo) => {
@@ -123,6 +142,24 @@ export function keywordCandidates(state: IndexState, q: string, strict = false, 
   };
 }
 
+function withTypoCutoffs(plan: QueryPlan, cutoffs: TypoCutoffs): void {
+  for (const alternative of plan.alternatives) {
+    if (alternative.typos) alternative.typoCutoff = cutoffs[typoKey(alternative.terms[0], alternative.typos)];
+  }
+}
+
+/** The typo expansions each word of `plans` kept here (the same `expand` as matching's, so from its cache). */
+function typoReport(state: IndexState, plans: QueryPlan[]): TypoReport {
+  const report: TypoReport = {};
+  for (const plan of plans)
+    for (const { terms, prefix, typos, forms, typoCutoff } of plan.alternatives) {
+      if (!typos) continue;
+      const kept = typoRanks(state, expand(state, terms[0], prefix, typos, forms, typoCutoff));
+      if (kept.length) report[typoKey(terms[0], typos)] = kept;
+    }
+  return report;
+}
+
 /**
  * A search; with `hybrid` (and a ratio above 0), keyword and vector rankings fused (see `hybridCandidates`).
  * With `part`, the hits carry merge keys: the search is one shard's part of a sharded one.
@@ -134,7 +171,7 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
   const limits = checkedFacetLimits(state, request);
   const opened = checkedFacetPaths(state, request);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
-  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part?.strict, filters.length > 0);
+  const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part, filters.length > 0);
   const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
     ords: liveOrds(state),
     done: () => {},
@@ -166,7 +203,13 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
       total: passing.length,
       hits: page.map((ord, i) => ({ id: state.ids[ord], position: start + i + 1 })),
       ...facets,
-      ...(keys ? { merge: { order: keys.order, keys: page.map((ord) => keys.key(ord)) }, relaxed: keyword?.relaxed ?? false } : {}),
+      ...(keys
+        ? {
+            merge: { order: keys.order, keys: page.map((ord) => keys.key(ord)) },
+            relaxed: keyword?.relaxed ?? false,
+            ...(keyword?.typoReport ? { typoReport: keyword.typoReport } : {}),
+          }
+        : {}),
     };
   } finally {
     candidates.done();
@@ -181,15 +224,20 @@ function mergeKeyOf(state: IndexState, sort: SortSpec | undefined, candidates: C
 }
 
 /**
- * This index's part of the `HybridNorms` of a sharded hybrid search: its best keyword score (`strict` as for
+ * This index's part of the `HybridNorms` of a sharded hybrid search: its best keyword score (`rules` as for
  * `keywordCandidates`) and the similarities of its nearest documents passing the request's filters.
  */
-export function runHybridNormsPart(state: IndexState, request: SearchRequest, hybrid: HybridQuery, strict = false): HybridNormsPart {
+export function runHybridNormsPart(state: IndexState, request: SearchRequest, hybrid: HybridQuery, rules: PartRules = {}): HybridNormsPart {
   const filters = compileFilters(state, request.filters ?? {});
-  const keyword = hybrid.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', strict);
+  const keyword = hybrid.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', rules);
   try {
     const nearest = nearestNeighbours(state, hybrid, filters).map(({ key, score }) => ({ id: state.ids[key], score }));
-    return { keywordBest: keyword?.keywordBest?.() ?? 0, nearest, relaxed: keyword?.relaxed ?? false };
+    return {
+      keywordBest: keyword?.keywordBest?.() ?? 0,
+      nearest,
+      relaxed: keyword?.relaxed ?? false,
+      ...(keyword?.typoReport ? { typoReport: keyword.typoReport } : {}),
+    };
   } finally {
     keyword?.done();
   }

@@ -3,6 +3,7 @@
  * and the HTTP routes. The engine module has no Workers imports: Node loads it for benchmarks.
  */
 import type { SearchAppField } from '../field-schema';
+import type { TypoReport } from './expansions';
 
 export type { SearchAppField };
 
@@ -185,6 +186,8 @@ export interface EngineSearchResult {
   merge?: MergeKeys;
   /** A shard's part: its query was relaxed, nothing matching the words as typed here (see `ShardPartOptions.strict`). */
   relaxed?: boolean;
+  /** A shard's part: the typo expansions it kept per query word (`settleParts`). */
+  typoReport?: TypoReport;
 }
 
 /**
