@@ -144,12 +144,13 @@ function computeExpansions(
   const exactId = state.text.idOf(term);
   if (exactId !== undefined) expansions.push({ termId: exactId, quality: 1, kind: 'exact', typos: 0 });
   const analyzed = state.plan.text.some((f) => f.prefix);
-  // Other forms of the word and its completions leave its singular or plural to the plural interpretation, which
-  // scores it: a plural that is also a completion (`sketches` of `sketch`) counted twice, above the word as typed.
+  // Other forms of the word, its completions and its typos leave its singular or plural to the plural interpretation,
+  // which scores it: a plural that is also a completion (`sketches` of `sketch`) or one typo away (`sketch` of
+  // `sketches`) counted twice, above the word as typed; and its typos leave its other forms to those.
   const formIds = new Set<number>();
   if (forms) {
     for (const form of pluralForms(term)) {
-      const formId = dictionary.get(form);
+      const formId = state.text.idOf(form);
       if (formId !== undefined) formIds.add(formId);
     }
   }
@@ -174,7 +175,7 @@ function computeExpansions(
   if (typos && state.plan.text.some((f) => f.fuzzy)) {
     const near: Expansion[] = [];
     for (const [termId, edits] of fuzzyTerms(dictionary, term, typos)) {
-      if (edits === 0) continue;
+      if (edits === 0 || formIds.has(termId)) continue;
       near.push({ termId, quality: FUZZY[Math.min(edits, FUZZY.length - 1)], kind: 'fuzzy', typos: edits });
     }
     expansions.push(...nearest(state, near, typoCutoff));
