@@ -597,6 +597,21 @@ describe('relevance rules', () => {
     // `drift` is a word of one description: too rare to be what is meant rather than the name it begins.
     expect(top('drift', engine)[0]).toBe('driftnet');
   });
+  it('scores the plural of the last word once, below the word as typed (`sketch` over `sketches`), at x0.8', () => {
+    const engine = (literal: string) => {
+      const built = new SearchIndex({ fields, sorts: [] });
+      built.add('one', { name: 'one', description: literal });
+      built.add('two', { name: 'two', description: 'sketches alpha' });
+      built.add('three', { name: 'three', description: 'other words here only' });
+      return built;
+    };
+    // `sketches` is the plural interpretation's and also a completion of `sketch`: counted by both, it came first.
+    expect(top('sketch', engine('sketch alpha'))).toEqual(['one', 'two']);
+    expect(top('sketches', engine('sketch alpha'))).toEqual(['two', 'one']);
+    // The plural weighs x0.8 of the word as typed (x0.9 put it first here): it comes first only from a much shorter field.
+    expect(top('sketch', engine('sketch alpha bravo charlie'))).toEqual(['one', 'two']);
+    expect(top('sketch', engine('sketch alpha bravo charlie delta echo foxtrot'))).toEqual(['two', 'one']);
+  });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });
     expect(top('the gimp', own)[0]).toBe('gimp');

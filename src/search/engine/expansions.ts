@@ -122,9 +122,10 @@ function computeFollowing(state: IndexState, previous: string, prefix: string): 
     for (let p = from; p < to; p += 2)
       ends.set((data[p] >>> 5) * slotCount + (data[p] & 31), positionOf(data[p + 1]) + spanOf(data[p + 1]));
   const typedWeight = typedWordWeight(state, prefix);
+  const plurals = pluralForms(prefix);
   const found: Expansion[] = [];
   for (const [term, termId] of dictionary.atPrefix(prefix)) {
-    if (term === prefix || kept.has(termId)) continue;
+    if (term === prefix || kept.has(termId) || plurals.includes(term)) continue;
     let where: Set<number> | undefined;
     for (const { data, from, to } of state.text.runs(termId))
       for (let p = from; p < to; p += 2) {
@@ -148,7 +149,15 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
   const exactId = state.text.idOf(term);
   if (exactId !== undefined) expansions.push({ termId: exactId, quality: 1, kind: 'exact', typos: 0 });
   const analyzed = state.plan.text.some((f) => f.prefix);
+  // Other forms of the word and its completions leave its singular or plural to the plural interpretation, which
+  // scores it: a plural that is also a completion (`sketches` of `sketch`) counted twice, above the word as typed.
   const formIds = new Set<number>();
+  if (forms) {
+    for (const form of pluralForms(term)) {
+      const formId = dictionary.get(form);
+      if (formId !== undefined) formIds.add(formId);
+    }
+  }
   if (forms && analyzed) {
     for (const termId of stemForms(state, term)) {
       formIds.add(termId);

@@ -25,7 +25,7 @@ const MIN_THIRD = 3;
 const MAX_SPLIT_POSTINGS = 100;
 /** Score multipliers of the other interpretations, against 1 for the words as typed. */
 const WHOLE = 1;
-const PLURAL = 0.9;
+const PLURAL = 0.8;
 const JOINED = 0.9;
 const SYNONYM = 0.85;
 const SPLIT = 0.8;
