@@ -46,11 +46,23 @@ export function suggestKey(request: SuggestRequest): string {
   return answerKey('suggest', request);
 }
 
+/** The codes of the `navigation: true` fields of a fields array, kept as long as the array (an index's configuration). */
+const navigationCodes = new WeakMap<object, Set<string>>();
+
 /** Facets of `navigation: true` fields first (schema order): the browse menu of an empty-query search. */
 export function navigationFirst(facets: Facet[], fields: Array<Pick<SearchAppField, 'code' | 'navigation'>>): Facet[] {
-  const navigation = new Set(fields.filter((field) => field.navigation).map((field) => field.code));
-  const isNavigation = (facet: Facet) => navigation.has(facet.id.split('.')[0]);
-  return [...facets.filter(isNavigation), ...facets.filter((facet) => !isNavigation(facet))];
+  let navigation = navigationCodes.get(fields);
+  if (!navigation)
+    navigationCodes.set(fields, (navigation = new Set(fields.filter((field) => field.navigation).map((field) => field.code))));
+  const first: Facet[] = [];
+  const rest: Facet[] = [];
+  for (const facet of facets) {
+    // An attribute's facet (`attributes.source`) is its field's.
+    const dot = facet.id.indexOf('.');
+    (navigation.has(dot < 0 ? facet.id : facet.id.slice(0, dot)) ? first : rest).push(facet);
+  }
+  for (const facet of rest) first.push(facet);
+  return first;
 }
 
 /**

@@ -163,7 +163,8 @@ const lengthBit = (length: number) => 1 << Math.min(length, MAX_LENGTH_BIT);
 function lengthBits(shortest: number, longest: number): number {
   const to = Math.min(longest, MAX_LENGTH_BIT);
   const from = Math.min(Math.max(shortest, 1), to);
-  return ((2 ** (to + 1) - 1) | 0) & ~((2 ** from - 1) | 0);
+  // Shifts, not `2 **` (a call of Math.pow); bit 31 is the sign bit.
+  return (to === MAX_LENGTH_BIT ? -1 : (1 << (to + 1)) - 1) & ~(((1 << from) - 1) | 0);
 }
 
 /** The words of a query, compiled once per request and matched against every highlighted text. */
@@ -245,15 +246,6 @@ export class QueryWords {
   }
 
   /**
-   * Whether an ASCII word (lowercase) starting with the letter `first`, of `length` characters, may match a query
-   * word under `rules`: most words of a text cannot, and skip their string, its look-up and `#match`.
-   */
-  #mayMatch(first: number, length: number, rules: MatchRules): boolean {
-    const lengths = (this.#candidates[rulesKey(rules)] ??= this.#candidateLengths(rules));
-    return ((lengths[first] | lengths[ANY_LETTER]) & lengthBit(length)) !== 0;
-  }
-
-  /**
    * Per first letter (ASCII code, or `ANY_LETTER` for every one), the lengths (`lengthBit`) of the words `#match` can
    * match: a query word, a synonym or glued pair, a singular or plural spelled out; under `rules.prefix`, a completion of
    * the last query word and, for a query word with stems, any word with its first letter (a stem keeps its word's first
@@ -306,6 +298,10 @@ export class QueryWords {
    */
   #asciiWords(text: string, rules: MatchRules): Word[] | undefined {
     const words: Word[] = [];
+    // Whether a word (lowercase) of a first letter and a length may match a query word under `rules`: most words of
+    // a text cannot, and skip their string, its look-up and `#match`. Read once per text, not once per word.
+    const lengths = (this.#candidates[rulesKey(rules)] ??= this.#candidateLengths(rules));
+    const anyLetter = lengths[ANY_LETTER];
     let lower: string | undefined;
     let start = -1;
     for (let i = 0; i <= text.length; i++) {
@@ -318,7 +314,8 @@ export class QueryWords {
       if (start < 0) continue;
       lower ??= text.toLowerCase();
       const length = i - start;
-      const hit = this.#mayMatch(lower.charCodeAt(start), length, rules) ? this.match(lower.slice(start, i), rules) : undefined;
+      const hit =
+        ((lengths[lower.charCodeAt(start)] | anyLetter) & lengthBit(length)) !== 0 ? this.match(lower.slice(start, i), rules) : undefined;
       // The word before, unmatched, glued to this one: its normalized form is its text, lowercased.
       const previous = words.at(-1);
       const glued =

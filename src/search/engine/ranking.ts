@@ -248,15 +248,15 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   const top = (ords: Int32Array, k: number): number[] => {
     if (k <= 0) return [];
     const kept = contenders(ords, k);
-    if (kept !== m.ords) return selectTop(kept, k, compare);
-    // Every match (a one-word query without filters): a match's number is its place in `ords`, so each is finished and
-    // compared by number, not looked up by ordinal in every comparison.
+    // Each contender finished once, then compared by its match number, not looked up by ordinal in every comparison
+    // (every match: its number is its place in `ords`).
     const numbers = new Int32Array(kept.length);
-    for (let match = 0; match < kept.length; match++) {
-      numbers[match] = match;
-      if (rank[match] === 0) finishMatch(match, kept[match]);
+    for (let i = 0; i < kept.length; i++) {
+      const match = kept === m.ords ? i : matchOf(m, kept[i]);
+      numbers[i] = match;
+      if (rank[match] === 0) finishMatch(match, kept[i]);
     }
-    return selectTop(numbers, k, compareMatches).map((match) => kept[match]);
+    return selectTop(numbers, k, compareMatches).map((match) => m.ords[match]);
   };
   return { compare, finish, top };
 }

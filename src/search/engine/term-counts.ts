@@ -21,9 +21,16 @@ export interface TermCountsCache {
   version: number;
   rows: FacetRows;
   byTerm: Map<number, TermCounts>;
-  /** 1 at the ordinals of the term being taken out of a query's matches (`coveredCounts`), 0 between queries. */
+  /** `stamp` at the ordinals of the term being taken out of a query's matches (`coveredCounts`), earlier stamps or 0 elsewhere. */
   marks: Uint8Array;
+  /** The mark of the current query's term, one more each query: no pass setting the last query's marks back. */
+  stamp: number;
+  /** The matches outside the term (`CoveredCounts.rest`), reused from query to query (a search runs alone on its index). */
+  rest: Int32Array;
 }
+
+/** The stamps of `TermCountsCache.marks` go up to this, then every mark is cleared once. */
+const LAST_STAMP = 255;
 
 /** Documents holding a term (in every scoring text slot) from which its counts are kept: about 4 MB for the Debian catalogue's 86 such terms. */
 const MIN_DOCUMENTS = 1024;
@@ -60,35 +67,45 @@ export function coveredCounts(
   if (covered >= plain) return undefined;
   // Documents added since are matched too: marks as long as the ordinals.
   if (cache.marks.length < capacity(state)) cache.marks = new Uint8Array(capacity(state));
-  const { marks } = cache;
-  const { alive } = state;
-  let removedCount = 0;
-  for (let i = 0; i < docs.length; i++) {
-    marks[docs[i]] = 1;
-    removedCount += 1 - alive[docs[i]];
+  if (++cache.stamp > LAST_STAMP) {
+    cache.marks.fill(0);
+    cache.stamp = 1;
   }
-  const rest = new Int32Array(matches.length - (docs.length - removedCount) + 1);
+  const { marks, stamp } = cache;
+  for (let i = 0; i < docs.length; i++) marks[docs[i]] = stamp;
+  if (cache.rest.length <= matches.length) cache.rest = new Int32Array(Math.max(matches.length + 1, cache.rest.length * 2));
+  const { rest } = cache;
   let length = 0;
   // Every match written, the next one over it unless it is the term's: no branch on where the term's documents fall.
   for (let i = 0; i < matches.length; i++) {
     const ord = matches[i];
     rest[length] = ord;
-    length += 1 - marks[ord];
+    length += Number(marks[ord] !== stamp);
   }
-  const removed = new Int32Array(removedCount);
-  for (let i = 0, at = 0; i < docs.length; i++) {
-    marks[docs[i]] = 0;
-    if (removedCount && alive[docs[i]] !== 1) removed[at++] = docs[i];
-  }
+  // Without a removed document in the whole index, none of the term's was removed since its counts.
+  const removed = state.liveCount === capacity(state) ? NONE_REMOVED : removedOf(docs, state.alive);
   return { counts: term, rest: rest.subarray(0, length), removed };
+}
+
+const NONE_REMOVED = new Int32Array(0);
+
+/** The documents of `docs` no longer alive. */
+function removedOf(docs: Int32Array, alive: Uint8Array): Int32Array {
+  let count = 0;
+  for (let i = 0; i < docs.length; i++) count += 1 - alive[docs[i]];
+  const removed = new Int32Array(count);
+  if (count) for (let i = 0, at = 0; i < docs.length; i++) if (alive[docs[i]] !== 1) removed[at++] = docs[i];
+  return removed;
 }
 
 function cacheFor(state: IndexState, rows: FacetRows): TermCountsCache {
   const cache = state.caches.termCounts;
   // Derived again after as many changes as the family prior (families.ts).
   if (cache && cache.rows === rows && state.version - cache.version <= toleratedChanges(state)) return cache;
-  const marks = cache && cache.marks.length >= capacity(state) ? cache.marks : new Uint8Array(capacity(state));
-  const computed = { version: state.version, rows, byTerm: frequentTerms(state, rows, marks), marks };
+  // `frequentTerms` marks with 1 and clears after itself: the last queries' stamps cleared first.
+  const marks = cache && cache.marks.length >= capacity(state) ? cache.marks.fill(0) : new Uint8Array(capacity(state));
+  const rest = cache?.rest ?? new Int32Array(0);
+  const computed = { version: state.version, rows, byTerm: frequentTerms(state, rows, marks), marks, stamp: 0, rest };
   state.caches.termCounts = computed;
   return computed;
 }
