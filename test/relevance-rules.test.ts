@@ -597,7 +597,7 @@ describe('relevance rules', () => {
     // `drift` is a word of one description: too rare to be what is meant rather than the name it begins.
     expect(top('drift', engine)[0]).toBe('driftnet');
   });
-  it('scores the plural of the last word once, below the word as typed (`sketch` over `sketches`), at x0.8', () => {
+  it("scores a word's singular or plural once, below the word as typed (`sketch` over `sketches`), at x0.8", () => {
     const engine = (literal: string) => {
       const built = new SearchIndex({ fields, sorts: [] });
       built.add('one', { name: 'one', description: literal });
@@ -611,6 +611,13 @@ describe('relevance rules', () => {
     // The plural weighs x0.8 of the word as typed (x0.9 put it first here): it comes first only from a much shorter field.
     expect(top('sketch', engine('sketch alpha bravo charlie'))).toEqual(['one', 'two']);
     expect(top('sketch', engine('sketch alpha bravo charlie delta echo foxtrot'))).toEqual(['two', 'one']);
+    // Nor does a typo count what the plural interpretation scores: `sketch` is one typo from `sketches` in a fuzzy name.
+    const names = new SearchIndex({ fields, sorts: [] });
+    names.add('my-sketch', { name: 'my-sketch', description: 'drawing board' });
+    names.add('my-sketches', { name: 'my-sketches', description: 'drawing board' });
+    names.add('other', { name: 'other', description: 'some words' });
+    expect(top('sketches', names)).toEqual(['my-sketches', 'my-sketch']);
+    expect(top('sketch', names)).toEqual(['my-sketch', 'my-sketches']);
   });
   it("takes an app's own stop words instead of the English list", () => {
     const own = index({ stopWords: ['program'] });

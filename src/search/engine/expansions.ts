@@ -58,15 +58,27 @@ const EXPANSION_CACHE_SIZE = 2048;
  */
 export function expand(state: IndexState, term: string, prefix: boolean, typos: number, forms = false, typoCutoff?: TypoRank): Expansion[] {
   const cache = expansionCache(state);
-  const cut = typoCutoff ? ` ${typoCutoff.typos} ${typoCutoff.frequency} ${typoCutoff.term}` : '';
-  const key = `${prefix ? '>' : '='}${forms ? '~' : ''}${typos}${term}${cut}`;
+  const key = `${prefix ? '>' : '='}${forms ? '~' : ''}${typos}${term}`;
   let expansions = cache.byTerm.get(key);
   if (!expansions) {
-    expansions = computeExpansions(state, term, prefix, typos, forms, typoCutoff);
+    expansions = computeExpansions(state, term, prefix, typos, forms);
     if (cache.byTerm.size >= EXPANSION_CACHE_SIZE) cache.byTerm.clear();
     cache.byTerm.set(key, expansions);
   }
-  return expansions;
+  return typoCutoff ? withinTypoCutoff(state, expansions, typoCutoff) : expansions;
+}
+
+/**
+ * `expansions` without the typo expansions beyond `typoCutoff`: those this shard keeps include every one one index
+ * keeps (see `nearest`), so no new look-up; not cached (the uncut ones are, which a search-as-you-type shares).
+ */
+function withinTypoCutoff(state: IndexState, expansions: Expansion[], typoCutoff: TypoRank): Expansion[] {
+  const { frequency } = corpusStatistics(state);
+  const { terms } = state.text;
+  return expansions.filter(
+    ({ kind, typos, termId }) =>
+      kind !== 'fuzzy' || typoOrder({ typos, frequency: frequency(termId), term: terms[termId] }, typoCutoff) <= 0,
+  );
 }
 
 function expansionCache(state: IndexState): ExpansionCache {
@@ -131,25 +143,19 @@ function completionQuality(prefix: string, term: string, typedWeight: number): n
   return PREFIX * (0.5 + (0.5 * prefix.length) / term.length) * typedWeight;
 }
 
-function computeExpansions(
-  state: IndexState,
-  term: string,
-  prefix: boolean,
-  typos: number,
-  forms: boolean,
-  typoCutoff: TypoRank | undefined,
-): Expansion[] {
+function computeExpansions(state: IndexState, term: string, prefix: boolean, typos: number, forms: boolean): Expansion[] {
   const dictionary = state.text.dictionary;
   const expansions: Expansion[] = [];
   const exactId = state.text.idOf(term);
   if (exactId !== undefined) expansions.push({ termId: exactId, quality: 1, kind: 'exact', typos: 0 });
   const analyzed = state.plan.text.some((f) => f.prefix);
-  // Other forms of the word and its completions leave its singular or plural to the plural interpretation, which
-  // scores it: a plural that is also a completion (`sketches` of `sketch`) counted twice, above the word as typed.
+  // Other forms of the word, its completions and its typos leave its singular or plural to the plural interpretation,
+  // which scores it: a plural that is also a completion (`sketches` of `sketch`) or one typo away (`sketch` of
+  // `sketches`) counted twice, above the word as typed; and its typos leave its other forms to those.
   const formIds = new Set<number>();
   if (forms) {
     for (const form of pluralForms(term)) {
-      const formId = dictionary.get(form);
+      const formId = state.text.idOf(form);
       if (formId !== undefined) formIds.add(formId);
     }
   }
@@ -174,10 +180,10 @@ function computeExpansions(
   if (typos && state.plan.text.some((f) => f.fuzzy)) {
     const near: Expansion[] = [];
     for (const [termId, edits] of fuzzyTerms(dictionary, term, typos)) {
-      if (edits === 0) continue;
+      if (edits === 0 || formIds.has(termId)) continue;
       near.push({ termId, quality: FUZZY[Math.min(edits, FUZZY.length - 1)], kind: 'fuzzy', typos: edits });
     }
-    expansions.push(...nearest(state, near, typoCutoff));
+    expansions.push(...nearest(state, near));
   }
   return expansions;
 }
@@ -185,11 +191,11 @@ function computeExpansions(
 /**
  * The `MAX_EXPANSIONS` typo expansions kept, in `typoOrder`. A term one index keeps ranks as high among a shard's
  * terms (by the whole index's frequencies), so a shard keeps it too; but a shard holding fewer terms near the word
- * may keep more than its part, beyond the whole index's last: it reports what it kept (`typoReport`), and the
- * shards that kept one beyond `typoCutoff` (from every shard's report) are asked again with it, keeping up to it.
+ * may keep more than its part, beyond the whole index's last: it reports what it kept (`typoReport` in search.ts),
+ * and the shards that kept one beyond the last of every shard's report are asked again with it (`typoCutoff`).
  */
-function nearest(state: IndexState, near: Expansion[], typoCutoff: TypoRank | undefined): Expansion[] {
-  if (near.length <= MAX_EXPANSIONS && !typoCutoff) return near;
+function nearest(state: IndexState, near: Expansion[]): Expansion[] {
+  if (near.length <= MAX_EXPANSIONS) return near;
   const { frequency } = corpusStatistics(state);
   const { terms } = state.text;
   const keyed = near.map((expansion) => ({
@@ -199,8 +205,7 @@ function nearest(state: IndexState, near: Expansion[], typoCutoff: TypoRank | un
     term: terms[expansion.termId],
   }));
   keyed.sort(typoOrder);
-  const kept = typoCutoff ? keyed.filter((rank) => typoOrder(rank, typoCutoff) <= 0) : keyed.slice(0, MAX_EXPANSIONS);
-  return kept.map(({ expansion }) => expansion);
+  return keyed.slice(0, MAX_EXPANSIONS).map(({ expansion }) => expansion);
 }
 
 /** Fewest edits first (a word given one more typo keeps its closer terms), then the most frequent, then by term. */
