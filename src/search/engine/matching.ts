@@ -516,7 +516,9 @@ function collectHits(state: IndexState, m: Scratch, expansion: Expansion, qualit
         const known = norms[slot].byLength;
         let norm = length < KEPT_NORMS ? known[length] : 0;
         if (norm === 0) {
-          norm = lengthNorm(length, norms[slot].average);
+          // `+`: a number to TurboFan, so `norm` stays an unboxed float (a call's result is of any type to it, and
+          // the merge of it with the table's number put every posting's norm in a new heap number).
+          norm = +lengthNorm(length, norms[slot].average);
           if (length < KEPT_NORMS) known[length] = norm;
         }
         hits.ords[count] = ord;
