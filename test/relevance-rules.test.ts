@@ -258,6 +258,44 @@ describe('relevance rules', () => {
     // Only with three letters before `-ersion`: `version` is no form of a verb.
     expect(sameWord('version', 'vert')).toBe(false);
   });
+  it('finds a verb in -ate and its -ation noun, and a noun in -ency and its verb, as forms of one another', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('xdotool', { name: 'xdotool', description: 'command-line X11 automation tool' });
+    engine.add('debtree', { name: 'debtree', description: 'package dependency graph generator' });
+    engine.add('xterm', { name: 'xterm', description: 'terminal emulator' });
+    expect(top('automate my desktop', engine)).toEqual(['xdotool']);
+    expect(top('graph what a package depends on', engine)[0]).toBe('debtree');
+    for (const [a, b] of [
+      ['translate', 'translation'],
+      ['calculate', 'calculations'],
+      ['separate', 'separation'],
+      ['dependencies', 'depend'],
+    ])
+      expect(sameWord(a, b)).toBe(true);
+    // The -ate stem keeps five letters, as the -ation one: `rotate` is no form of `rot`, nor `state` of `station`.
+    expect(sameWord('rotate', 'rot')).toBe(false);
+    expect(sameWord('state', 'station')).toBe(false);
+    expect(sameWord('general', 'generate')).toBe(false);
+  });
+  it('finds an -ytic word as a form of its -ysis noun, and a learned -ic or -ical adjective as one of its -y noun', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('webalizer', { name: 'webalizer', description: 'web server log analysis program' });
+    engine.add('gnupg', { name: 'gnupg', description: 'cryptographic tools' });
+    engine.add('gramps', { name: 'gramps', description: 'genealogical research program' });
+    expect(top('web analytics', engine)).toEqual(['webalizer']);
+    expect(top('cryptography', engine)).toEqual(['gnupg']);
+    expect(top('genealogy', engine)).toEqual(['gramps']);
+    for (const [a, b] of [
+      ['analytical', 'analyze'],
+      ['astronomical', 'astronomy'],
+      ['economics', 'economy'],
+      ['geometric', 'geometry'],
+    ])
+      expect(sameWord(a, b)).toBe(true);
+    // Only past two letters before the learned root: `logic` and `graphic` keep their own words.
+    expect(sameWord('logic', 'logy')).toBe(false);
+    expect(sameWord('automatic', 'automaty')).toBe(false);
+  });
   it('takes no -ation noun for a form of a plural (`documents` is no form of `documentation`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('spell-doc', { name: 'spell-doc', description: 'documentation of a spell checker' });

@@ -134,7 +134,7 @@ const STEM_MEMO_SIZE = 8192;
 
 /**
  * Whether two words are forms of one another: they share a stem, and their light stems agree (without the plural,
- * -ing, -ed, -ment, -ion or -ation, an agent's -er or -or, a final e or doubled letter): Porter alone takes
+ * -ing, -ed, -ment, -ion, -ation, a verb's -ate or a noun's -ency, an agent's -er or -or, a final e or doubled letter): Porter alone takes
  * `animals` for `animation`, `equals` for `equalizer`, `assembly` for `assembler`.
  */
 export function sameWord(a: string, b: string): boolean {
@@ -167,6 +167,10 @@ function lightStems(typed: string, withoutAtion: boolean): string[] {
   const bare = singular !== word && singular.endsWith('ed') ? singular : singular.replace(DERIVED, '');
   if (bare !== singular && bare.length >= MIN_VERB) found.push(bare);
   if (!withoutAtion && singular.endsWith('ation') && singular.length - 5 >= MIN_ATION_STEM) found.push(singular.slice(0, -5));
+  // A verb in -ate meets its -ation noun the same way (`translate` ~ `translation`, `automate` ~ `automation`).
+  if (singular.endsWith('ate') && singular.length - 3 >= MIN_ATION_STEM) found.push(singular.slice(0, -3));
+  // A noun in -ency is one of its verb (`dependency` ~ `depend`, `consistency` ~ `consist`).
+  if (singular.endsWith('ency') && singular.length - 4 >= MIN_VERB + 1) found.push(singular.slice(0, -4));
   const noun = singular.replace(ADJECTIVE, 'ic');
   if (noun !== singular) found.push(noun);
   const agent = singular.length >= MIN_AGENT ? singular.replace(AGENT, '$1') : singular;
@@ -195,12 +199,17 @@ function americanSpelling(word: string): string {
 
 /**
  * Nouns of Latin verbs whose stem changes (`conversion` ~ `convert`, `notification` ~ `notify`, `analysis` ~
- * `analyze`, `synthesis` ~ `synthesize`, `description` ~ `describe`, `resolution` ~ `resolve`), as their verb.
+ * `analyze`, `synthesis` ~ `synthesize`, `description` ~ `describe`, `resolution` ~ `resolve`), as their verb; the
+ * -ytic words of an -ysis noun as its verb too (`analytics` ~ `analysis`), and a learned -ic, -ical or -ics word as its
+ * -y noun (`cryptographic` ~ `cryptography`, `genealogical` ~ `genealogy`, `astronomical` ~ `astronomy`, `economics`
+ * ~ `economy`), which Porter stems apart; only past two letters before the root, so `logic` and `graphic` stay.
  */
 const NOMINALIZATIONS: Array<[RegExp, string]> = [
   [/(?<=[a-z]{3})ersion(s?)$/, 'ert$1'],
   [/(?<=[a-z]{2})ification(s?)$/, 'ify$1'],
   [/(?<=[a-z]{2})ysis$/, 'yze'],
+  [/(?<=[a-z]{2})ytic(?:s|al)?$/, 'yze'],
+  [/(?<=[a-z]{2}(?:log|nom|graph|metr|soph|path|tom))(?:ic|ical|ics)$/, 'y'],
   [/(?<=[a-z]{2})esis$/, 'esize'],
   [/(?<=[a-z]{3})iption(s?)$/, 'ibe$1'],
   [/(?<=[a-z])olution(s?)$/, 'olve$1'],
