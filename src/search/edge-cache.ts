@@ -5,7 +5,7 @@
  *
  * In front of it, each isolate keeps the answers it saw last for the version it trusts (`AnswerMemo`, per app):
  * a repeat within the same isolate costs neither a cache lookup nor a Durable Object call, and a repeat of the very
- * same GET URL not even parsing the request again (`urlKey`, `rememberedAnswer`).
+ * same GET URL not even parsing the request again (`rememberedAnswer`, with public-reads.ts's memory of URLs).
  *
  * The worker learns the version from the Durable Object (`indexVersion`, a call without engine work, or
  * beside every answer it computes) and trusts it for `VERSION_BOUND_MS` per isolate: a change is seen by
@@ -119,30 +119,6 @@ function repeated(memo: AnswerMemo<RememberedAnswer>, key: string, answer: Remem
     );
   }
   return { json: answer.json, cache: 'HIT', compressedEnd: answer.compressedEnd };
-}
-
-/** Canonical keys of GET URLs answered before, with the app settings (`scope`) they were keyed under, oldest first. */
-const keysByUrl = new Map<string, { key: string; scope: object }>();
-const MAX_URLS = 1_024;
-const MAX_URL_CHARS = 2_048;
-
-/**
- * Notes that the GET `url` asks the question `key` while the app's settings are `scope` (an object that is replaced
- * when they change: they decide the key too), so a repeat of the very same URL can skip parsing (`urlKey`).
- */
-export function rememberUrl(url: string, key: string, scope: object): void {
-  if (url.length > MAX_URL_CHARS) return;
-  keysByUrl.delete(url);
-  keysByUrl.set(url, { key, scope });
-  for (const oldest of keysByUrl.keys()) {
-    if (keysByUrl.size <= MAX_URLS) break;
-    keysByUrl.delete(oldest);
-  }
-}
-
-/** The key `rememberUrl` noted for `url`, with the settings it holds under; undefined for a URL not answered before. */
-export function urlKey(url: string): { key: string; scope: object } | undefined {
-  return keysByUrl.get(url);
 }
 
 /**

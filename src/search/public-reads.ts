@@ -8,7 +8,7 @@ import type { Db } from '../db/client';
 import type { Env } from '../env';
 import { enforceRateLimit } from '../rate-limit';
 import { suggestKey, type VersionedAnswer } from './answers';
-import { answerThroughEdgeCache, rememberedAnswer, rememberUrl, urlKey, type EdgeAnswer } from './edge-cache';
+import { answerThroughEdgeCache, rememberedAnswer, type EdgeAnswer } from './edge-cache';
 import type { HighlightRequest } from './engine/highlight';
 import type { SearchRequest, SuggestRequest } from './engine/types';
 import { searchAnswer, type RequestedRatio } from './hybrid-search';
@@ -33,6 +33,9 @@ export interface PublicRequest {
 
 /** A search app opened for public reads. */
 export interface PublicApp {
+  /** The path's tenant and app codes, as validated. */
+  tenant: string;
+  code: string;
   row: SearchAppRow;
   searchApp: SearchAppClient;
   /** The key of its cached answers: the row's id is in it, as an app deleted and created again starts its versions again. */
@@ -48,22 +51,48 @@ export interface PublicAnswer extends EdgeAnswer {
 export async function openPublicApp(request: PublicRequest, tenant: string, code: string): Promise<PublicApp> {
   const row = await cachedSearchApp(request.db, tenant, code, request.waitUntil);
   await enforceRateLimit(request.env, row.rateLimit, { kind: 'search', appId: row.id, clientIp: request.clientIp });
-  return { row, searchApp: new SearchAppClient(request.env, tenant, code), cacheKey: `${tenant}/${code}/${row.id}` };
-}
-
-/** Whether this GET URL was answered before in this isolate, so it may skip parsing (`rememberedSearch`). */
-export function answeredBefore(request: PublicRequest): boolean {
-  return request.cacheable && !request.fresh && urlKey(request.url) !== undefined;
+  return { tenant, code, row, searchApp: new SearchAppClient(request.env, tenant, code), cacheKey: `${tenant}/${code}/${row.id}` };
 }
 
 /**
- * The answer this isolate remembers for the very same GET URL at the app's current version and settings, without
- * parsing the request again; undefined when it has none.
+ * What a GET search or suggest URL answered before decided, so that its repeats skip parsing it: the question's key, the
+ * app row it was answered under (new settings are a new row, and may key the question otherwise), the path's app and
+ * the query's requestId, each as validated then (the URL is the same string, so they are too).
  */
-export async function rememberedSearch(request: PublicRequest, app: PublicApp): Promise<PublicAnswer | undefined> {
-  const known = urlKey(request.url);
-  // `scope` is the app row the URL was answered under: new settings are a new row, and may key the question otherwise.
-  if (!known || known.scope !== app.row) return undefined;
+export interface KnownUrl {
+  key: string;
+  row: SearchAppRow;
+  tenant: string;
+  code: string;
+  requestId: string | undefined;
+}
+
+/** GET search and suggest URLs answered before in this isolate, oldest first. */
+const knownUrls = new Map<string, KnownUrl>();
+const MAX_URLS = 1_024;
+const MAX_URL_CHARS = 2_048;
+
+function rememberUrl(url: string, known: KnownUrl): void {
+  if (url.length > MAX_URL_CHARS) return;
+  knownUrls.delete(url);
+  knownUrls.set(url, known);
+  for (const oldest of knownUrls.keys()) {
+    if (knownUrls.size <= MAX_URLS) break;
+    knownUrls.delete(oldest);
+  }
+}
+
+/** What this isolate knows of a GET URL it answered before (undefined for any other, and for a fresh request). */
+export function knownUrl(request: PublicRequest): KnownUrl | undefined {
+  return request.cacheable && !request.fresh ? knownUrls.get(request.url) : undefined;
+}
+
+/**
+ * The answer this isolate remembers for a known GET URL at the app's current version and settings, without parsing the
+ * request again; undefined when it has none.
+ */
+export async function rememberedRead(request: PublicRequest, app: PublicApp, known: KnownUrl): Promise<PublicAnswer | undefined> {
+  if (known.row !== app.row) return undefined;
   return rememberedAnswer(app.cacheKey, known.key, app.searchApp, request.waitUntil);
 }
 
@@ -73,25 +102,28 @@ export async function publicSearch(
   app: PublicApp,
   search: SearchRequest & HighlightRequest,
   semantic: RequestedRatio,
+  requestId?: string,
 ): Promise<PublicAnswer> {
   const nearest = nearestCopy(request, app);
   const { key, answer } = searchAnswer(request.env, app.row, search, semantic, (fresh, hybrid) =>
     nearest.read({ kind: 'search', request: search, semantic: hybrid }, fresh),
   );
   const found = await throughEdgeCache(request, app, key, answer);
-  if (request.cacheable) rememberUrl(request.url, key(), app.row);
+  if (request.cacheable) rememberUrl(request.url, { key: key(), row: app.row, tenant: app.tenant, code: app.code, requestId });
   return { ...found, servedBy: nearest.servedBy() };
 }
 
 /** Completions of the query's last word, serialized. */
-export async function publicSuggest(request: PublicRequest, app: PublicApp, suggest: SuggestRequest): Promise<PublicAnswer> {
+export async function publicSuggest(
+  request: PublicRequest,
+  app: PublicApp,
+  suggest: SuggestRequest,
+  requestId?: string,
+): Promise<PublicAnswer> {
   const nearest = nearestCopy(request, app);
-  const found = await throughEdgeCache(
-    request,
-    app,
-    () => suggestKey(suggest),
-    (fresh) => nearest.read({ kind: 'suggest', request: suggest }, fresh),
-  );
+  const key = () => suggestKey(suggest);
+  const found = await throughEdgeCache(request, app, key, (fresh) => nearest.read({ kind: 'suggest', request: suggest }, fresh));
+  if (request.cacheable) rememberUrl(request.url, { key: key(), row: app.row, tenant: app.tenant, code: app.code, requestId });
   return { ...found, servedBy: nearest.servedBy() };
 }
 

@@ -72,6 +72,30 @@ describe('edge cache of public search and suggest', () => {
     for (let i = 0; i < 2; i++) expect((await get('q=blue&rows=0')).status).toBe(400);
   });
 
+  it('answers a repeat of the very same suggest URL from memory too, and still rejects a bad one after good ones', async () => {
+    const path = `/api/v1/search/suggest/${app.tenant}/${app.code}?q=blu&requestId=sug`;
+    const first = await outcome(await call('GET', path));
+    expect(first).toMatchObject({ cache: 'MISS', body: { requestId: 'sug', suggestions: [{ value: 'blue' }] } });
+    const again = await outcome(await call('GET', path));
+    expect(again).toMatchObject({ cache: 'HIT', body: { requestId: 'sug', suggestions: first.body.suggestions } });
+    for (let i = 0; i < 2; i++)
+      expect((await call('GET', `/api/v1/search/suggest/${app.tenant}/${app.code}?q=blu&rows=0`)).status).toBe(400);
+    // A known URL of another app path is no licence for an unknown one.
+    expect((await call('GET', `/api/v1/search/suggest/${app.tenant}/no-such-app?q=blu&requestId=sug`)).status).toBe(404);
+  });
+
+  it('gives a repeat the headers of the answer it repeats, the cache status aside', async () => {
+    const query = 'q=red&rows=2';
+    const first = await get(query);
+    const again = await get(query);
+    expect([first.headers.get('X-Edge-Cache'), again.headers.get('X-Edge-Cache')]).toEqual(['MISS', 'HIT']);
+    const others = (res: Response) => [...res.headers].filter(([name]) => name !== 'x-edge-cache');
+    expect(others(again)).toEqual(others(first));
+    expect(again.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(again.headers.get('Cache-Control')).toBe('public, max-age=5');
+    expect(again.headers.get('Vary')).toBe('Accept-Encoding');
+  });
+
   it('sends a repeated answer as gzip to clients that prefer it, compressed once, and JSON to the others', async () => {
     const asked = (acceptEncoding: string, requestId: string) =>
       exports.default.fetch(

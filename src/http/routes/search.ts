@@ -8,11 +8,11 @@ import { ApiError } from '../../errors';
 import type { Filter, SearchRequest } from '../../search/engine/types';
 import type { RequestedRatio } from '../../search/hybrid-search';
 import {
-  answeredBefore,
+  knownUrl,
   openPublicApp,
   publicSearch,
   publicSuggest,
-  rememberedSearch,
+  rememberedRead,
   type PublicAnswer,
   type PublicApp,
   type PublicRequest,
@@ -27,6 +27,15 @@ import { clientIp } from '../middleware';
 
 /** GET answers may be reused briefly by browsers and caches: results change only when the index does. */
 const GET_CACHE_CONTROL = 'public, max-age=5';
+
+/** The headers of every GET answer: JSON, open to browsers of any origin (CORS), briefly cacheable. */
+const GET_HEADERS = {
+  'Content-Type': 'application/json',
+  'Access-Control-Allow-Origin': '*',
+  'Cache-Control': GET_CACHE_CONTROL,
+  // Repeated answers are gzip for clients that prefer it.
+  Vary: 'Accept-Encoding',
+};
 
 /** A search request as the routes read it: the engine's request, highlighting, the caller's request id and the semanticRatio asked for. */
 type SearchCall = SearchRequest & HighlightRequest & { requestId?: string; semantic: RequestedRatio };
@@ -100,6 +109,10 @@ function openApp(c: Context<AppEnv>, request: PublicRequest): Promise<PublicApp>
   return openPublicApp(request, tenant, code);
 }
 
+/** `prefersGzip`'s verdicts by the client's `Accept-Encoding`: clients send few distinct lists. */
+const gzipVerdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 64;
+
 /**
  * Whether the client prefers gzip to brotli (and to no encoding): the first of them by weight, then by order, as
  * Cloudflare's front line and wrangler dev pick one. Both replace the worker's `Accept-Encoding`; the client's own is
@@ -107,6 +120,15 @@ function openApp(c: Context<AppEnv>, request: PublicRequest): Promise<PublicApp>
  */
 function prefersGzip(c: Context<AppEnv>): boolean {
   const accepted = (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.clientAcceptEncoding ?? '';
+  let verdict = gzipVerdicts.get(accepted);
+  if (verdict === undefined) {
+    if (gzipVerdicts.size >= MAX_VERDICTS) gzipVerdicts.clear();
+    gzipVerdicts.set(accepted, (verdict = preferredCoding(accepted) === 'gzip'));
+  }
+  return verdict;
+}
+
+function preferredCoding(accepted: string): string | undefined {
   let preferred: { coding: string; weight: number } | undefined;
   for (const element of accepted.split(',')) {
     const [coding, ...parameters] = element.split(';').map((part) => part.trim().toLowerCase());
@@ -114,23 +136,32 @@ function prefersGzip(c: Context<AppEnv>): boolean {
     const weight = Number(parameters.find((parameter) => parameter.startsWith('q='))?.slice(2) ?? 1);
     if (weight > 0 && (!preferred || weight > preferred.weight)) preferred = { coding, weight };
   }
-  return preferred?.coding === 'gzip';
+  return preferred?.coding;
 }
+
+/** Answers built whole by `answer`, which `publicHeaders` leaves as they are. */
+const answered = new WeakSet<Response>();
 
 /**
  * The one answer shape around a serialized result: spliced as text, so the result is never parsed in the worker. A
  * repeated answer goes to clients that prefer gzip as its end compressed once behind the head of this request
  * (`encodeBody: 'manual'`: sent as it is); any other is sent as JSON, which Cloudflare compresses for clients that ask.
+ * Every header goes into the one `Response` (`publicHeaders`' included), none set on it afterwards.
  */
 function answer(c: Context<AppEnv>, started: number, requestId: string | undefined, name: 'result' | 'suggestions', found: PublicAnswer) {
   const head = `{"statusCode":200,"requestId":${JSON.stringify(requestId ?? crypto.randomUUID())},"time":${Date.now() - started},"${name}":`;
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Edge-Cache': found.cache };
+  const headers: Record<string, string> =
+    c.req.method === 'GET'
+      ? { ...GET_HEADERS, 'X-Edge-Cache': found.cache }
+      : { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'X-Edge-Cache': found.cache };
   if (found.servedBy) headers['X-Search-Replica'] = found.servedBy;
+  let response: Response;
   if (found.compressedEnd && prefersGzip(c)) {
     headers['Content-Encoding'] = 'gzip';
-    return new Response(splice(head, found.compressedEnd), { headers, encodeBody: 'manual' });
-  }
-  return c.body(head + answerEnd(found.json), 200, headers);
+    response = new Response(splice(head, found.compressedEnd), { headers, encodeBody: 'manual' });
+  } else response = new Response(head + answerEnd(found.json), { headers });
+  answered.add(response);
+  return response;
 }
 
 async function answerSearch(c: Context<AppEnv>, call: SearchCall, opened?: PublicApp) {
@@ -138,31 +169,36 @@ async function answerSearch(c: Context<AppEnv>, call: SearchCall, opened?: Publi
   const request = publicRequest(c);
   const app = opened ?? (await openApp(c, request));
   const { requestId, semantic, ...search } = call;
-  return answer(c, started, requestId, 'result', await publicSearch(request, app, search, semantic));
+  return answer(c, started, requestId, 'result', await publicSearch(request, app, search, semantic, requestId));
 }
 
 /**
- * A GET search. A repeat of the very URL answered before (same app settings) is answered from this isolate's
- * memory of answers before its query is parsed again; any other goes the whole way.
+ * A GET search or suggest. A repeat of the very URL answered before (same app settings) is answered from this isolate's
+ * memory of answers before its query is parsed again; any other goes the whole way (`whole`, with the app if opened).
  */
-async function answerSearchGet(c: Context<AppEnv>) {
+async function answerGet(c: Context<AppEnv>, name: 'result' | 'suggestions', whole: (opened?: PublicApp) => Promise<Response>) {
   const started = Date.now();
   const request = publicRequest(c);
+  const known = knownUrl(request);
   // Only a URL answered before skips ahead: any other is parsed first, its bad query a 400 before the app is looked up.
-  if (!answeredBefore(request)) return answerSearch(c, fromQueryString(c));
-  const app = await openApp(c, request);
-  const remembered = await rememberedSearch(request, app);
-  // The URL passed validation when it was first answered, its requestId included.
-  if (remembered) return answer(c, started, c.req.query('requestId'), 'result', remembered);
-  return answerSearch(c, fromQueryString(c), app);
+  if (!known) return whole();
+  // The URL passed validation when it was first answered, its path and requestId included.
+  const app = await openPublicApp(request, known.tenant, known.code);
+  const remembered = await rememberedRead(request, app, known);
+  if (remembered) return answer(c, started, known.requestId, name, remembered);
+  return whole(app);
 }
 
-async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>) {
+async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>, opened?: PublicApp) {
   const started = Date.now();
   const request = publicRequest(c);
-  const app = await openApp(c, request);
-  return answer(c, started, input.requestId, 'suggestions', await publicSuggest(request, app, { q: input.q, rows: input.rows }));
+  const app = opened ?? (await openApp(c, request));
+  const { requestId, q, rows } = input;
+  return answer(c, started, requestId, 'suggestions', await publicSuggest(request, app, { q, rows }, requestId));
 }
+
+const suggestQuery = (c: Context<AppEnv>) =>
+  parseOrThrow(suggestInput, { q: c.req.query('q'), rows: c.req.query('rows'), requestId: c.req.query('requestId') }, 'query parameters');
 
 /** A POST suggest body is a whole SearchQuery (the contract): its other fields pass, unused. */
 const suggestBody = suggestInput.passthrough();
@@ -170,32 +206,24 @@ const suggestBody = suggestInput.passthrough();
 const preflight = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], allowHeaders: ['Content-Type'], maxAge: 86400 });
 
 /**
- * Open to browsers of any origin (CORS), and GET answers cacheable briefly. The headers go onto the answer as it
- * is (Hono's `cors` and `c.header` would build the response again once or twice per request).
+ * Open to browsers of any origin (CORS), and GET answers cacheable briefly. Answers (`answer`) carry these headers
+ * already; errors get them here, onto the response as it is (Hono's `cors` and `c.header` would build the response
+ * again once or twice per request).
  */
 const publicHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === 'OPTIONS') return preflight(c, next);
   await next();
+  if (answered.has(c.res)) return;
   c.res.headers.set('Access-Control-Allow-Origin', '*');
   if (c.req.method === 'GET' && c.res.status === 200) {
     c.res.headers.set('Cache-Control', GET_CACHE_CONTROL);
-    // Repeated answers are gzip for clients that prefer it.
     c.res.headers.set('Vary', 'Accept-Encoding');
   }
 };
 
 export const searchRoutes = new Hono<AppEnv>()
   .use('*', publicHeaders)
-  .get('/suggest/:tenant/:code', (c) =>
-    answerSuggest(
-      c,
-      parseOrThrow(
-        suggestInput,
-        { q: c.req.query('q'), rows: c.req.query('rows'), requestId: c.req.query('requestId') },
-        'query parameters',
-      ),
-    ),
-  )
+  .get('/suggest/:tenant/:code', (c) => answerGet(c, 'suggestions', (app) => answerSuggest(c, suggestQuery(c), app)))
   .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, await parseJsonBody(() => c.req.json(), suggestBody)))
-  .get('/:tenant/:code', (c) => answerSearchGet(c))
+  .get('/:tenant/:code', (c) => answerGet(c, 'result', (app) => answerSearch(c, fromQueryString(c), app)))
   .post('/:tenant/:code', async (c) => answerSearch(c, fromBody(await parseJsonBody(() => c.req.json(), searchBody))));
