@@ -420,11 +420,12 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     }
   }
   m.matchedCount = matchedCount;
+  const { words, typos: typoBits, score } = m;
   for (let i = 0; i < touchedCount; i++) {
     const match = touched[i];
-    recordWords(m, match, mask, (altState[match] & ALT_TYPOS) - 1, (altState[match] & ALT_WHOLE) !== 0);
+    recordWords(words, typoBits, match, mask, (altState[match] & ALT_TYPOS) - 1, (altState[match] & ALT_WHOLE) !== 0);
     if (!unscored) {
-      m.score[match] += best[match];
+      score[match] += best[match];
       best[match] = 0;
     }
     altState[match] = 0;
@@ -516,7 +517,9 @@ function collectHits(state: IndexState, m: Scratch, expansion: Expansion, qualit
         const known = norms[slot].byLength;
         let norm = length < KEPT_NORMS ? known[length] : 0;
         if (norm === 0) {
-          norm = lengthNorm(length, norms[slot].average);
+          // `+`: a number to TurboFan, so `norm` stays an unboxed float (a call's result is of any type to it, and
+          // the merge of it with the table's number put every posting's norm in a new heap number).
+          norm = +lengthNorm(length, norms[slot].average);
           if (length < KEPT_NORMS) known[length] = norm;
         }
         hits.ords[count] = ord;
@@ -638,14 +641,14 @@ function growHits(hits: HitBuffer, size: number): void {
 
 function record(m: Scratch, ord: number, mask: number, score: number, typos: number, exact: boolean): void {
   const match = matchFor(m, ord);
-  recordWords(m, match, mask, typos, exact);
+  recordWords(m.words, m.typos, match, mask, typos, exact);
   m.score[match] += score;
 }
 
-/** What `record` records but the score, for a match. */
-function recordWords(m: Scratch, match: number, mask: number, typos: number, exact: boolean): void {
-  m.words[match] |= exact && typos === 0 ? mask | (mask << WHOLE) : mask;
-  if (typos <= 1) m.typos[match] |= typos === 0 ? mask | (mask << WHOLE) : mask << WHOLE;
+/** What `record` records but the score, for a match, into its `words` and `typos` (`Matches`). */
+function recordWords(words: Uint32Array, typoBits: Uint32Array, match: number, mask: number, typos: number, exact: boolean): void {
+  words[match] |= exact && typos === 0 ? mask | (mask << WHOLE) : mask;
+  if (typos <= 1) typoBits[match] |= typos === 0 ? mask | (mask << WHOLE) : mask << WHOLE;
 }
 
 /** A matched document's match number (its place in `ords` and the per-match arrays); -1 for one not matched. */

@@ -148,19 +148,26 @@ export interface Relevance {
 /** Relevance order of matched documents, best first; `prior` is each document's prior (families.ts). */
 export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Array): Relevance {
   const { counted } = m.plan;
-  const slots = state.plan.text;
-  const slotCount = slots.length;
-  const heaviest = Math.max(0, ...slots.map((slot) => slot.weight));
+  const heaviest = Math.max(0, ...state.plan.text.map((slot) => slot.weight));
   // A name starting with a namespace (`node-…` for `node`) or a family without a head (`printer-driver-…` for
   // `printer`) is not a name being typed.
   const countedWords = m.plan.words.filter((_, i) => counted & (1 << i));
   const beginning = topicOrBeginning(state, countedWords);
   // A query naming a namespace (`golang`) asks for its titles: they are no parts then.
   const namespaced = beginning === 'namespace' ? undefined : namespacedTitles(state);
-  const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
+  const { words: matched, rank, score } = m;
   // Of a query of two counted keywords, the rarer word: a document matching only it ranks above one matching only the other.
   const pair = popcount(counted) === 2 && counted === (1 << m.plan.words.length) - 1;
-  const rarerBit = pair ? rarerWord(state, m.plan.words, counted) : 0;
+  const finishing: Finishing = {
+    state,
+    m,
+    prior,
+    namespaced,
+    heaviest,
+    beginning,
+    pair,
+    rarerBit: pair ? rarerWord(state, m.plan.words, counted) : 0,
+  };
   /** Finishes a document; answers its match number (-1: not matched). */
   const finish = (ord: number): number => {
     const match = matchOf(m, ord);
@@ -168,29 +175,10 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     if (match < 0 || rank[match] !== 0) return match;
     // A document `contenders` did not list (a sort, a merge key, hybrid scores): every match is detailed then.
     if (!m.complete && m.detailed[ord] === 0) detailMatches(state, m);
-    finishMatch(match, ord);
+    oneMatch[0] = match;
+    oneOrd[0] = ord;
+    finishMatches(finishing, oneMatch, oneOrd);
     return match;
-  };
-  /** Computes the criteria and final score of match number `match`, document `ord`, detailed and not finished yet. */
-  const finishMatch = (match: number, ord: number): void => {
-    const next = adjacent[match] & ~(-1 << WHOLE);
-    const part = namespaced?.[ord] ? NAMESPACED : 1;
-    score[match] *=
-      (prior[ord] ?? 1) * part * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacent[match] >>> WHOLE) & ~next));
-    // Criterion 3 counts only in slots where matching found every counted word at its query position.
-    let level = 0;
-    for (let slot = 0, at = match * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
-      if ((slotMarks[at + SLOT_ALIGNED] & counted) === counted)
-        level = Math.max(level, attributeLevel(state, m, slots[slot], ord, match, heaviest, beginning));
-    }
-    const words = matched[match] & counted;
-    const withTypos = words & ~typoBits[match];
-    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> WHOLE));
-    // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
-    const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
-    rank[match] =
-      (((popcount(words) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
-      popcount((matched[match] >>> WHOLE) & counted);
   };
   const custom = state.plan.ranking.customRanking.map(({ field, direction }) => fieldOrder(state, field, direction));
   const compare: Compare = (a, b) => {
@@ -251,11 +239,8 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     // Each contender finished once, then compared by its match number, not looked up by ordinal in every comparison
     // (every match: its number is its place in `ords`).
     const numbers = new Int32Array(kept.length);
-    for (let i = 0; i < kept.length; i++) {
-      const match = kept === m.ords ? i : matchOf(m, kept[i]);
-      numbers[i] = match;
-      if (rank[match] === 0) finishMatch(match, kept[i]);
-    }
+    for (let i = 0; i < kept.length; i++) numbers[i] = kept === m.ords ? i : matchOf(m, kept[i]);
+    finishMatches(finishing, numbers, kept);
     return selectTop(numbers, k, compareMatches).map((match) => m.ords[match]);
   };
   return { compare, finish, top };
@@ -284,18 +269,67 @@ function topicOrBeginning(state: IndexState, words: string[]): Beginning | 'topi
 /** Documents per number of counted query words, reused: a typed array of more than 64 bytes is allocated outside the heap. */
 const wordCounts = new Uint32Array(WHOLE + 1);
 
-/** Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not). */
-function attributeLevel(
-  state: IndexState,
-  m: Matches,
-  slot: TextField,
-  ord: number,
-  match: number,
-  heaviest: number,
-  beginning: Beginning | 'topic',
-): number {
+/** What finishing a query's matches reads besides the matches themselves, taken once per query. */
+interface Finishing {
+  state: IndexState;
+  m: Matches;
+  /** Each document's prior (families.ts). */
+  prior: Float32Array;
+  /** Per ordinal, 1 for a title in a namespace the query does not name; absent when the query names one. */
+  namespaced: Uint8Array | undefined;
+  /** The heaviest text field's weight. */
+  heaviest: number;
+  /** What the titles beginning with the query's counted words are (`topicOrBeginning`). */
+  beginning: Beginning | 'topic';
+  /** A query of two counted words, the one of `rarerBit` the rarer. */
+  pair: boolean;
+  rarerBit: number;
+}
+
+/** `finishMatches`' lists for finishing one match, reused. */
+const oneMatch = new Int32Array(1);
+const oneOrd = new Int32Array(1);
+
+/**
+ * Computes the criteria (`rank`) and final score of the matches `numbers` (documents `ords`, place for place) not
+ * finished yet, all detailed: one loop, what it reads taken once per call, not from a closure's context per match.
+ */
+function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): void {
+  const { m, prior, namespaced, pair, rarerBit } = f;
+  const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
   const { counted } = m.plan;
-  const at = (match * state.plan.text.length + slot.slot) * SLOT_MARKS;
+  const slots = f.state.plan.text;
+  const slotCount = slots.length;
+  for (let i = 0; i < numbers.length; i++) {
+    const match = numbers[i];
+    if (rank[match] !== 0) continue;
+    const ord = ords[i];
+    const next = adjacent[match] & ~(-1 << WHOLE);
+    const part = namespaced?.[ord] ? NAMESPACED : 1;
+    score[match] *=
+      (prior[ord] ?? 1) * part * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacent[match] >>> WHOLE) & ~next));
+    // Criterion 3 counts only in slots where matching found every counted word at its query position.
+    let level = 0;
+    for (let slot = 0, at = match * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
+      if ((slotMarks[at + SLOT_ALIGNED] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
+    }
+    const words = matched[match] & counted;
+    const withTypos = words & ~typoBits[match];
+    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> WHOLE));
+    // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
+    const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
+    rank[match] =
+      (((popcount(words) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
+      popcount((matched[match] >>> WHOLE) & counted);
+  }
+}
+
+/**
+ * Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not);
+ * `at`: the match's `slotMarks` there.
+ */
+function attributeLevel({ state, m, heaviest, beginning }: Finishing, slot: TextField, ord: number, at: number): number {
+  const { counted } = m.plan;
   const equals = m.slotMarks[at + SLOT_END] >= state.text.length(slot.slot, ord) ? 1 : 0;
   // Starting with the query tells a name being typed, in the heaviest field, unless more than 50 names start so (a
   // namespace) or more than five none of which is the query (a family without a head: families.ts); a description
