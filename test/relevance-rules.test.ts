@@ -387,6 +387,14 @@ describe('relevance rules', () => {
     // Without a stop word the query is keywords: `program` counts.
     expect(top('program edit photos', engine)[0]).toBe('fotoxx');
   });
+  it('treats the verb `set` of a request as a filler word (`set up my tablet`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('autopoint', { name: 'autopoint', description: 'tool for setting up gettext' });
+    engine.add('wacomcpl', { name: 'wacomcpl', description: 'Wacom tablet' });
+    // `set` and `up` matched twice beside `tablet` once: `set` fills the request, `tablet` says what it is about.
+    expect(top('set up my tablet', engine)[0]).toBe('wacomcpl');
+    expect(top('set up tablet', engine)[0]).toBe('autopoint');
+  });
   it("reads a query's English clitics as no words of their own (`computer's`, `doesn't`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [

@@ -119,8 +119,8 @@ export const ENGLISH_STOP_WORDS = [
 
 /**
  * Words with content that fill requests and questions (`program to edit photos`, `I want to make music`, `what
- * hardware is in my computer`): optional like stop words, but only in a query that reads as a sentence (one holding
- * a stop word). Alone or beside other keywords they count (`diff tool`: a shop sells tools).
+ * hardware is in my computer`, `set up a kerberos server`): optional like stop words, but only in a query that reads
+ * as a sentence (one holding a stop word). Alone or beside other keywords they count (`diff tool`: a shop sells tools).
  */
 export const ENGLISH_FILLER_WORDS = [
   'app',
@@ -136,6 +136,7 @@ export const ENGLISH_FILLER_WORDS = [
   'please',
   'program',
   'programs',
+  'set',
   'software',
   'thing',
   'things',
