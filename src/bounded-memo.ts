@@ -21,12 +21,22 @@ export class BoundedMemo<T> {
     lookup: () => Promise<T>,
     options: { fresh?: boolean; waitUntil?: (promise: Promise<unknown>) => void } = {},
   ): Promise<T> {
+    const known = options.fresh ? undefined : this.trusted(key, lookup, options.waitUntil);
+    return known !== undefined ? known : this.#learn(key, lookup);
+  }
+
+  /**
+   * The value of `key` while it is trusted, at once (nothing to wait on), its background refresh started as by `get`;
+   * undefined where `get` would wait on `lookup`.
+   */
+  trusted(key: string, lookup: () => Promise<T>, waitUntil?: (promise: Promise<unknown>) => void): T | undefined {
     const entry = this.#entries.get(key);
-    const age = entry ? Date.now() - entry.learnedAt : Infinity;
-    if (!entry || options.fresh || age >= this.trustMs) return this.#learn(key, lookup);
-    if (age >= this.refreshAfterMs && !entry.refreshing && options.waitUntil) {
+    if (!entry) return undefined;
+    const age = Date.now() - entry.learnedAt;
+    if (age >= this.trustMs) return undefined;
+    if (age >= this.refreshAfterMs && !entry.refreshing && waitUntil) {
       entry.refreshing = true;
-      options.waitUntil(
+      waitUntil(
         this.#learn(key, lookup).catch(() => {
           entry.refreshing = false; // a later request tries again; the value expires at trustMs meanwhile
         }),

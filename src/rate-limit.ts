@@ -28,11 +28,20 @@ function keyOf(subject: RateLimited): string {
   return `email:${subject.configId}`;
 }
 
+/** The binding that counts a tier's requests; none for `off`, nor in a deployment without the bindings (not limited). */
+function limiter(env: Env, tier: RateLimitTier): RateLimit | undefined {
+  return tier === 'off' ? undefined : env[BINDINGS[tier]];
+}
+
+/** Whether `enforceRateLimit` asks a binding for this tier (so a request of it waits on one). */
+export function isLimited(env: Env, tier: RateLimitTier): boolean {
+  return limiter(env, tier) !== undefined;
+}
+
 /** ApiError 429 (with Retry-After) once `subject` spent its tier's requests of the current period. */
 export async function enforceRateLimit(env: Env, tier: RateLimitTier, subject: RateLimited): Promise<void> {
-  if (tier === 'off') return;
-  const binding = env[BINDINGS[tier]];
-  if (!binding) return; // a deployment without the bindings is not limited
+  const binding = limiter(env, tier);
+  if (!binding) return;
   const { success } = await binding.limit({ key: keyOf(subject) });
   if (!success) throw ApiError.tooManyRequests(RATE_LIMIT_PERIOD_SECONDS);
 }

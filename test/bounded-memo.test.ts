@@ -24,21 +24,30 @@ function source(value: () => number | Error) {
   return counter;
 }
 
+/** Versions trusted for 1 s and refreshed from 750 ms on, their source (`state.current`) and the background work started. */
+function versionMemo() {
+  vi.spyOn(Date, 'now').mockImplementation(() => now);
+  const state = { current: 1 };
+  const background: Array<Promise<unknown>> = [];
+  return {
+    memo: new BoundedMemo<number>(1_000, 750),
+    state,
+    versions: source(() => state.current),
+    background,
+    waitUntil: (promise: Promise<unknown>) => background.push(promise),
+  };
+}
+
 describe('BoundedMemo', () => {
   it('answers a trusted value at once, refreshes it once in the background past refreshAfter, and waits past trust', async () => {
-    vi.spyOn(Date, 'now').mockImplementation(() => now);
-    const memo = new BoundedMemo<number>(1_000, 750);
-    let current = 1;
-    const versions = source(() => current);
-    const background: Array<Promise<unknown>> = [];
-    const waitUntil = (promise: Promise<unknown>) => background.push(promise);
+    const { memo, state, versions, background, waitUntil } = versionMemo();
 
     const first = memo.get('app', versions.lookup, { waitUntil });
     versions.release();
     expect(await first).toBe(1);
 
     now += 800; // past refreshAfter, still trusted: the old value at once, and one refresh for all callers
-    current = 2;
+    state.current = 2;
     const concurrent = await Promise.all([1, 2, 3].map(() => memo.get('app', versions.lookup, { waitUntil })));
     expect(concurrent).toEqual([1, 1, 1]);
     expect([versions.lookups, background.length]).toEqual([2, 1]);
@@ -47,13 +56,13 @@ describe('BoundedMemo', () => {
     expect(await memo.get('app', versions.lookup, { waitUntil })).toBe(2);
 
     now += 1_000; // past trust: no caller is answered the old value
-    current = 3;
+    state.current = 3;
     const expired = memo.get('app', versions.lookup, { waitUntil });
     versions.release();
     expect(await expired).toBe(3);
 
     const fresh = memo.get('app', versions.lookup, { fresh: true });
-    current = 4;
+    state.current = 4;
     versions.release();
     expect(await fresh).toBe(4);
     expect(versions.lookups).toBe(4);
@@ -86,6 +95,29 @@ describe('BoundedMemo', () => {
     const found = memo.get('other', rows.lookup);
     rows.release();
     expect(await found).toBe(8);
+  });
+
+  it('answers a trusted value at once, without waiting, and nothing where get would wait', async () => {
+    const { memo, state, versions, background, waitUntil } = versionMemo();
+
+    expect(memo.trusted('app', versions.lookup, waitUntil)).toBeUndefined();
+    expect(versions.lookups).toBe(0);
+    const first = memo.get('app', versions.lookup);
+    versions.release();
+    await first;
+    expect(memo.trusted('app', versions.lookup, waitUntil)).toBe(1);
+
+    now += 800; // past refreshAfter: the value at once, and one refresh in the background, as get does
+    state.current = 2;
+    expect([1, 2].map(() => memo.trusted('app', versions.lookup, waitUntil))).toEqual([1, 1]);
+    expect([versions.lookups, background.length]).toEqual([2, 1]);
+    versions.release();
+    await Promise.all(background);
+    expect(memo.trusted('app', versions.lookup, waitUntil)).toBe(2);
+
+    now += 1_000; // past trust: nothing at once, and no lookup started
+    expect(memo.trusted('app', versions.lookup, waitUntil)).toBeUndefined();
+    expect(versions.lookups).toBe(2);
   });
 
   it('keeps the first object of a value looked up again unchanged', async () => {

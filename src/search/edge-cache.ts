@@ -131,10 +131,19 @@ export async function rememberedAnswer(
   source: Pick<AnswerSource, 'name' | 'indexVersion'>,
   waitUntil?: WaitUntil,
 ): Promise<EdgeAnswer | undefined> {
+  return isolateAnswers.has(app) ? rememberedAnswerAt(app, key, await currentVersion(source, false, waitUntil), waitUntil) : undefined;
+}
+
+/** The answer this isolate remembers for `key` at `version`, at once; undefined when it has none. */
+export function rememberedAnswerAt(app: string, key: string, version: number, waitUntil?: WaitUntil): EdgeAnswer | undefined {
   const memo = isolateAnswers.get(app);
-  if (!memo) return undefined;
-  const answer = memo.get(await currentVersion(source, false, waitUntil), key);
-  return answer && repeated(memo, key, answer, waitUntil);
+  const answer = memo?.get(version, key);
+  return memo && answer && repeated(memo, key, answer, waitUntil);
+}
+
+/** `currentVersion` while it is trusted, at once; undefined where `currentVersion` would wait on the object. */
+export function trustedVersion(source: Pick<AnswerSource, 'name' | 'indexVersion'>, waitUntil?: WaitUntil): number | undefined {
+  return knownVersions.trusted(source.name, () => source.indexVersion(), waitUntil);
 }
 
 /**

@@ -3,12 +3,12 @@
  * per isolate) and its rate limit applied, then each answer comes from the first that has it of this isolate's
  * memory, the edge cache, the nearest fresh read replica and the app's primary objects.
  */
-import { cachedSearchApp, type SearchAppRow } from '../db/queries';
+import { cachedSearchApp, trustedSearchApp, type SearchAppRow } from '../db/queries';
 import type { Db } from '../db/client';
 import type { Env } from '../env';
-import { enforceRateLimit } from '../rate-limit';
+import { enforceRateLimit, isLimited } from '../rate-limit';
 import { suggestKey, type VersionedAnswer } from './answers';
-import { answerThroughEdgeCache, rememberedAnswer, type EdgeAnswer } from './edge-cache';
+import { answerThroughEdgeCache, rememberedAnswer, rememberedAnswerAt, trustedVersion, type EdgeAnswer } from './edge-cache';
 import type { HighlightRequest } from './engine/highlight';
 import type { SearchRequest, SuggestRequest } from './engine/types';
 import { searchAnswer, type RequestedRatio } from './hybrid-search';
@@ -57,7 +57,8 @@ export async function openPublicApp(request: PublicRequest, tenant: string, code
 /**
  * What a GET search or suggest URL answered before decided, so that its repeats skip parsing it: the question's key, the
  * app row it was answered under (new settings are a new row, and may key the question otherwise), the path's app and
- * the query's requestId, each as validated then (the URL is the same string, so they are too).
+ * the query's requestId, each as validated then (the URL is the same string, so they are too), and what follows from
+ * them: the app's `cacheKey` and its primary object's name (`SearchAppClient.name`, where its index version is known).
  */
 export interface KnownUrl {
   key: string;
@@ -65,12 +66,24 @@ export interface KnownUrl {
   tenant: string;
   code: string;
   requestId: string | undefined;
+  cacheKey: string;
+  name: string;
 }
 
 /** GET search and suggest URLs answered before in this isolate, oldest first. */
 const knownUrls = new Map<string, KnownUrl>();
 const MAX_URLS = 1_024;
 const MAX_URL_CHARS = 2_048;
+
+const knownUrlOf = (app: PublicApp, key: string, requestId: string | undefined): KnownUrl => ({
+  key,
+  row: app.row,
+  tenant: app.tenant,
+  code: app.code,
+  requestId,
+  cacheKey: app.cacheKey,
+  name: app.searchApp.name,
+});
 
 function rememberUrl(url: string, known: KnownUrl): void {
   if (url.length > MAX_URL_CHARS) return;
@@ -85,6 +98,20 @@ function rememberUrl(url: string, known: KnownUrl): void {
 /** What this isolate knows of a GET URL it answered before (undefined for any other, and for a fresh request). */
 export function knownUrl(request: PublicRequest): KnownUrl | undefined {
   return request.cacheable && !request.fresh ? knownUrls.get(request.url) : undefined;
+}
+
+/**
+ * The answer this isolate remembers for a known GET URL when all it takes is at hand without waiting: the app's row and
+ * index version still trusted and no rate limit to ask (the common repeat); undefined otherwise, and then
+ * `openPublicApp` and `rememberedRead` take the waiting way.
+ */
+export function rememberedAtOnce(request: PublicRequest, known: KnownUrl): PublicAnswer | undefined {
+  const { env, db, waitUntil } = request;
+  const row = trustedSearchApp(db, known.tenant, known.code, waitUntil);
+  if (row !== known.row || isLimited(env, row.rateLimit)) return undefined;
+  const source = { name: known.name, indexVersion: () => new SearchAppClient(env, known.tenant, known.code).indexVersion() };
+  const version = trustedVersion(source, waitUntil);
+  return version === undefined ? undefined : rememberedAnswerAt(known.cacheKey, known.key, version, waitUntil);
 }
 
 /**
@@ -109,7 +136,7 @@ export async function publicSearch(
     nearest.read({ kind: 'search', request: search, semantic: hybrid }, fresh),
   );
   const found = await throughEdgeCache(request, app, key, answer);
-  if (request.cacheable) rememberUrl(request.url, { key: key(), row: app.row, tenant: app.tenant, code: app.code, requestId });
+  if (request.cacheable) rememberUrl(request.url, knownUrlOf(app, key(), requestId));
   return { ...found, servedBy: nearest.servedBy() };
 }
 
@@ -123,7 +150,7 @@ export async function publicSuggest(
   const nearest = nearestCopy(request, app);
   const key = () => suggestKey(suggest);
   const found = await throughEdgeCache(request, app, key, (fresh) => nearest.read({ kind: 'suggest', request: suggest }, fresh));
-  if (request.cacheable) rememberUrl(request.url, { key: key(), row: app.row, tenant: app.tenant, code: app.code, requestId });
+  if (request.cacheable) rememberUrl(request.url, knownUrlOf(app, key(), requestId));
   return { ...found, servedBy: nearest.servedBy() };
 }
 

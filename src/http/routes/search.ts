@@ -12,6 +12,7 @@ import {
   openPublicApp,
   publicSearch,
   publicSuggest,
+  rememberedAtOnce,
   rememberedRead,
   type PublicAnswer,
   type PublicApp,
@@ -176,17 +177,21 @@ async function answerSearch(c: Context<AppEnv>, call: SearchCall, opened?: Publi
  * A GET search or suggest. A repeat of the very URL answered before (same app settings) is answered from this isolate's
  * memory of answers before its query is parsed again; any other goes the whole way (`whole`, with the app if opened).
  */
-async function answerGet(c: Context<AppEnv>, name: 'result' | 'suggestions', whole: (opened?: PublicApp) => Promise<Response>) {
+function answerGet(c: Context<AppEnv>, name: 'result' | 'suggestions', whole: (opened?: PublicApp) => Promise<Response>) {
   const started = Date.now();
   const request = publicRequest(c);
   const known = knownUrl(request);
   // Only a URL answered before skips ahead: any other is parsed first, its bad query a 400 before the app is looked up.
   if (!known) return whole();
   // The URL passed validation when it was first answered, its path and requestId included.
-  const app = await openPublicApp(request, known.tenant, known.code);
-  const remembered = await rememberedRead(request, app, known);
-  if (remembered) return answer(c, started, known.requestId, name, remembered);
-  return whole(app);
+  const atOnce = rememberedAtOnce(request, known);
+  if (atOnce) return answer(c, started, known.requestId, name, atOnce);
+  return (async () => {
+    const app = await openPublicApp(request, known.tenant, known.code);
+    const remembered = await rememberedRead(request, app, known);
+    if (remembered) return answer(c, started, known.requestId, name, remembered);
+    return whole(app);
+  })();
 }
 
 async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestInput>, opened?: PublicApp) {

@@ -407,7 +407,7 @@ export function snippet(text: string, query: QueryWords, rules: MatchRules, size
   const last = first + size - 1;
   const from = first === 0 ? 0 : words[first].start;
   const to = last === words.length - 1 ? text.length : words[last].end;
-  return (first > 0 ? ELLIPSIS : '') + render(text, words, from, to, tags) + (to < text.length ? ELLIPSIS : '');
+  return render(text, words, from, to, tags, first > 0 ? ELLIPSIS : '', to < text.length ? ELLIPSIS : '');
 }
 
 function wordsOnly(text: string): Word[] {
@@ -440,14 +440,23 @@ function bestWindow(words: Word[], size: number, termCount: number): number {
   return Math.min(Math.max(0, firstMatch - Math.floor(slack / 2)), words.length - size);
 }
 
-function render(text: string, words: Word[], from: number, to: number, tags: HighlightTags): string {
-  let out = '';
+/**
+ * `text` from `from` to `to`, escaped, its matched words marked, between `before` and `after`: one flat string (the
+ * pieces joined once, not appended one by one), as `JSON.stringify`'s fast path serializes only flat strings and
+ * otherwise starts the whole answer over on its slow path.
+ */
+function render(text: string, words: Word[], from: number, to: number, tags: HighlightTags, before = '', after = ''): string {
+  const pieces = [before];
   let at = from;
   for (const word of words) {
     if (word.term < 0 || word.start < from || word.end > to) continue;
     const markEnd = word.start + word.marked;
-    out += escapeHtml(text.slice(at, word.start)) + tags.pre + escapeHtml(text.slice(word.start, markEnd)) + tags.post;
+    pieces.push(escapeHtml(text.slice(at, word.start)), tags.pre, escapeHtml(text.slice(word.start, markEnd)), tags.post);
     at = markEnd;
   }
-  return out + escapeHtml(text.slice(at, to));
+  const rest = escapeHtml(text.slice(at, to));
+  // Nothing marked or added: the text itself (or its escaped copy), flat already.
+  if (pieces.length === 1 && !before && !after) return rest;
+  pieces.push(rest, after);
+  return pieces.join('');
 }

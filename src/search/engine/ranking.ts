@@ -304,10 +304,14 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     const match = numbers[i];
     if (rank[match] !== 0) continue;
     const ord = ords[i];
-    const next = adjacent[match] & ~(-1 << WHOLE);
-    const part = namespaced?.[ord] ? NAMESPACED : 1;
-    score[match] *=
-      (prior[ord] ?? 1) * part * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacent[match] >>> WHOLE) & ~next));
+    let factor = (prior[ord] ?? 1) * (namespaced?.[ord] ? NAMESPACED : 1);
+    // No query word right after or near the one before (every match of one word): both bonuses are × 1.
+    const adjacency = adjacent[match];
+    if (adjacency !== 0) {
+      const next = adjacency & ~(-1 << WHOLE);
+      factor = factor * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacency >>> WHOLE) & ~next));
+    }
+    score[match] *= factor;
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
     for (let slot = 0, at = match * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
