@@ -11,7 +11,7 @@ export async function bundleEngine(root, outDir) {
   if (!existsSync(join(root, 'src', 'search', 'engine', 'index.ts'))) return undefined;
   return bundle(
     root,
-    "export { SearchIndex, displayFields, mergeHits, othersShare, partsToAskStrictly, settleParts, sumShares } from './src/search/engine/index.ts'; export { shardOf } from './src/search/shards.ts'; export { VectorIndex } from './src/search/engine/vectors.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
+    "export { SearchIndex, displayFields, mergeHits, othersShare, settleParts, sumShares } from './src/search/engine/index.ts'; export { shardOf } from './src/search/shards.ts'; export { VectorIndex } from './src/search/engine/vectors.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts';",
     join(outDir, 'engine.mjs'),
   );
 }
@@ -23,7 +23,7 @@ export async function bundleEngine(root, outDir) {
 export async function bundleEnginePath(root, outDir) {
   return bundle(
     root,
-    "export { SearchIndex, displayFields, retrievedFields, mergeHits, othersShare, partsToAskStrictly, sumShares } from './src/search/engine/index.ts'; export { shardOf } from './src/search/shards.ts'; export { navigationFirst } from './src/search/answers.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts'; export { searchBody, searchQuery } from './src/contract/search.ts'; export { searchRequestOfBody } from './src/search/search-request.ts';",
+    "export { SearchIndex, displayFields, retrievedFields, mergeHits, othersShare, settleParts, sumShares } from './src/search/engine/index.ts'; export { shardOf } from './src/search/shards.ts'; export { navigationFirst } from './src/search/answers.ts'; export { searchAppSchemaInput } from './src/search/field-schema.ts'; export { searchBody, searchQuery } from './src/contract/search.ts'; export { searchRequestOfBody } from './src/search/search-request.ts';",
     join(outDir, 'engine-path.mjs'),
   );
 }

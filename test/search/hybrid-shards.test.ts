@@ -5,11 +5,12 @@ import {
   combineHybridNorms,
   mergeHits,
   othersShare,
-  partsToAskStrictly,
   SearchIndex,
+  settleParts,
   sumShares,
   VectorIndex,
   type HybridNorms,
+  type PartRules,
 } from '../../src/search/engine';
 import type { IndexConfig, SearchRequest } from '../../src/search/engine/types';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
@@ -51,16 +52,33 @@ shards.forEach(({ index }, i) => index.useOtherShards(othersShare(sumShares(shar
 const feedingOrder = new Map(documents.map(({ header }, i) => [header.id, i]));
 const part = { feedingKey: (id: string) => feedingOrder.get(id) ?? 0 };
 
-/** The top ids of one hybrid search over the shards as `SearchAppClient` runs it: normalization first, then the parts. */
-function shardedSearch(request: SearchRequest, vector: number[], ratio: number, normalize = true): string[] {
+/**
+ * The top ids of one hybrid search over the shards as `SearchAppClient` runs it: normalization first, its parts settled
+ * (`settleParts`: a shard that relaxed the query while others matched it is only marked strict), then the search parts
+ * with the same rules, settled again.
+ */
+async function shardedSearch(request: SearchRequest, vector: number[], ratio: number, normalize = true): Promise<string[]> {
   const hybrid = (target: Engine, norms?: HybridNorms) => ({ vectors: target.vectors, vector, ratio, norms });
-  const normsParts = shards.map((target) => target.index.hybridNormsPart(request, hybrid(target)));
-  const strict = new Set(partsToAskStrictly(normsParts));
+  const rules: PartRules[] = shards.map(() => ({}));
+  const askNorms = (i: number, shardRules: PartRules) => shards[i].index.hybridNormsPart(request, hybrid(shards[i]), shardRules);
+  const normsParts = await settleParts(
+    shards.map((_, i) => askNorms(i, rules[i])),
+    rules,
+    askNorms,
+    false,
+  );
+  const strict = new Set(rules.flatMap((shardRules, i) => (shardRules.strict ? [i] : [])));
   const norms = normalize ? combineHybridNorms(normsParts, strict) : undefined;
   // Each shard answers page 1 of page × rows.
   const start = (request.page - 1) * request.rows;
   const partRequest = { ...request, page: 1, rows: start + request.rows };
-  const parts = shards.map((target, i) => target.index.search(partRequest, hybrid(target, norms), { ...part, strict: strict.has(i) }));
+  const ask = (i: number, shardRules: PartRules) =>
+    shards[i].index.search(partRequest, hybrid(shards[i], norms), { ...part, ...shardRules });
+  const parts = await settleParts(
+    shards.map((_, i) => ask(i, rules[i])),
+    rules,
+    ask,
+  );
   return mergeHits(
     parts.map((found) => ({ hits: found.hits, merge: found.merge! })),
     start,
@@ -81,23 +99,24 @@ const requests: Array<{ name: string; request: Omit<SearchRequest, 'q'> }> = [
 ];
 
 describe('hybrid search over shards', () => {
-  it.each(requests)('ranks every query, $name, as one index does at every ratio', ({ request }) => {
+  it.each(requests)('ranks every query, $name, as one index does at every ratio', async ({ request }) => {
     for (const q of queries) {
       const vector = conceptVector(q, DIMENSIONS);
       for (const ratio of [0.2, 0.5, 0.8, 1]) {
         const single = singleSearch({ ...request, q }, vector, ratio);
         expect(single.length, `${q} at ${ratio}`).toBeGreaterThan(0);
-        expect(shardedSearch({ ...request, q }, vector, ratio), `${q} at ${ratio}`).toEqual(single);
+        expect(await shardedSearch({ ...request, q }, vector, ratio), `${q} at ${ratio}`).toEqual(single);
       }
     }
   });
 
-  it("differs from one index when each shard normalizes alone (what the whole index's normalization fixes)", () => {
-    const differing = queries.filter((q) => {
+  it("differs from one index when each shard normalizes alone (what the whole index's normalization fixes)", async () => {
+    const differing: string[] = [];
+    for (const q of queries) {
       const vector = conceptVector(q, DIMENSIONS);
       const request = { q, page: 1, rows: 10 };
-      return shardedSearch(request, vector, 0.5, false).join() !== singleSearch(request, vector, 0.5).join();
-    });
+      if ((await shardedSearch(request, vector, 0.5, false)).join() !== singleSearch(request, vector, 0.5).join()) differing.push(q);
+    }
     expect(differing.length).toBeGreaterThan(0);
   });
 

@@ -30,7 +30,6 @@ export {
   mergeFacetStats,
   mergeHits,
   mergeSuggestions,
-  partsToAskStrictly,
   settleParts,
   shardFacetLimit,
   type CompactFacet,

@@ -155,7 +155,7 @@ export function mergeSuggestions(parts: RankedSuggestion[][], rows: number): Sug
  * The parts to ask again with `strict`: the ones that relaxed the query (nothing matched its words there) while
  * another part matched them, as one index relaxes only when no document matched.
  */
-export function partsToAskStrictly(parts: Array<{ relaxed?: boolean }>): number[] {
+function partsToAskStrictly(parts: Array<{ relaxed?: boolean }>): number[] {
   if (parts.every((part) => part.relaxed)) return [];
   return parts.flatMap((part, i) => (part.relaxed ? [i] : []));
 }
