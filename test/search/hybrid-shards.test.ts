@@ -16,6 +16,7 @@ import type { IndexConfig, SearchRequest } from '../../src/search/engine/types';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
 import { shardOf } from '../../src/search/shards';
 import { conceptVector } from './concept-vectors';
+import { hybridNormsOverShards } from './sharded-hybrid';
 
 const config: IndexConfig = { fields: searchAppSchemaInput.parse(schema).fields, sorts: [] };
 // 200 packages from all over the sample: few enough that vector search is exact (every vector reranked), in one index
@@ -59,16 +60,13 @@ const part = { feedingKey: (id: string) => feedingOrder.get(id) ?? 0 };
  */
 async function shardedSearch(request: SearchRequest, vector: number[], ratio: number, normalize = true): Promise<string[]> {
   const hybrid = (target: Engine, norms?: HybridNorms) => ({ vectors: target.vectors, vector, ratio, norms });
-  const rules: PartRules[] = shards.map(() => ({}));
-  const askNorms = (i: number, shardRules: PartRules) => shards[i].index.hybridNormsPart(request, hybrid(shards[i]), shardRules);
-  const normsParts = await settleParts(
-    shards.map((_, i) => askNorms(i, rules[i])),
-    rules,
-    askNorms,
-    false,
+  const settled = await hybridNormsOverShards(
+    shards.map(({ index }) => index),
+    request,
+    (shard) => hybrid(shards[shard]),
   );
-  const strict = new Set(rules.flatMap((shardRules, i) => (shardRules.strict ? [i] : [])));
-  const norms = normalize ? combineHybridNorms(normsParts, strict) : undefined;
+  const norms = normalize ? settled.norms : undefined;
+  const { rules } = settled;
   // Each shard answers page 1 of page × rows.
   const start = (request.page - 1) * request.rows;
   const partRequest = { ...request, page: 1, rows: start + request.rows };

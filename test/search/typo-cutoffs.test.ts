@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import schema from '../fixtures/debian-packages.schema.json';
 import { TYPO_MATCHES, TYPO_WORD, typoNeighbours } from '../fixtures/typo-neighbours';
 import {
-  combineHybridNorms,
   mergeHits,
   othersShare,
   SearchIndex,
@@ -16,6 +15,7 @@ import type { IndexConfig, SearchRequest } from '../../src/search/engine/types';
 import { searchAppSchemaInput } from '../../src/search/field-schema';
 import { shardOf } from '../../src/search/shards';
 import { conceptVector } from './concept-vectors';
+import { hybridNormsOverShards } from './sharded-hybrid';
 
 const config: IndexConfig = { fields: searchAppSchemaInput.parse(schema).fields, sorts: [] };
 const SHARDS = 4;
@@ -73,15 +73,11 @@ describe('typo expansions over shards', () => {
   it('a hybrid search normalizes with the keyword scores of the cut expansions, and its parts keep them cut', async () => {
     const vector = conceptVector('music', DIMENSIONS);
     const hybrid = (target: Engine, norms?: HybridNorms) => ({ vectors: target.vectors, vector, ratio: 0.4, norms });
-    const rules: PartRules[] = shards.map(() => ({}));
-    const askNorms = (shard: number, how: PartRules) => shards[shard].index.hybridNormsPart(request, hybrid(shards[shard]), how);
-    const normsParts = await settleParts(
-      shards.map((_, shard) => askNorms(shard, rules[shard])),
-      rules,
-      askNorms,
-      false,
+    const { norms, rules } = await hybridNormsOverShards(
+      shards.map(({ index }) => index),
+      request,
+      (shard) => hybrid(shards[shard]),
     );
-    const norms = combineHybridNorms(normsParts, new Set(rules.flatMap((how, shard) => (how.strict ? [shard] : []))));
     const parts = shards.map(({ index }, shard) => index.search(request, hybrid(shards[shard], norms), { ...part, ...rules[shard] }));
     const single = one.index.search(request, { vectors: one.vectors, vector, ratio: 0.4 });
     expect(parts.reduce((sum, found) => sum + found.total, 0)).toBe(single.total);
