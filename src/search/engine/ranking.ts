@@ -300,31 +300,39 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
   const { counted } = m.plan;
   const slots = f.state.plan.text;
   const slotCount = slots.length;
+  // The module's constants as locals: a bundle makes them module context slots, which Node 22's TurboFan loads and
+  // checks again in every iteration (about 30 instructions a match).
+  const marks = SLOT_MARKS;
+  const aligned = SLOT_ALIGNED;
+  const whole = WHOLE;
+  const namespacedFactor = NAMESPACED;
+  const proximity = PROXIMITY;
+  const nearby = NEARBY;
   for (let i = 0; i < numbers.length; i++) {
     const match = numbers[i];
     if (rank[match] !== 0) continue;
     const ord = ords[i];
-    let factor = (prior[ord] ?? 1) * (namespaced?.[ord] ? NAMESPACED : 1);
+    let factor = (prior[ord] ?? 1) * (namespaced?.[ord] ? namespacedFactor : 1);
     // No query word right after or near the one before (every match of one word): both bonuses are × 1.
     const adjacency = adjacent[match];
     if (adjacency !== 0) {
-      const next = adjacency & ~(-1 << WHOLE);
-      factor = factor * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacency >>> WHOLE) & ~next));
+      const next = adjacency & ~(-1 << whole);
+      factor = factor * (1 + proximity * popcount(next)) * (1 + nearby * popcount((adjacency >>> whole) & ~next));
     }
     score[match] *= factor;
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
-    for (let slot = 0, at = match * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
-      if ((slotMarks[at + SLOT_ALIGNED] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
+    for (let slot = 0, at = match * slotCount * marks; slot < slotCount; slot++, at += marks) {
+      if ((slotMarks[at + aligned] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
     }
     const words = matched[match] & counted;
     const withTypos = words & ~typoBits[match];
-    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> WHOLE));
+    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> whole));
     // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
     const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     rank[match] =
       (((popcount(words) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
-      popcount((matched[match] >>> WHOLE) & counted);
+      popcount((matched[match] >>> whole) & counted);
   }
 }
 
