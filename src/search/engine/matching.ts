@@ -136,8 +136,11 @@ interface Scoring {
    * description about it).
    */
   boosts: number[];
-  /** Per expansion kind, per text slot: whether the expansion matches there (`slotsMatching`). */
-  matching: Record<Expansion['kind'], boolean[]>;
+  /**
+   * Per expansion kind, the text slots it matches in, bit i for slot i (`slotsMatching`): a posting tests one bit of a
+   * number, not an element of an array of booleans (a map check, a hole check and a truthiness test each).
+   */
+  matching: Record<Expansion['kind'], number>;
   /** Per expansion kind: whether it matches in every scoring text slot. */
   everySlot: Record<Expansion['kind'], boolean>;
   /** Each score decayed by the posting's position in its field (`oneWord`). */
@@ -274,13 +277,19 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
   let allWordsCount = m.allWordsCount;
   for (const expansion of expansionsOf(state, alternative)) {
     const { where } = expansion;
-    const matches = m.scoring.matching[expansion.kind];
+    const slotsMatched = m.scoring.matching[expansion.kind];
     let entries = 0;
     for (const { data, from, to } of text.runs(expansion.termId))
       for (let p = from; p < to; p += 2) {
         const entry = data[p];
         const ord = entry >>> 5;
-        if (!matches[entry & 31] || (alive && alive[ord] !== 1) || (where && !where.has(ord * slotCount + (entry & 31)))) continue;
+        // `!== undefined`, not truthiness: one comparison, where a truthiness test of a typed array or nothing is a dozen.
+        if (
+          !((slotsMatched >>> (entry & 31)) & 1) ||
+          (alive !== undefined && alive[ord] !== 1) ||
+          (where !== undefined && !where.has(ord * slotCount + (entry & 31)))
+        )
+          continue;
         entries++;
         // `markWord`, inline, with the counts in locals: a broad word's tens of thousands of postings come here.
         let match = matchAt[ord] - 1;
@@ -495,7 +504,7 @@ function collectHits(state: IndexState, m: Scratch, expansion: Expansion, qualit
   const { hits } = m;
   const { statistics, norms, boosts, ordered } = m.scoring;
   const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * quality;
-  const matches = m.scoring.matching[expansion.kind];
+  const slotsMatched = m.scoring.matching[expansion.kind];
   const { lengths } = text;
   const entries = text.count(expansion.termId);
   if (hits.ords.length < entries) growHits(hits, entries);
@@ -511,7 +520,7 @@ function collectHits(state: IndexState, m: Scratch, expansion: Expansion, qualit
       for (let p = ranges[2 * r], to = ranges[2 * r + 1]; p < to; p += 2) {
         const ord = data[p] >>> 5;
         const slot = data[p] & 31;
-        if (!matches[slot] || (accept && accept[ord] !== accepted)) continue;
+        if (!((slotsMatched >>> slot) & 1) || (accept !== undefined && accept[ord] !== accepted)) continue;
         const occurrence = data[p + 1];
         const length = ord < lengths[slot].length ? lengths[slot][ord] : 0;
         const known = norms[slot].byLength;
@@ -575,11 +584,18 @@ function rangesToRead({ data, from, to }: PostingRun, hits: HitBuffer, wanted?: 
   return count;
 }
 
-/** Per text slot, whether an expansion of `kind` matches there: a scoring field, and one that allows completions or typos if it is one. */
-function slotsMatching(state: IndexState, kind: Expansion['kind']): boolean[] {
+/**
+ * The text slots an expansion of `kind` matches in, bit i for slot i: scoring fields, and ones that allow completions
+ * or typos if it is one.
+ */
+function slotsMatching(state: IndexState, kind: Expansion['kind']): number {
   const completed = kind === 'prefix' || kind === 'stem';
   const fuzzy = kind === 'fuzzy';
-  return state.plan.text.map((slot) => !!slot.weight && !(completed && !slot.prefix) && !(fuzzy && !slot.fuzzy));
+  let bits = 0;
+  state.plan.text.forEach((slot, i) => {
+    if (slot.weight && !(completed && !slot.prefix) && !(fuzzy && !slot.fuzzy)) bits |= 1 << i;
+  });
+  return bits;
 }
 
 /** The query's `Scoring`: the corpus statistics as they are now, and the norms of the fields' average lengths. */
@@ -592,7 +608,7 @@ function scoringOf(state: IndexState, hits: HitBuffer, plan: QueryPlan): Scoring
     prefix: slotsMatching(state, 'prefix'),
     fuzzy: slotsMatching(state, 'fuzzy'),
   };
-  const everySlot = (kind: Expansion['kind']) => slots.every((slot, i) => matching[kind][i] === !!slot.weight);
+  const everySlot = (kind: Expansion['kind']) => slots.every((slot, i) => ((matching[kind] >>> i) & 1) === (slot.weight ? 1 : 0));
   return {
     statistics,
     norms: slots.map((slot) => normsOf(hits, slot.slot, statistics.averageLength(slot.slot))),
