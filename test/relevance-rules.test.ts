@@ -431,11 +431,34 @@ describe('relevance rules', () => {
     expect(top('wirsark')[0]).toBe('wireshark');
   });
   it("finds a synonym's twin, one-way rules only from their input", () => {
-    const withSynonyms = index({ synonyms: [{ synonyms: ['tv', 'television'] }, { input: 'snake', synonyms: ['python3'] }] });
-    expect(top('television', plain)).toEqual(['television-guide']);
+    // The app's own stop words: no English equivalences beside its rules.
+    const own = index({ stopWords: ['the'] });
+    const withSynonyms = index({
+      stopWords: ['the'],
+      synonyms: [{ synonyms: ['tv', 'television'] }, { input: 'snake', synonyms: ['python3'] }],
+    });
+    expect(top('television', own)).toEqual(['television-guide']);
     expect(top('television', withSynonyms)).toEqual(expect.arrayContaining(['television-guide', 'tv-remote', 'tv-tuner']));
     expect(top('snake', withSynonyms)[0]).toBe('python3');
     expect(top('python3', withSynonyms)).not.toContain('snake');
+  });
+  it('finds the English equivalents of a word by default, a narrower word the wider one only, none with own stop words', () => {
+    expect(top('television', plain)).toEqual(expect.arrayContaining(['television-guide', 'tv-remote', 'tv-tuner']));
+    expect(top('television', index({ stopWords: [] }))).toEqual(['television-guide']);
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['shotwell', 'photo manager'],
+      ['gimp', 'image manipulation program'],
+      ['geany', 'integrated development environment'],
+      ['vim', 'text editor'],
+    ])
+      engine.add(name, { name, description });
+    // A photo is an image; not every image is a photo.
+    expect(top('photo', engine)).toEqual(['shotwell', 'gimp']);
+    expect(top('image', engine)).toEqual(['gimp']);
+    // An abbreviation finds its words, next to each other.
+    expect(top('ide', engine)).toEqual(['geany']);
+    expect(top('development environment', engine)).toEqual(['geany']);
   });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);

@@ -3,7 +3,7 @@
  * which fields are tokenized, matched as exact phrases or values, faceted, kept as sort columns.
  */
 import { tokenize } from './analysis';
-import { ENGLISH_FILLER_WORDS, ENGLISH_STOP_WORDS } from './stop-words';
+import { ENGLISH_FILLER_WORDS, ENGLISH_STOP_WORDS, ENGLISH_SYNONYMS } from './stop-words';
 import type { IndexConfig, SearchAppField } from './types';
 
 export const MAX_TEXT_FIELDS = 32;
@@ -114,7 +114,8 @@ export function planIndex(config: IndexConfig): IndexPlan {
 
 function planRanking({ ranking = {} }: IndexConfig, plan: IndexPlan): RankingPlan {
   const synonyms: RankingPlan['synonyms'] = [];
-  for (const rule of ranking.synonyms ?? []) {
+  // The English equivalences go with the English stop words (an app's own stop words replace every English list).
+  for (const rule of [...(ranking.stopWords ? [] : ENGLISH_SYNONYMS), ...(ranking.synonyms ?? [])]) {
     const forms = rule.synonyms.map(tokenize).filter((tokens) => tokens.length);
     const inputs = rule.input === undefined ? forms : [tokenize(rule.input)].filter((tokens) => tokens.length);
     for (const input of inputs) {
@@ -132,7 +133,7 @@ function planRanking({ ranking = {} }: IndexConfig, plan: IndexPlan): RankingPla
     customRanking.push({ field, direction });
   }
   const stopWords = new Set((ranking.stopWords ?? ENGLISH_STOP_WORDS).flatMap(tokenize));
-  // An app's own stop words replace both English lists.
+  // An app's own stop words replace the English lists.
   const fillerWords = new Set(ranking.stopWords ? [] : ENGLISH_FILLER_WORDS);
   return { synonyms, stopWords, fillerWords, customRanking };
 }

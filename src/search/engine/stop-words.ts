@@ -1,3 +1,5 @@
+import type { SynonymRule } from './types';
+
 /**
  * The default stop words: English function words (articles, pronouns, prepositions, conjunctions, auxiliaries,
  * quantifiers and question words, as in the standard Snowball and NLTK lists), which make a question read naturally
@@ -147,4 +149,52 @@ export const ENGLISH_FILLER_WORDS = [
   'utility',
   'want',
   'way',
+];
+
+/**
+ * The default English equivalences, synonym rules applied like an app's own (which add to them): words a person types
+ * for what a text says in other words, and abbreviations beside their spelled-out form (`ide` and `integrated
+ * development environment`, `dj` and `disc jockey`). Only words that mean the same thing in any catalogue, each
+ * singular beside its plural (rules match the words as typed); a narrower word finds the wider one it is a kind of
+ * (`photo` finds `image`, `movie` finds `video`), not the reverse. Like the filler words, they go with the English stop
+ * words: an app's own stop words replace them too.
+ */
+export const ENGLISH_SYNONYMS: SynonymRule[] = [
+  { synonyms: ['picture', 'image'] },
+  { synonyms: ['pictures', 'images'] },
+  { input: 'photo', synonyms: ['image', 'picture'] },
+  { input: 'photos', synonyms: ['images', 'pictures'] },
+  { synonyms: ['movie', 'film'] },
+  { synonyms: ['movies', 'films'] },
+  { input: 'movie', synonyms: ['video'] },
+  { input: 'movies', synonyms: ['video'] },
+  { input: 'film', synonyms: ['video'] },
+  { input: 'films', synonyms: ['video'] },
+  { input: 'song', synonyms: ['music', 'audio'] },
+  { input: 'songs', synonyms: ['music', 'audio'] },
+  { synonyms: ['sound', 'audio'] },
+  { input: 'music', synonyms: ['audio'] },
+  { synonyms: ['tv', 'television'] },
+  { synonyms: ['wifi', 'wireless', 'wlan'] },
+  { synonyms: ['big', 'large'] },
+  { synonyms: ['kid', 'child'] },
+  { synonyms: ['kids', 'children'] },
+  { synonyms: ['chat', 'messaging', 'messenger'] },
+  { synonyms: ['sync', 'synchronize', 'synchronise'] },
+  { input: 'syncing', synonyms: ['synchronizing'] },
+  { synonyms: ['dj', 'disc jockey'] },
+  { synonyms: ['djs', 'disc jockeys'] },
+  { synonyms: ['ocr', 'optical character recognition'] },
+  { synonyms: ['vpn', 'virtual private network'] },
+  { synonyms: ['vpns', 'virtual private networks'] },
+  { synonyms: ['ide', 'integrated development environment'] },
+  { synonyms: ['ides', 'integrated development environments'] },
+  { synonyms: ['gui', 'graphical user interface'] },
+  { synonyms: ['guis', 'graphical user interfaces'] },
+  { synonyms: ['cli', 'command line'] },
+  { synonyms: ['os', 'operating system'] },
+  { synonyms: ['oses', 'operating systems'] },
+  { synonyms: ['tts', 'text to speech', 'speech synthesis'] },
+  { synonyms: ['speech to text', 'speech recognition'] },
+  { input: 'remote desktop', synonyms: ['vnc', 'rdp'] },
 ];
