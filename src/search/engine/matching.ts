@@ -363,6 +363,15 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const best = unscored ? m.score : m.altBest;
   const after = first << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
+  // Module constants as locals, read once (`finishMatches` says why).
+  const marks = SLOT_MARKS;
+  const wordsAt = SLOT_WORDS;
+  const alignedAt = SLOT_ALIGNED;
+  const endAt = SLOT_END;
+  const lastAt = SLOT_LAST;
+  const wholeShift = WHOLE;
+  const fewestTypos = ALT_TYPOS;
+  const wholeMatch = ALT_WHOLE;
   // A query of one word that is itself indexed (`wiki`, `latex`) is a word, not a name still being typed: a field
   // starting with or equal to a completion of it (`wiki2beamer`, `latex2rtf`), or a shorter form of it the query
   // has gone past (`check` for `checkers`), gets no attribute exactness (criterion 3), only its score. A word indexed
@@ -402,29 +411,29 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       if (seen === 0) {
         touched[touchedCount++] = match;
         altState[match] = typos | whole;
-      } else altState[match] = Math.min(seen & ALT_TYPOS, typos) | (seen & ALT_WHOLE) | whole;
+      } else altState[match] = Math.min(seen & fewestTypos, typos) | (seen & wholeMatch) | whole;
       if (hits.scores[h] > best[match]) best[match] = hits.scores[h];
-      const at = (match * slotCount + hits.slots[h]) * SLOT_MARKS;
+      const at = (match * slotCount + hits.slots[h]) * marks;
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
       if (position === queryPosition && aligns) {
         // How exactly the word at its query position matched: a typo there is no word as typed elsewhere in the field
         // (`xscreensaver`, one typo from `screensaver`, starting `xscreensaver-screensaver-bsod`).
-        if (typos === 1 || exact) slotMarks[at + SLOT_WORDS] |= (typos === 1 ? mask : 0) | (exact ? mask << WHOLE : 0);
-        slotMarks[at + SLOT_ALIGNED] |= mask;
+        if (typos === 1 || exact) slotMarks[at + wordsAt] |= (typos === 1 ? mask : 0) | (exact ? mask << wholeShift : 0);
+        slotMarks[at + alignedAt] |= mask;
         // The field's end as the query reaches it: a word matched elsewhere in the field (`code`, a typo of `node`
         // in `node-code`) does not make the field equal the query.
-        slotMarks[at + SLOT_END] = Math.max(slotMarks[at + SLOT_END], position + spanOf(occurrence));
+        slotMarks[at + endAt] = Math.max(slotMarks[at + endAt], position + spanOf(occurrence));
       }
       if (single) {
         // Word i right after word i - 1 (recorded as i) in this field, or near it.
         if (first > 0) {
-          const previous = slotMarks[at + SLOT_LAST];
+          const previous = slotMarks[at + lastAt];
           if (position > 0 && previous === (after | (position - 1))) adjacent[match] |= mask;
           else if (previous >>> LAST_WORD === first && Math.abs((previous & POSITION_BITS) - position) <= NEAR_WINDOW)
-            adjacent[match] |= mask << WHOLE;
+            adjacent[match] |= mask << wholeShift;
         }
-        if (tracksLast) slotMarks[at + SLOT_LAST] = last | position;
+        if (tracksLast) slotMarks[at + lastAt] = last | position;
       }
     }
   }
@@ -432,7 +441,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const { words, typos: typoBits, score } = m;
   for (let i = 0; i < touchedCount; i++) {
     const match = touched[i];
-    recordWords(words, typoBits, match, mask, (altState[match] & ALT_TYPOS) - 1, (altState[match] & ALT_WHOLE) !== 0);
+    recordWords(words, typoBits, match, mask, (altState[match] & fewestTypos) - 1, (altState[match] & wholeMatch) !== 0);
     if (!unscored) {
       score[match] += best[match];
       best[match] = 0;
