@@ -383,6 +383,46 @@ describe('facet counts over large match sets and after changes', () => {
       { value: 'tools/power/1', count: 1 },
     ]);
   });
+
+  it('answers browsing narrowed by one filter of several values as the documents say, each document once, as documents come and go', () => {
+    const index = new SearchIndex(catalogue);
+    const documents = new Map<string, ReturnType<typeof documentOf>>();
+    const add = (id: string, document: ReturnType<typeof documentOf>) => {
+      documents.delete(id);
+      documents.set(id, document);
+      index.add(id, document);
+    };
+    const levelsOf = (kinds: string[]) => kinds.flatMap((path) => path.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/')));
+    const filters = [
+      { id: 'kinds' as const, values: ['tools/power', 'garden'], accepts: (d: ReturnType<typeof documentOf>) => levelsOf(d.kinds) },
+      { id: 'colour' as const, values: ['red', 'violet', 'blue'], accepts: (d: ReturnType<typeof documentOf>) => [d.colour] },
+    ];
+    const expectBrowsing = () => {
+      for (const { id, values, accepts } of filters) {
+        const kept = (d: ReturnType<typeof documentOf>) => accepts(d).some((value) => values.includes(value));
+        const answer = index.search({ page: 1, rows: 100, filters: { [id]: { filterType: id === 'kinds' ? 'tree' : 'term', values } } });
+        // In feeding order (a replaced document last), the filter's own facet counted over every document.
+        expect(answer.hits.map((hit) => hit.id)).toEqual([...documents].filter(([, d]) => kept(d)).map(([key]) => key));
+        expect(answer.total).toBe(answer.hits.length);
+        const matching = new Set([...documents.values()].filter(kept).map((d) => d.title));
+        const counted = expectedFacets(documents, (title) => matching.has(title));
+        const everything = expectedFacets(documents, () => true);
+        expect(answer.facets.map((facet) => ({ id: facet.id, values: facet.values }))).toEqual(
+          counted.map((facet) => (facet.id === id ? everything.find((other) => other.id === id)! : facet)),
+        );
+      }
+    };
+    for (let i = 0; i < 40; i++) add(`d${i}`, documentOf(i));
+    expectBrowsing();
+    // Documents holding both of the filter's categories (listed under each), removed ones and a colour new to the index.
+    for (const i of [2, 9, 13]) add(`d${i}`, { ...documentOf(i), kinds: ['garden/pond', 'tools/power/1'] });
+    for (let i = 0; i < 40; i += 6) {
+      documents.delete(`d${i}`);
+      index.remove(`d${i}`);
+    }
+    add('d40', { ...documentOf(40), colour: 'violet' });
+    expectBrowsing();
+  });
 });
 
 describe('facetPaths: a categories facet as a hierarchical menu opened at a path shows it', () => {

@@ -2,9 +2,10 @@
  * Filters: a request's filters compiled against the facet columns (every problem reported at once), then
  * applied to candidates, keeping for each candidate which `or` filters it passes (for disjunctive facets).
  */
+import type { ValueColumn } from './columns';
 import { isNumeric } from './plan';
 import { QueryError } from './query-error';
-import type { IndexState } from './state';
+import { documentsByValue, liveOrds, type IndexState } from './state';
 import type { Filter, QueryProblem, SearchAppField } from './types';
 
 export interface CompiledFilter {
@@ -14,6 +15,8 @@ export interface CompiledFilter {
   accepts(ord: number): boolean;
   /** Sets `bit` in `marks[i]` for each `ords[i]` the filter accepts: one loop with one kind of test. */
   markEach(ords: ArrayLike<number>, marks: Int32Array, bit: number): void;
+  /** Every live document the filter accepts, in ordinal order, from its column's per-value lists (an `or` term or tree filter). */
+  documents?(): Int32Array;
 }
 
 /** Sets `bit` in `marks[i]` for each `ords[i]` passing a test. */
@@ -29,10 +32,12 @@ function filterOf(
   test: (ord: number) => boolean,
   testEach: MarkEach,
   negate: boolean,
+  documents?: () => Int32Array,
 ): CompiledFilter {
   return {
     facetId,
     disjunctive,
+    documents,
     accepts: negate ? (ord) => !test(ord) : test,
     markEach(ords, marks, bit) {
       testEach(ords, marks, bit);
@@ -48,6 +53,7 @@ function filterOf(
  */
 export interface Filtered {
   shared: ArrayLike<number>;
+  /** Read only where a facet leaves out one of two or more disjunctive filters (`lookIn` in facets.ts); may be empty otherwise. */
   passes: ArrayLike<number>;
   disjunctive: CompiledFilter[];
   /** The shared candidates that pass every disjunctive filter too (what facets without a filter of their own count over). */
@@ -106,7 +112,8 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
     }
     const hasAny = (ord: number) => column !== undefined && column.hasAny(ord, wanted);
     const hasAnyEach: MarkEach = (ords, marks, bit) => column?.markHasAny(ords, wanted, marks, bit);
-    compiled.push(filterOf(facetId, operator === 'or', hasAny, hasAnyEach, operator === 'not'));
+    const documents = column && operator === 'or' ? () => documentsWithAny(state, column, known) : undefined;
+    compiled.push(filterOf(facetId, operator === 'or', hasAny, hasAnyEach, operator === 'not', documents));
   }
   if (problems.length) throw new QueryError(problems);
   return compiled;
@@ -124,6 +131,38 @@ export function applyFilters(candidates: Int32Array, filters: CompiledFilter[]):
   disjunctive.forEach((filter, j) => filter.markEach(shared, passes, 1 << j));
   const passing = marked(shared, passes, (1 << disjunctive.length) - 1);
   return { filtered: { shared, passes, disjunctive, passing }, passing };
+}
+
+/**
+ * `applyFilters` over every live document (a search without a query). A lone filter that lists its documents
+ * (`documents`) is answered from them, without a test of every live document: browsing narrowed to one section.
+ */
+export function filterEverything(state: IndexState, filters: CompiledFilter[]): { filtered: Filtered; passing: Int32Array } {
+  const listed = filters.length === 1 ? filters[0].documents?.() : undefined;
+  if (!listed) return applyFilters(liveOrds(state), filters);
+  // Its own facet counts over every live document, the others over its documents: no facet reads `passes`.
+  return { filtered: { shared: liveOrds(state), passes: NO_PASSES, disjunctive: filters, passing: listed }, passing: listed };
+}
+
+const NO_PASSES = new Int32Array(0);
+
+/** The live documents holding any of the value ids `ids` of `column`, in ordinal order. */
+function documentsWithAny(state: IndexState, column: ValueColumn, ids: number[]): Int32Array {
+  const { starts, ords } = documentsByValue(state, column);
+  if (ids.length === 1) return ords.subarray(starts[ids[0]], starts[ids[0] + 1]);
+  let size = 0;
+  for (const id of ids) size += starts[id + 1] - starts[id];
+  const all = new Int32Array(size);
+  let at = 0;
+  for (const id of ids) {
+    all.set(ords.subarray(starts[id], starts[id + 1]), at);
+    at += starts[id + 1] - starts[id];
+  }
+  all.sort();
+  // A document holding two of the values is listed once.
+  let length = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[length++] = all[i];
+  return all.subarray(0, length);
 }
 
 /** The ordinals of `ords` a filter accepts, in order. */

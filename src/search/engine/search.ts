@@ -7,7 +7,7 @@
 import { expand, typoKey, typoRanks, type TypoCutoffs, type TypoReport } from './expansions';
 import { familyPrior } from './families';
 import { checkedFacetLimits, checkedFacetPaths, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
-import { applyFilters, compileFilters } from './filters';
+import { applyFilters, compileFilters, filterEverything } from './filters';
 import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
 import { matchOf, matchPlan, release, type Covering } from './matching';
 import { planQuery, type QueryPlan } from './query-plan';
@@ -172,15 +172,13 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
   const opened = checkedFacetPaths(state, request);
   const semantic = hybrid && hybrid.ratio > 0 ? hybrid : undefined;
   const keyword = semantic?.ratio === 1 ? undefined : keywordCandidates(state, request.q ?? '', part, filters.length > 0);
-  const candidates = (semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword) ?? {
-    ords: liveOrds(state),
-    done: () => {},
-  };
+  const found = semantic ? hybridCandidates(state, keyword, semantic, filters) : keyword;
+  const candidates = found ?? { ords: liveOrds(state), done: () => {} };
   try {
     let passing = candidates.ords;
     let facets: FacetAnswer;
     if (filters.length) {
-      const { filtered, passing: accepted } = applyFilters(candidates.ords, filters);
+      const { filtered, passing: accepted } = found ? applyFilters(candidates.ords, filters) : filterEverything(state, filters);
       passing = accepted;
       facets = filteredFacets(state, limits, filtered, selected, opened);
     } else {
