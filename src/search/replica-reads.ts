@@ -10,6 +10,7 @@
 import type { Env } from '../env';
 import { replicaName, type ReplicaRegion } from './replica-regions';
 import type { SearchAppObject } from './search-app-object';
+import { objectId } from './shards';
 
 /** Where reads of an index object go: the app's replica regions and the continent the request came from. */
 export interface ReadPlacement {
@@ -31,5 +32,5 @@ export interface ReadTarget {
  */
 export function replicaTarget(env: Env, primaryName: string, region: ReplicaRegion): ReadTarget {
   const name = replicaName(primaryName, region);
-  return { stub: env.SEARCH_APP.get(env.SEARCH_APP.idFromName(name), { locationHint: region }), region, name };
+  return { stub: env.SEARCH_APP.get(objectId(env.SEARCH_APP, name), { locationHint: region }), region, name };
 }

@@ -23,7 +23,7 @@ import type { IndexStats, SearchAppObject } from './search-app-object';
 import { unwrap } from './outcome';
 import { afterLastCommit, commitSwap, exchangeStatistics, prepareSwap, reshardApp, type SwappingShards } from './shard-swap';
 import { AppReads, knownShards, type RoutedAnswer } from './shard-reads';
-import { shardName, shardNumbers, shardOf } from './shards';
+import { objectId, shardName, shardNumbers, shardOf } from './shards';
 
 type ShardStub = DurableObjectStub<SearchAppObject>;
 
@@ -72,7 +72,7 @@ export class SearchAppClient {
   shard(shard: number): ShardStub {
     this.#reached = Math.max(this.#reached, shard + 1);
     const name = shardName(this.#tenantCode, this.#code, shard);
-    return this.#env.SEARCH_APP.get(this.#env.SEARCH_APP.idFromName(name));
+    return this.#env.SEARCH_APP.get(objectId(this.#env.SEARCH_APP, name));
   }
 
   get #app(): string {

@@ -11,7 +11,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SearchRequest } from '../../src/search/engine/types';
 import { SearchAppClient } from '../../src/search/search-app-client';
-import { MAX_SHARDS, shardName, shardNumbers, shardOf } from '../../src/search/shards';
+import { MAX_SHARDS, objectId, shardName, shardNumbers, shardOf } from '../../src/search/shards';
 import { prepareSwap, type SwappingShards } from '../../src/search/shard-swap';
 import { createDb } from '../../src/db/client';
 import { findSearchApp } from '../../src/db/queries';
@@ -1393,5 +1393,15 @@ describe('a re-index job changing the shard count', () => {
     expect((await app.searchApp.search({ page: 1, rows: 1 })).total).toBe(41);
     await expectOk(fullFeed(app, 'start'));
     await expectOk(fullFeed(app, 'cancel'));
+  });
+});
+
+describe('object ids by name', () => {
+  it('are remembered per isolate, each the id idFromName gives that name', () => {
+    const name = shardName('ids', uniqueCode('app'), 1);
+    const id = objectId(env.SEARCH_APP, name);
+    expect(objectId(env.SEARCH_APP, name)).toBe(id);
+    expect(id.equals(env.SEARCH_APP.idFromName(name))).toBe(true);
+    expect(objectId(env.SEARCH_APP, shardName('ids', uniqueCode('app'), 1)).equals(id)).toBe(false);
   });
 });

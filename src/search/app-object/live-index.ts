@@ -11,7 +11,7 @@ import { decodeShare, SearchIndex, VectorIndex, type HybridNorms, type HybridQue
 import type { IndexConfig } from '../engine/types';
 import type { SearchAppObject } from '../search-app-object';
 import type { Outcome } from '../outcome';
-import { SINGLE_SHARD, type ShardLayout } from '../shards';
+import { objectId, SINGLE_SHARD, type ShardLayout } from '../shards';
 
 /** What an app's indexes are built with: the engine's configuration and the embedder its vectors come from. */
 export interface AppIndexConfig extends IndexConfig {
@@ -236,7 +236,7 @@ export class LiveIndex {
 
   /** The object named `name` of the same class: a replica, or another shard. */
   object(name: string): DurableObjectStub<SearchAppObject> {
-    return this.env.SEARCH_APP.get(this.env.SEARCH_APP.idFromName(name));
+    return this.env.SEARCH_APP.get(objectId(this.env.SEARCH_APP, name));
   }
 
   /** Tells every replica of the new version (without waiting: feeding does not wait on replicas); forgets deleted ones. */

@@ -19,7 +19,7 @@ import { contentHash, embeddingText } from '../embedding/text';
 import type { DocumentPayload } from '../engine/types';
 import type { Outcome } from '../outcome';
 import { afterLastCommit } from '../shard-swap';
-import { shardNumbers, shardOfPrimary, type ShardLayout } from '../shards';
+import { objectId, shardNumbers, shardOfPrimary, type ShardLayout } from '../shards';
 import { cycleEnded, type CoordinatorCycles, type FullFeeds } from './full-feed';
 import { ok, type AppIndexConfig, type LiveIndex } from './live-index';
 
@@ -315,6 +315,6 @@ export class Reindexing {
 
   /** Whether this object is the one named `name`. */
   #isNamed(name: string): boolean {
-    return this.live.env.SEARCH_APP.idFromName(name).equals(this.live.ctx.id);
+    return objectId(this.live.env.SEARCH_APP, name).equals(this.live.ctx.id);
   }
 }

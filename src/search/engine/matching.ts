@@ -486,8 +486,9 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
   }
 }
 
+/** `POSITION_DECAY`'s multiplier for a position past `DECAY_BY_POSITION`. */
 function decay(position: number): number {
-  return position < DECAY_BY_POSITION.length ? DECAY_BY_POSITION[position] : 1 / (1 + POSITION_DECAY * position);
+  return 1 / (1 + POSITION_DECAY * position);
 }
 
 /** A query of one counted word (or none): its postings score by their position too (`POSITION_DECAY`). */
@@ -511,6 +512,9 @@ function collectHits(state: IndexState, m: Scratch, expansion: Expansion, qualit
   // The documents detailed here are alive: one look-up per posting tells both.
   const accept = wanted?.marks ?? aliveIfRemoved(state);
   const accepted = wanted ? DETAILING : 1;
+  // Module constants as locals, read once (`finishMatches` says why).
+  const keptNorms = KEPT_NORMS;
+  const decayByPosition = DECAY_BY_POSITION;
   let count = 0;
   for (const run of text.runs(expansion.termId)) {
     const { data } = run;
@@ -524,18 +528,23 @@ function collectHits(state: IndexState, m: Scratch, expansion: Expansion, qualit
         const occurrence = data[p + 1];
         const length = ord < lengths[slot].length ? lengths[slot][ord] : 0;
         const known = norms[slot].byLength;
-        let norm = length < KEPT_NORMS ? known[length] : 0;
+        let norm = length < keptNorms ? known[length] : 0;
         if (norm === 0) {
           // `+`: a number to TurboFan, so `norm` stays an unboxed float (a call's result is of any type to it, and
           // the merge of it with the table's number put every posting's norm in a new heap number).
           norm = +lengthNorm(length, norms[slot].average);
-          if (length < KEPT_NORMS) known[length] = norm;
+          if (length < keptNorms) known[length] = norm;
         }
         hits.ords[count] = ord;
         hits.slots[count] = slot;
         hits.occurrences[count] = occurrence;
         const score = weight * saturation(boosts[slot] * frequencyOf(occurrence), norm);
-        hits.scores[count] = ordered ? score * decay(positionOf(occurrence)) : score;
+        const position = positionOf(occurrence);
+        hits.scores[count] = !ordered
+          ? score
+          : position < decayByPosition.length
+            ? score * decayByPosition[position]
+            : score * decay(position);
         count++;
       }
   }

@@ -241,7 +241,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     const numbers = new Int32Array(kept.length);
     for (let i = 0; i < kept.length; i++) numbers[i] = kept === m.ords ? i : matchOf(m, kept[i]);
     finishMatches(finishing, numbers, kept);
-    return selectTop(numbers, k, compareMatches).map((match) => m.ords[match]);
+    return selectTop(reachingTop(numbers, k, rank, score), k, compareMatches).map((match) => m.ords[match]);
   };
   return { compare, finish, top };
 }
@@ -300,31 +300,39 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
   const { counted } = m.plan;
   const slots = f.state.plan.text;
   const slotCount = slots.length;
+  // The module's constants as locals: a bundle makes them module context slots, which Node 22's TurboFan loads and
+  // checks again in every iteration (about 30 instructions a match).
+  const marks = SLOT_MARKS;
+  const aligned = SLOT_ALIGNED;
+  const whole = WHOLE;
+  const namespacedFactor = NAMESPACED;
+  const proximity = PROXIMITY;
+  const nearby = NEARBY;
   for (let i = 0; i < numbers.length; i++) {
     const match = numbers[i];
     if (rank[match] !== 0) continue;
     const ord = ords[i];
-    let factor = (prior[ord] ?? 1) * (namespaced?.[ord] ? NAMESPACED : 1);
+    let factor = (prior[ord] ?? 1) * (namespaced?.[ord] ? namespacedFactor : 1);
     // No query word right after or near the one before (every match of one word): both bonuses are × 1.
     const adjacency = adjacent[match];
     if (adjacency !== 0) {
-      const next = adjacency & ~(-1 << WHOLE);
-      factor = factor * (1 + PROXIMITY * popcount(next)) * (1 + NEARBY * popcount((adjacency >>> WHOLE) & ~next));
+      const next = adjacency & ~(-1 << whole);
+      factor = factor * (1 + proximity * popcount(next)) * (1 + nearby * popcount((adjacency >>> whole) & ~next));
     }
     score[match] *= factor;
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
-    for (let slot = 0, at = match * slotCount * SLOT_MARKS; slot < slotCount; slot++, at += SLOT_MARKS) {
-      if ((slotMarks[at + SLOT_ALIGNED] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
+    for (let slot = 0, at = match * slotCount * marks; slot < slotCount; slot++, at += marks) {
+      if ((slotMarks[at + aligned] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
     }
     const words = matched[match] & counted;
     const withTypos = words & ~typoBits[match];
-    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> WHOLE));
+    const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> whole));
     // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
     const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     rank[match] =
       (((popcount(words) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
-      popcount((matched[match] >>> WHOLE) & counted);
+      popcount((matched[match] >>> whole) & counted);
   }
 }
 
@@ -433,6 +441,53 @@ export function slice(ords: Int32Array, from: number, to: number): number[] {
   const part: number[] = [];
   for (let i = from; i < Math.min(to, ords.length); i++) part.push(ords[i]);
   return part;
+}
+
+/** `reachingTop`'s k-th best criteria and score so far, best first, reused. */
+const BEST_KEPT = 64;
+const bestRanks = new Float64Array(BEST_KEPT);
+const bestScores = new Float64Array(BEST_KEPT);
+
+/**
+ * The finished matches of `numbers` that can be among the first `k`: those whose criteria and score (`rank`, `score`)
+ * are not below the k-th best pair, ties included (what orders them past the score is `compare`'s), so `selectTop`
+ * compares a few instead of every match through its comparator. Two typed reads per match: most of a broad query's
+ * thousands fall below the k-th best at once.
+ */
+function reachingTop(numbers: Int32Array, k: number, rank: Float64Array, score: Float64Array): Int32Array {
+  if (k > BEST_KEPT || numbers.length <= k * 4) return numbers;
+  // Module arrays as locals, and the k-th pair in locals: read in every iteration, they are loads TurboFan repeats.
+  const ranks = bestRanks;
+  const scores = bestScores;
+  let kept = 0;
+  let leastRank = -1;
+  let leastScore = -1;
+  for (let i = 0; i < numbers.length; i++) {
+    const match = numbers[i];
+    const r = rank[match];
+    if (r < leastRank) continue;
+    const s = score[match];
+    if (r === leastRank && s <= leastScore) continue;
+    // Insertion into the best k pairs, best first.
+    let at = kept < k ? kept++ : k - 1;
+    for (; at > 0 && (r > ranks[at - 1] || (r === ranks[at - 1] && s > scores[at - 1])); at--) {
+      ranks[at] = ranks[at - 1];
+      scores[at] = scores[at - 1];
+    }
+    ranks[at] = r;
+    scores[at] = s;
+    if (kept === k) {
+      leastRank = ranks[k - 1];
+      leastScore = scores[k - 1];
+    }
+  }
+  let reaching = 0;
+  for (let i = 0; i < numbers.length; i++) {
+    const match = numbers[i];
+    const r = rank[match];
+    if (r > leastRank || (r === leastRank && score[match] >= leastScore)) numbers[reaching++] = match;
+  }
+  return numbers.subarray(0, reaching);
 }
 
 /** The first `k` of `ords` in order, without sorting everything when k is small. */
