@@ -199,6 +199,34 @@ describe('facet counts over large match sets and after changes', () => {
     }));
   }
 
+  /** The documents `index` holds, kept alike by `add` (a replaced document last, as in feeding order) and `remove`. */
+  function besideDocuments(index: SearchIndex) {
+    const documents = new Map<string, ReturnType<typeof documentOf>>();
+    const add = (id: string, document: ReturnType<typeof documentOf>) => {
+      documents.delete(id);
+      documents.set(id, document);
+      index.add(id, document);
+    };
+    const remove = (id: string) => {
+      documents.delete(id);
+      index.remove(id);
+    };
+    return { documents, add, remove };
+  }
+
+  /** `expectedFacets` of the documents `kept` keeps, but facet `own` (whose filter `kept` is) counted over every document. */
+  function expectedNarrowed(
+    documents: Map<string, ReturnType<typeof documentOf>>,
+    own: string,
+    kept: (d: ReturnType<typeof documentOf>) => boolean,
+  ) {
+    const titles = new Set([...documents.values()].filter(kept).map((d) => d.title));
+    const everything = expectedFacets(documents, () => true);
+    return expectedFacets(documents, (title) => titles.has(title)).map((facet) =>
+      facet.id === own ? everything.find((other) => other.id === own)! : facet,
+    );
+  }
+
   /**
    * An index over `catalogue` beside the documents it holds: `expectCounts` compares the facets of `common` (most
    * documents) and `plain` (few) with those counted the slow way, cut at `facetLimit`.
@@ -315,16 +343,8 @@ describe('facet counts over large match sets and after changes', () => {
     // 1,300 documents hold `common` (its counts are kept from 1,024), 200 `plain`, the rest neither: `common plain`
     // matches fewer than half, so its counts start from `common`'s and add the rows of the `plain` documents.
     const index = new SearchIndex(catalogue);
-    const documents = new Map<string, ReturnType<typeof documentOf>>();
+    const { documents, add, remove } = besideDocuments(index);
     const titleOf = (i: number) => (i % 10 < 4 ? `common item ${i}` : i % 10 === 4 ? `plain item ${i}` : `other item ${i}`);
-    const add = (id: string, document: ReturnType<typeof documentOf>) => {
-      documents.set(id, document);
-      index.add(id, document);
-    };
-    const remove = (id: string) => {
-      documents.delete(id);
-      index.remove(id);
-    };
     const expectCounts = () => {
       for (const q of ['common plain', 'common', 'plain'])
         expect(index.search({ q, page: 1, rows: 5 }).facets.map(({ id, values }) => ({ id, values }))).toEqual(
@@ -386,12 +406,7 @@ describe('facet counts over large match sets and after changes', () => {
 
   it('answers browsing narrowed by one filter of several values as the documents say, each document once, as documents come and go', () => {
     const index = new SearchIndex(catalogue);
-    const documents = new Map<string, ReturnType<typeof documentOf>>();
-    const add = (id: string, document: ReturnType<typeof documentOf>) => {
-      documents.delete(id);
-      documents.set(id, document);
-      index.add(id, document);
-    };
+    const { documents, add, remove } = besideDocuments(index);
     const levelsOf = (kinds: string[]) => kinds.flatMap((path) => path.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/')));
     const filters = [
       { id: 'kinds' as const, values: ['tools/power', 'garden'], accepts: (d: ReturnType<typeof documentOf>) => levelsOf(d.kinds) },
@@ -404,24 +419,52 @@ describe('facet counts over large match sets and after changes', () => {
         // In feeding order (a replaced document last), the filter's own facet counted over every document.
         expect(answer.hits.map((hit) => hit.id)).toEqual([...documents].filter(([, d]) => kept(d)).map(([key]) => key));
         expect(answer.total).toBe(answer.hits.length);
-        const matching = new Set([...documents.values()].filter(kept).map((d) => d.title));
-        const counted = expectedFacets(documents, (title) => matching.has(title));
-        const everything = expectedFacets(documents, () => true);
-        expect(answer.facets.map((facet) => ({ id: facet.id, values: facet.values }))).toEqual(
-          counted.map((facet) => (facet.id === id ? everything.find((other) => other.id === id)! : facet)),
-        );
+        expect(answer.facets.map((facet) => ({ id: facet.id, values: facet.values }))).toEqual(expectedNarrowed(documents, id, kept));
       }
     };
     for (let i = 0; i < 40; i++) add(`d${i}`, documentOf(i));
     expectBrowsing();
     // Documents holding both of the filter's categories (listed under each), removed ones and a colour new to the index.
     for (const i of [2, 9, 13]) add(`d${i}`, { ...documentOf(i), kinds: ['garden/pond', 'tools/power/1'] });
-    for (let i = 0; i < 40; i += 6) {
-      documents.delete(`d${i}`);
-      index.remove(`d${i}`);
-    }
+    for (let i = 0; i < 40; i += 6) remove(`d${i}`);
     add('d40', { ...documentOf(40), colour: 'violet' });
     expectBrowsing();
+  });
+
+  it('counts browsing narrowed to a frequent value of a navigation facet alike, from its kept counts, as documents come and go before and after they are derived again', () => {
+    // `colour` is a navigation facet whose three values each hold more than 1,024 of the 4,000 documents throughout.
+    const navigated: IndexConfig = {
+      ...catalogue,
+      fields: catalogue.fields.map((f) => (f.code === 'colour' ? { ...f, navigation: true } : f)),
+    };
+    const index = new SearchIndex(navigated);
+    const { documents, add, remove } = besideDocuments(index);
+    const expectCounts = () => {
+      for (const colour of ['red', 'green']) {
+        const answer = index.search({ page: 2, rows: 5, filters: { colour: { filterType: 'term', values: [colour] } } });
+        const kept = [...documents].filter(([, d]) => d.colour === colour);
+        expect(answer.total).toBe(kept.length);
+        expect(answer.hits.map((hit) => hit.id)).toEqual(kept.slice(5, 10).map(([id]) => id));
+        expect(answer.facets.map((facet) => ({ id: facet.id, values: facet.values }))).toEqual(
+          expectedNarrowed(documents, 'colour', (d) => d.colour === colour),
+        );
+      }
+    };
+    for (let i = 0; i < 4000; i++) add(`d${i}`, documentOf(i));
+    expectCounts();
+    // Fewer changes than derive the counts again: red documents removed (their rows taken off the kept counts), red
+    // documents replaced with other categories, new ones, one with a category no document had.
+    for (let i = 0; i < 300; i += 15) remove(`d${i}`);
+    for (let i = 3; i < 300; i += 30) add(`d${i}`, { ...documentOf(i), kinds: ['garden/pond'] });
+    add('new red', { title: 'plain item new', colour: 'red', kinds: ['toys/wooden'] });
+    expectCounts();
+    // Enough changes to derive them again, then removals only (no document added since the counts), then an addition.
+    for (let i = 300; i < 600; i++) remove(`d${i}`);
+    expectCounts();
+    for (let i = 1100; i < 1200; i += 4) remove(`d${i}`);
+    expectCounts();
+    add('newer red', { title: 'plain item newer', colour: 'red', kinds: ['garden'] });
+    expectCounts();
   });
 });
 

@@ -9,7 +9,7 @@ import type { Covering } from './matching';
 import { isNumeric } from './plan';
 import { QueryError } from './query-error';
 import { capacity, liveOrds, type IndexState } from './state';
-import { coveredCounts } from './term-counts';
+import { coveredCounts, valueCounts, type CoveredCounts } from './term-counts';
 import type { Facet, FacetStats, SearchAppField, SearchRequest } from './types';
 import { categoryPaths } from './values';
 
@@ -115,7 +115,8 @@ export function selectFacets(state: IndexState, ids: string[] | undefined): Face
  * more than half the live documents is counted through its complement (live counts minus the rest's). When every
  * facet counts over the same documents, they are counted all at once, document by document (facet-rows.ts), else
  * facet by facet. `covering`: a term whose every document is among the candidates (a keyword query's matches, no
- * filter), whose documents' counts may be kept (term-counts.ts).
+ * filter), whose documents' counts may be kept (term-counts.ts), as a navigation facet's frequent value's are
+ * (`Filtered.value`: browsing narrowed to it, whose other facets then count by rows).
  */
 export function filteredFacets(
   state: IndexState,
@@ -131,10 +132,15 @@ export function filteredFacets(
     if (!set) sets.set(needed, (set = countedSet(state, filtered, needed)));
     return set;
   };
-  const together = countedTogether(state, filtered, selected, limits);
+  let together = countedTogether(state, filtered, selected, limits);
   if (together === 0 && covering) {
     const covered = coveredSet(state, filtered.shared, covering);
     if (covered) sets.set(0, covered);
+  }
+  if (together === undefined && everyFacetCounted(state, selected, limits)) {
+    // Browsing narrowed to one value: the other facets count over its documents, from its kept counts, by rows.
+    const kept = valueSet(state, filtered);
+    if (kept) sets.set((together = allBits(filtered)), kept);
   }
   const byRows = together !== undefined ? rowCounts(state, setOf(together)) : undefined;
   const tally = tallyFor(state);
@@ -146,7 +152,7 @@ export function filteredFacets(
     const needed = neededBits(filtered, facetId);
     const set = setOf(needed);
     const categories = opened(facetId);
-    const fromRows = byRows?.of(column);
+    const fromRows = needed === together ? byRows?.of(column) : undefined;
     if (fromRows) {
       const values = countedValues(column, fromRows, set.complement, limit, categories);
       countedByRows.set(column, fromRows);
@@ -191,14 +197,20 @@ function countedValues(column: ValueColumn, counted: ColumnCounts, complement: b
  * would count their values for nothing).
  */
 function countedTogether(state: IndexState, filtered: Filtered, selected: FacetSelection, limits: FacetLimits): number | undefined {
+  if (!everyFacetCounted(state, selected, limits)) return undefined;
   let needed: number | undefined;
   for (const facetId of state.facets.keys()) {
-    if (!selected(facetId) || limits.of(facetId) === 0) return undefined;
     const own = neededBits(filtered, facetId);
     if (needed !== undefined && own !== needed) return undefined;
     needed = own;
   }
   return state.facets.size > 1 ? needed : undefined;
+}
+
+/** Whether a request counts every facet of the index (rows count every facet's values, for nothing where one is left out). */
+function everyFacetCounted(state: IndexState, selected: FacetSelection, limits: FacetLimits): boolean {
+  for (const facetId of state.facets.keys()) if (!selected(facetId) || limits.of(facetId) === 0) return false;
+  return true;
 }
 
 /** Every facet's counts over a set, counted by document; `of` a column answers its counts, `clear` readies the tally for the next query. */
@@ -245,7 +257,17 @@ interface CountedSet {
 /** The candidates as a frequent term's kept counts plus the rest of them, when that counts less (term-counts.ts). */
 function coveredSet(state: IndexState, candidates: ArrayLike<number>, covering: Covering): CountedSet | undefined {
   const rows = facetRows(state);
-  const covered = rows && coveredCounts(state, rows, candidates, covering);
+  return keptSet(rows && coveredCounts(state, rows, candidates, covering));
+}
+
+/** The documents of a lone filter's one value (`Filtered.value`) as the value's kept counts plus the rest of them, when that counts less. */
+function valueSet(state: IndexState, { value, passing }: Filtered): CountedSet | undefined {
+  if (!value || !passing) return undefined;
+  const rows = facetRows(state);
+  return keptSet(rows && valueCounts(state, rows, value.column, value.id, passing));
+}
+
+function keptSet(covered: CoveredCounts | undefined): CountedSet | undefined {
   return covered && { ords: covered.rest, complement: false, base: covered.counts, removed: covered.removed };
 }
 

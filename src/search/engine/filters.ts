@@ -15,8 +15,13 @@ export interface CompiledFilter {
   accepts(ord: number): boolean;
   /** Sets `bit` in `marks[i]` for each `ords[i]` the filter accepts: one loop with one kind of test. */
   markEach(ords: ArrayLike<number>, marks: Int32Array, bit: number): void;
-  /** Every live document the filter accepts, in ordinal order, from its column's per-value lists (an `or` term or tree filter). */
-  documents?(): Int32Array;
+  /** An `or` term or tree filter's column and the value ids it accepts: its documents are those values' (`documentsByValue`). */
+  values?: FilterValues;
+}
+
+interface FilterValues {
+  column: ValueColumn;
+  ids: number[];
 }
 
 /** Sets `bit` in `marks[i]` for each `ords[i]` passing a test. */
@@ -32,12 +37,12 @@ function filterOf(
   test: (ord: number) => boolean,
   testEach: MarkEach,
   negate: boolean,
-  documents?: () => Int32Array,
+  values?: FilterValues,
 ): CompiledFilter {
   return {
     facetId,
     disjunctive,
-    documents,
+    values,
     accepts: negate ? (ord) => !test(ord) : test,
     markEach(ords, marks, bit) {
       testEach(ords, marks, bit);
@@ -58,6 +63,8 @@ export interface Filtered {
   disjunctive: CompiledFilter[];
   /** The shared candidates that pass every disjunctive filter too (what facets without a filter of their own count over). */
   passing?: ArrayLike<number>;
+  /** `passing` is every live document holding this one value (a lone filter over every live document): kept counts may apply (term-counts.ts). */
+  value?: { column: ValueColumn; id: number };
 }
 
 /** The request's filters as predicates over ordinals; throws `QueryError` naming every invalid one. */
@@ -112,8 +119,8 @@ export function compileFilters(state: IndexState, filters: Record<string, Filter
     }
     const hasAny = (ord: number) => column !== undefined && column.hasAny(ord, wanted);
     const hasAnyEach: MarkEach = (ords, marks, bit) => column?.markHasAny(ords, wanted, marks, bit);
-    const documents = column && operator === 'or' ? () => documentsWithAny(state, column, known) : undefined;
-    compiled.push(filterOf(facetId, operator === 'or', hasAny, hasAnyEach, operator === 'not', documents));
+    const accepted = column && operator === 'or' ? { column, ids: known } : undefined;
+    compiled.push(filterOf(facetId, operator === 'or', hasAny, hasAnyEach, operator === 'not', accepted));
   }
   if (problems.length) throw new QueryError(problems);
   return compiled;
@@ -134,14 +141,18 @@ export function applyFilters(candidates: Int32Array, filters: CompiledFilter[]):
 }
 
 /**
- * `applyFilters` over every live document (a search without a query). A lone filter that lists its documents
- * (`documents`) is answered from them, without a test of every live document: browsing narrowed to one section.
+ * `applyFilters` over every live document (a search without a query). A lone filter of values (`values`) is answered
+ * from their documents, without a test of every live document: browsing narrowed to one section.
  */
 export function filterEverything(state: IndexState, filters: CompiledFilter[]): { filtered: Filtered; passing: Int32Array } {
-  const listed = filters.length === 1 ? filters[0].documents?.() : undefined;
-  if (!listed) return applyFilters(liveOrds(state), filters);
+  const values = filters.length === 1 ? filters[0].values : undefined;
+  if (!values) return applyFilters(liveOrds(state), filters);
+  const { column, ids } = values;
+  const listed = documentsWithAny(state, column, ids);
   // Its own facet counts over every live document, the others over its documents: no facet reads `passes`.
-  return { filtered: { shared: liveOrds(state), passes: NO_PASSES, disjunctive: filters, passing: listed }, passing: listed };
+  const filtered: Filtered = { shared: liveOrds(state), passes: NO_PASSES, disjunctive: filters, passing: listed };
+  if (ids.length === 1) filtered.value = { column, id: ids[0] };
+  return { filtered, passing: listed };
 }
 
 const NO_PASSES = new Int32Array(0);

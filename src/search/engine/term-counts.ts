@@ -3,13 +3,15 @@
  * search that counts them, again after enough changes). A broad keyword query's matches are mostly the documents
  * of one term (`library` for `ssl library`, `haskell` for `haske`), every one of which it matches: their counts are
  * added at once, and only the rows of the other matches are counted, instead of one row per match on every query.
+ * The same for each frequent value of a navigation facet, whose documents browsing narrowed to that value counts.
  * Exact between rebuilds: documents added since are among the other matches, and the rows of the term's
  * documents removed since are taken off.
  */
+import type { ValueColumn } from './columns';
 import { countsByColumn, prepareRowTally, type FacetRows, type CountsByColumn } from './facet-rows';
 import { toleratedChanges } from './families';
 import type { Covering } from './matching';
-import { capacity, type IndexState } from './state';
+import { capacity, documentsByValue, type IndexState } from './state';
 
 /** A term's documents (as of the counts: some may be removed since) and their counts by column. */
 interface TermCounts extends CountsByColumn {
@@ -19,8 +21,12 @@ interface TermCounts extends CountsByColumn {
 /** The counts of every frequent term, as of one index version and one layout of the facet rows. */
 export interface TermCountsCache {
   version: number;
+  /** The ordinals handed out as of the counts (`capacity`): documents added since have ordinals from it on. */
+  ordinals: number;
   rows: FacetRows;
   byTerm: Map<number, TermCounts>;
+  /** Per navigation facet's column, the counts of each value held by at least `MIN_DOCUMENTS` live documents. */
+  byValue: Map<ValueColumn, Map<number, TermCounts>>;
   /** `stamp` at the ordinals of the term being taken out of a query's matches (`coveredCounts`), earlier stamps or 0 elsewhere. */
   marks: Uint8Array;
   /** The mark of the current query's term, one more each query: no pass setting the last query's marks back. */
@@ -57,13 +63,44 @@ export function coveredCounts(
   if (covering.entries < MIN_DOCUMENTS) return undefined;
   const cache = cacheFor(state, rows);
   const term = cache.byTerm.get(covering.termId);
-  if (!term) return undefined;
-  const { docs } = term;
+  return term && countsBeside(state, rows, cache, term, matches);
+}
+
+/**
+ * `coveredCounts` of the live documents holding value `id` of a navigation facet's `column` (`documents`, every one
+ * of them), from the value's kept counts; undefined when it has none or they would not count less.
+ */
+export function valueCounts(
+  state: IndexState,
+  rows: FacetRows,
+  column: ValueColumn,
+  id: number,
+  documents: ArrayLike<number>,
+): CoveredCounts | undefined {
+  if (documents.length < MIN_DOCUMENTS) return undefined;
+  const cache = cacheFor(state, rows);
+  const value = cache.byValue.get(column)?.get(id);
+  if (!value) return undefined;
+  if (cache.ordinals < capacity(state)) return countsBeside(state, rows, cache, value, documents);
+  // No document added since the counts: the value's documents are its kept ones but those removed since, and
+  // adding the kept counts costs at most what counting their rows would (a value id counted at least once a row).
+  return { counts: value, rest: NO_DOCUMENTS, removed: removedSince(state, value.docs) };
+}
+
+/** `kept`'s counts beside the rest of `matches` (every live document of `kept` among them), when that counts less. */
+function countsBeside(
+  state: IndexState,
+  rows: FacetRows,
+  cache: TermCountsCache,
+  kept: TermCounts,
+  matches: ArrayLike<number>,
+): CoveredCounts | undefined {
+  const { docs } = kept;
   // Row entries per document, and the work of each way: a place added or a document marked and tested costs
   // about what a row entry does.
   const perRow = rows.starts[rows.filled] / Math.max(rows.filled, 1);
   const plain = Math.min(matches.length, state.liveCount - matches.length) * perRow;
-  const covered = term.ids.length + 2 * docs.length + matches.length + (matches.length - docs.length) * perRow;
+  const covered = kept.ids.length + 2 * docs.length + matches.length + (matches.length - docs.length) * perRow;
   if (covered >= plain) return undefined;
   // Documents added since are matched too: marks as long as the ordinals.
   if (cache.marks.length < capacity(state)) cache.marks = new Uint8Array(capacity(state));
@@ -82,12 +119,15 @@ export function coveredCounts(
     rest[length] = ord;
     length += Number(marks[ord] !== stamp);
   }
-  // Without a removed document in the whole index, none of the term's was removed since its counts.
-  const removed = state.liveCount === capacity(state) ? NONE_REMOVED : removedOf(docs, state.alive);
-  return { counts: term, rest: rest.subarray(0, length), removed };
+  return { counts: kept, rest: rest.subarray(0, length), removed: removedSince(state, docs) };
 }
 
-const NONE_REMOVED = new Int32Array(0);
+const NO_DOCUMENTS = new Int32Array(0);
+
+/** The documents of `docs` no longer alive; without a removed document in the whole index, none. */
+function removedSince(state: IndexState, docs: Int32Array): Int32Array {
+  return state.liveCount === capacity(state) ? NO_DOCUMENTS : removedOf(docs, state.alive);
+}
 
 /** The documents of `docs` no longer alive. */
 function removedOf(docs: Int32Array, alive: Uint8Array): Int32Array {
@@ -105,7 +145,9 @@ function cacheFor(state: IndexState, rows: FacetRows): TermCountsCache {
   // `frequentTerms` marks with 1 and clears after itself: the last queries' stamps cleared first.
   const marks = cache && cache.marks.length >= capacity(state) ? cache.marks.fill(0) : new Uint8Array(capacity(state));
   const rest = cache?.rest ?? new Int32Array(0);
-  const computed = { version: state.version, rows, byTerm: frequentTerms(state, rows, marks), marks, stamp: 0, rest };
+  const byTerm = frequentTerms(state, rows, marks);
+  const byValue = frequentValues(state, rows);
+  const computed = { version: state.version, ordinals: capacity(state), rows, byTerm, byValue, marks, stamp: 0, rest };
   state.caches.termCounts = computed;
   return computed;
 }
@@ -135,4 +177,23 @@ function frequentTerms(state: IndexState, rows: FacetRows, marks: Uint8Array): M
     byTerm.set(termId, { docs, ...countsByColumn(rows, docs, tally) });
   }
   return byTerm;
+}
+
+/** The counts of every value of a navigation facet held by at least `MIN_DOCUMENTS` live documents. */
+function frequentValues(state: IndexState, rows: FacetRows): Map<ValueColumn, Map<number, TermCounts>> {
+  const byValue = new Map<ValueColumn, Map<number, TermCounts>>();
+  for (const field of state.plan.facets) {
+    const column = field.navigation ? state.facets.get(field.code) : undefined;
+    if (!column) continue;
+    const { starts, ords } = documentsByValue(state, column);
+    const counts = new Map<number, TermCounts>();
+    for (let id = 0; id < column.values.length; id++) {
+      if (starts[id + 1] - starts[id] < MIN_DOCUMENTS) continue;
+      const docs = ords.slice(starts[id], starts[id + 1]);
+      const tally = (state.caches.rowTally = prepareRowTally(state.caches.rowTally, rows));
+      counts.set(id, { docs, ...countsByColumn(rows, docs, tally) });
+    }
+    byValue.set(column, counts);
+  }
+  return byValue;
 }
