@@ -32,7 +32,7 @@ const RARE_WORD = 3;
  */
 const POSITION_DECAY = 0.05;
 /** `POSITION_DECAY`'s multiplier by position, for the positions most fields' words have (a multiplication per posting, not a division). */
-const DECAY_BY_POSITION = Float64Array.from({ length: 64 }, (_, position) => 1 / (1 + POSITION_DECAY * position));
+const DECAY_BY_POSITION = Float64Array.from({ length: 64 }, (_, position) => decay(position));
 /**
  * What `slotMarks` holds per document and text slot, at `(ord * slots + slot) * SLOT_MARKS` plus: the words matched
  * at their query position without a typo (bits 0-15) and as typed (16-31); those at the position they have in the query
@@ -495,7 +495,7 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
   }
 }
 
-/** `POSITION_DECAY`'s multiplier for a position past `DECAY_BY_POSITION`. */
+/** `POSITION_DECAY`'s multiplier for a position (`DECAY_BY_POSITION` keeps the first 64). */
 function decay(position: number): number {
   return 1 / (1 + POSITION_DECAY * position);
 }
