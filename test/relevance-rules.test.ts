@@ -460,6 +460,21 @@ describe('relevance rules', () => {
     expect(top('ide', engine)).toEqual(['geany']);
     expect(top('development environment', engine)).toEqual(['geany']);
   });
+  it('counts a query word held by an exact-mode field as matched, in a query of several words, unscored', () => {
+    const engine = new SearchIndex({ fields: [...fields, field('section', 'string', { searchMode: 'exact' })], sorts: [] });
+    for (const [name, description, section] of [
+      ['xfrisk', 'playing risk with humans', 'games'],
+      ['val-and-rick', 'shooter game', 'games'],
+      ['scram', 'risk analysis', 'science'],
+      ['riskgame', 'risk game', 'science'],
+    ])
+      engine.add(name, { name, description, section });
+    // `game` is matched in section `games` (its plural): two words without a typo, above `rick`, one typo from `risk`;
+    // unscored, the section ranks no document holding both words in its description below one holding it there.
+    expect(top('risk game', engine)).toEqual(['riskgame', 'xfrisk', 'val-and-rick', 'scram']);
+    // One word: the whole value's match, as before.
+    expect(top('games', engine).slice(0, 2).sort()).toEqual(['val-and-rick', 'xfrisk']);
+  });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);

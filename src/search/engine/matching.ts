@@ -188,8 +188,11 @@ export interface Scratch extends Matches {
   /** The term `covering` names (-1: none yet) and its live postings. */
   coveringTerm: number;
   coveringEntries: number;
-  /** The exact-mode fields' matching documents, kept for `detailMatches`. */
-  exactMatches: Array<{ ords: number[]; score: number }>;
+  /**
+   * The exact-mode fields' matching documents, kept for `detailMatches`: per field, those whose value holds the whole
+   * query (scored), then those whose value holds one counted word (`wordValueMatches`).
+   */
+  exactMatches: ValueMatches[];
   /** Per document and slot, while matching a phrase: terms matched in a row, and the position the next must have. */
   phraseStep: Uint8Array;
   phraseNext: Uint32Array;
@@ -212,15 +215,17 @@ export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = fal
   m.exactMatches = state.plan.exact.map((field) => ({
     ords: exactFieldMatches(state, field, query),
     score: EXACT_FIELD_SCORE * Math.max(field.weight, 1),
+    mask: all,
   }));
+  if ((plan.counted & (plan.counted - 1)) !== 0) m.exactMatches.push(...wordValueMatches(state, plan));
   for (const alternative of plan.alternatives) {
     if (m.complete) matchAlternative(state, m, alternative, alternative === plan.alternatives[0]);
     else markWords(state, m, alternative);
   }
-  for (const { ords, score } of m.exactMatches)
+  for (const { ords, score, mask } of m.exactMatches)
     for (const ord of ords) {
-      if (m.complete) record(m, ord, all, score, 0, true);
-      else markWord(m, ord, all);
+      if (m.complete) record(m, ord, mask, score, 0, true);
+      else markWord(m, ord, mask);
     }
   // A view, not a copy: a `number[]` of a broad query's 48,000 ordinals is a large-object allocation (287 µs).
   m.ords = m.matched.subarray(0, m.matchedCount);
@@ -258,9 +263,8 @@ export function detailMatches(state: IndexState, matches: Matches, ords: Int32Ar
   if (m.detailedCount === first) return;
   const wanted = { marks: detailed, ords: m.detailedOrds.subarray(first, m.detailedCount).sort() };
   for (const alternative of m.plan.alternatives) matchAlternative(state, m, alternative, alternative === m.plan.alternatives[0], wanted);
-  const all = (1 << m.plan.words.length) - 1;
-  for (const { ords: exact, score } of m.exactMatches)
-    for (const ord of exact) if (detailed[ord] === DETAILING) record(m, ord, all, score, 0, true);
+  for (const { ords: exact, score, mask } of m.exactMatches)
+    for (const ord of exact) if (detailed[ord] === DETAILING) record(m, ord, mask, score, 0, true);
   for (let i = first; i < m.detailedCount; i++) detailed[m.detailedOrds[i]] = DETAILED;
   if (m.detailedCount === m.ords.length) m.complete = true;
 }
@@ -844,6 +848,31 @@ function exactFieldMatches(state: IndexState, { field, match }: ExactField, quer
   }
   // In ordinal order and once each, as a scan of the live documents lists them.
   return lists > 1 ? [...new Set(matched)].sort((a, b) => a - b) : matched;
+}
+
+/** Documents an exact-mode field matches: their `score` and the query words (`mask`) they count as matched. */
+interface ValueMatches {
+  ords: number[];
+  score: number;
+  mask: number;
+}
+
+/**
+ * In a query of several counted words, the documents whose value of a phrase-matched exact-mode field holds one of
+ * them, as typed or as its singular or plural (`game` in section `games`): that word is matched (criteria 1 and 4),
+ * as a word of a tokenized field would be, but unscored, so the field ranks no document above another by itself.
+ */
+function wordValueMatches(state: IndexState, plan: QueryPlan): ValueMatches[] {
+  const found: ValueMatches[] = [];
+  for (const field of state.plan.exact) {
+    if (field.match !== 'phrase') continue;
+    plan.words.forEach((word, i) => {
+      if (!((plan.counted >>> i) & 1)) return;
+      const ords = [word, ...pluralForms(word)].flatMap((form) => exactFieldMatches(state, field, form));
+      if (ords.length) found.push({ ords, score: 0, mask: 1 << i });
+    });
+  }
+  return found;
 }
 
 /** Whether `term` is the singular of `typed` (shorter), `typed` being indexed itself and beginning no namespace. */

@@ -1,7 +1,8 @@
 /**
  * Ordering candidates. Relevance is an ordered list of criteria, each deciding only ties of the ones before
  * (as Algolia and Meilisearch rank; docs/decisions.md):
- * 1. words: more query words matched (stop words are optional and not counted); of a query of two keywords, a document
+ * 1. words: more query words matched (stop words are optional and not counted; in a query of several, a word an
+ *    exact-mode field's value holds counts, unscored: matching.ts); of a query of two keywords, a document
  *    matching only the rarer one (fewer documents with its other forms), without a typo, before one matching only the other;
  * 2. typos: fewer typos over the matched words (a completion is no typo);
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
