@@ -451,6 +451,8 @@ describe('relevance rules', () => {
       ['gimp', 'image manipulation program'],
       ['geany', 'integrated development environment'],
       ['vim', 'text editor'],
+      ['ardour', 'digital audio workstation'],
+      ['nvtop', 'process monitor for the graphics card'],
     ])
       engine.add(name, { name, description });
     // A photo is an image; not every image is a photo.
@@ -459,6 +461,8 @@ describe('relevance rules', () => {
     // An abbreviation finds its words, next to each other.
     expect(top('ide', engine)).toEqual(['geany']);
     expect(top('development environment', engine)).toEqual(['geany']);
+    expect(top('daw', engine)).toEqual(['ardour']);
+    expect(top('gpu', engine)).toEqual(['nvtop']);
   });
   it('counts a query word held by an exact-mode field as matched, in a query of several words, unscored', () => {
     const engine = new SearchIndex({ fields: [...fields, field('section', 'string', { searchMode: 'exact' })], sorts: [] });
@@ -511,6 +515,17 @@ describe('relevance rules', () => {
     engine.add('alpha', { name: 'alpha', description: 'text tools and an editor' });
     engine.add('beta', { name: 'beta', description: 'a text editor with tools' });
     expect(top('text editor', engine)).toEqual(['beta', 'alpha']);
+  });
+  it('takes query words with only stop words between them as next to each other where the field has them as close', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['passage', 'life game'],
+      ['golly', 'game of life simulator'],
+      ['hashgame', 'game engine using hashlife'],
+    ])
+      engine.add(name, { name, description });
+    // `of` is optional: "game of life" holds `game` and `life` as the query does, above "life game" (near, reversed).
+    expect(top('game of life', engine).slice(0, 2)).toEqual(['golly', 'passage']);
   });
   it('ranks query words near each other in a field above the same words further apart, and below words next to each other', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

@@ -365,7 +365,11 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const { altState, slotMarks, adjacent, matched, matchAt } = m;
   let matchedCount = m.matchedCount;
   const best = unscored ? m.score : m.altBest;
-  const after = first << LAST_WORD;
+  // Proximity and nearness are to the counted word before this one (-1: none), the stop words between them optional:
+  // `game of life` has its words next to each other in "Game of Life" and in "game life".
+  const previousWord = 31 - Math.clz32(m.plan.counted & ((1 << first) - 1));
+  const gap = first - previousWord;
+  const after = (previousWord + 1) << LAST_WORD;
   const last = (first + 1) << LAST_WORD;
   // Module constants as locals, read once (`finishMatches` says why).
   const marks = SLOT_MARKS;
@@ -430,12 +434,13 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
         slotMarks[at + endAt] = Math.max(slotMarks[at + endAt], position + spanOf(occurrence));
       }
       if (single) {
-        // Word i right after word i - 1 (recorded as i) in this field, or near it.
-        if (first > 0) {
+        // Word i after the counted word before it (recorded as its index + 1) in this field, at most as many words
+        // after it as in the query, or near it.
+        if (previousWord >= 0) {
           const previous = slotMarks[at + lastAt];
-          if (position > 0 && previous === (after | (position - 1))) adjacent[match] |= mask;
-          else if (previous >>> LAST_WORD === first && Math.abs((previous & POSITION_BITS) - position) <= NEAR_WINDOW)
-            adjacent[match] |= mask << wholeShift;
+          const before = position - (previous & POSITION_BITS);
+          if ((previous & ~POSITION_BITS) === after && before >= 1 && before <= gap) adjacent[match] |= mask;
+          else if (previous >>> LAST_WORD === previousWord + 1 && Math.abs(before) <= NEAR_WINDOW) adjacent[match] |= mask << wholeShift;
         }
         if (tracksLast) slotMarks[at + lastAt] = last | position;
       }
