@@ -487,10 +487,12 @@ describe('relevance rules', () => {
       ['val-and-rick', 'shooter game', 'games'],
       ['scram', 'risk analysis', 'science'],
       ['riskgame', 'risk game', 'science'],
+      ['tetris', 'falling blocks', 'games'],
     ])
       engine.add(name, { name, description, section });
     // `game` is matched in section `games` (its plural): two words without a typo, above `rick`, one typo from `risk`;
-    // unscored, the section ranks no document holding both words in its description below one holding it there.
+    // unscored, the section ranks no document holding both words in its description below one holding it there, and
+    // matches no document by itself (`tetris`).
     expect(top('risk game', engine)).toEqual(['riskgame', 'xfrisk', 'val-and-rick', 'scram']);
     // One word: the whole value's match, as before.
     expect(top('games', engine).slice(0, 2).sort()).toEqual(['val-and-rick', 'xfrisk']);

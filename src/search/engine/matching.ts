@@ -224,6 +224,8 @@ export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = fal
   }
   for (const { ords, score, mask } of m.exactMatches)
     for (const ord of ords) {
+      // A word of a value counts for a document the query matches otherwise (`wordValueMatches`).
+      if (mask !== all && m.matchAt[ord] === 0) continue;
       if (m.complete) record(m, ord, mask, score, 0, true);
       else markWord(m, ord, mask);
     }
@@ -864,8 +866,9 @@ interface ValueMatches {
 
 /**
  * In a query of several counted words, the documents whose value of a phrase-matched exact-mode field holds one of
- * them, as typed or as its singular or plural (`game` in section `games`): that word is matched (criteria 1 and 4),
- * as a word of a tokenized field would be, but unscored, so the field ranks no document above another by itself.
+ * them, as typed or as its singular or plural (`game` in section `games`): for those the query matches otherwise, that
+ * word is matched (criteria 1 and 4), as a word of a tokenized field would be, but unscored, so the field ranks no
+ * document above another by itself; a value's word alone matches no document (the field is matched whole).
  */
 function wordValueMatches(state: IndexState, plan: QueryPlan): ValueMatches[] {
   const found: ValueMatches[] = [];
