@@ -395,6 +395,22 @@ describe('relevance rules', () => {
     expect(top('set up my tablet', engine)[0]).toBe('wacomcpl');
     expect(top('set up tablet', engine)[0]).toBe('autopoint');
   });
+  it('treats the particles of phrasal verbs as filler words that glue to the word before them', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['up', "shoot 'em up"],
+      ['mdadm', 'software raid tool'],
+      ['deja-dup', 'backup utility'],
+      ['kodi', 'home theatre'],
+    ])
+      engine.add(name, { name, description });
+    // `up` says how `set` acts, not what is set up: a document holding it alone is no answer to the question.
+    expect(top('how do I set up raid', engine)).toEqual(['mdadm']);
+    expect(top('up raid', engine)).toContain('up');
+    // Optional, `up` still glues to `back` before it (`backup`), inside the question as at its start.
+    expect(top('back up my home folder', engine)).toContain('deja-dup');
+    expect(top('I need to back up my home folder', engine)).toContain('deja-dup');
+  });
   it("reads a query's English clitics as no words of their own (`computer's`, `doesn't`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [

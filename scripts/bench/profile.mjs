@@ -32,6 +32,12 @@ const PARTS = [
   ['wrangler and runtime glue', () => true],
 ];
 const RUNTIME = { '(idle)': 'idle', '(program)': 'runtime (not JS)', '(garbage collector)': 'garbage collector' };
+/** The part of a major (mark-compact) collection's pause, told apart from the scavenges around it. */
+const MAJOR_PAUSE = 'garbage collector: a major collection';
+/** A drop of the V8 heap's used size below this share of the reading before: a major collection (a scavenge frees less). */
+const MAJOR_DROP = 0.5;
+/** How often the heap's used size is read during a profiled run. */
+const HEAP_POLL_MS = 100;
 
 export async function openInspector(inspectorPort) {
   const [target] = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
@@ -75,8 +81,35 @@ function bundleSourceMap(root) {
   return new SourceMap(JSON.parse(readFileSync(builds[0], 'utf8')));
 }
 
-/** Share of the samples per part of the path; a native frame (JSON, Response, SQL) counts for the JS that called it. */
-function attribute(profile, sourceMap) {
+/**
+ * The indexes of the samples of the `count` longest runs of consecutive garbage-collector samples: a major collection's
+ * pause (0.1-0.3 s on the whole catalogue's heap) outlasts every scavenge (a few ms) of the window it falls in.
+ */
+function majorPauseSamples(profile, collectorNodes, count) {
+  const runs = [];
+  let run;
+  profile.samples.forEach((id, at) => {
+    if (!collectorNodes.has(id)) {
+      run = undefined;
+      return;
+    }
+    if (!run) runs.push((run = { samples: [], us: 0 }));
+    run.samples.push(at);
+    run.us += profile.timeDeltas[at] ?? 0;
+  });
+  return new Set(
+    runs
+      .sort((a, b) => b.us - a.us)
+      .slice(0, count)
+      .flatMap((longest) => longest.samples),
+  );
+}
+
+/**
+ * Share of the samples per part of the path; a native frame (JSON, Response, SQL) counts for the JS that called it.
+ * The pauses of `majorCollections` major collections seen in the window are a part of their own.
+ */
+function attribute(profile, sourceMap, majorCollections = 0) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -94,8 +127,13 @@ function attribute(profile, sourceMap) {
     partOf.set(id, label);
     return label;
   };
+  const collectorNodes = new Set(profile.nodes.filter((node) => part(node.id) === RUNTIME['(garbage collector)']).map((node) => node.id));
+  const major = majorPauseSamples(profile, collectorNodes, majorCollections);
   const counts = new Map();
-  for (const sample of profile.samples) counts.set(part(sample), (counts.get(part(sample)) ?? 0) + 1);
+  profile.samples.forEach((sample, at) => {
+    const label = major.has(at) ? MAJOR_PAUSE : part(sample);
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  });
   const busy = profile.samples.length - (counts.get('idle') ?? 0);
   return [...counts]
     .filter(([label]) => label !== 'idle')
@@ -104,8 +142,36 @@ function attribute(profile, sourceMap) {
 }
 
 /**
+ * Runs `runScenario()` while reading the V8 heap's used size every `HEAP_POLL_MS`: answers how many major collections
+ * it saw (drops below `MAJOR_DROP` of the reading before). One falls every several thousand keyword requests, so in a
+ * few seconds' window it lands in one scenario's profile or another's, adding 10-30 % of that window's samples.
+ */
+async function countMajorCollections(inspector, runScenario) {
+  let majors = 0;
+  let last;
+  let reading = Promise.resolve();
+  const read = () =>
+    inspector.send('Runtime.getHeapUsage').then(({ usedSize }) => {
+      if (last !== undefined && usedSize < last * MAJOR_DROP) majors++;
+      last = usedSize;
+    });
+  const timer = setInterval(() => {
+    // A reading lost (the inspector closing under load) only leaves that moment unseen.
+    reading = reading.then(read).catch(() => {});
+  }, HEAP_POLL_MS);
+  try {
+    await runScenario();
+  } finally {
+    clearInterval(timer);
+  }
+  await reading;
+  return majors;
+}
+
+/**
  * Profiles `runScenario()` (a load run against the server whose inspector listens on `inspectorPort`): answers the
- * share of busy CPU per part of the path; with `saveTo`, also writes the raw `.cpuprofile` for DevTools.
+ * share of busy CPU per part of the path, a major collection's pause apart; with `saveTo`, also writes the raw
+ * `.cpuprofile` for DevTools.
  */
 export async function profileDuring(root, inspectorPort, runScenario, saveTo) {
   const inspector = await openInspector(inspectorPort);
@@ -113,14 +179,14 @@ export async function profileDuring(root, inspectorPort, runScenario, saveTo) {
     await inspector.send('Profiler.enable');
     await inspector.send('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
     await inspector.send('Profiler.start');
-    await runScenario();
+    const majorCollections = await countMajorCollections(inspector, runScenario);
     const { profile } = await inspector.send('Profiler.stop');
     if (!profile) throw new Error('the inspector answered Profiler.stop without a profile');
     if (saveTo) {
       mkdirSync(dirname(saveTo), { recursive: true });
       writeFileSync(saveTo, JSON.stringify(profile));
     }
-    return attribute(profile, bundleSourceMap(root));
+    return attribute(profile, bundleSourceMap(root), majorCollections);
   } finally {
     inspector.close();
   }

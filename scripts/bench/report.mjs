@@ -352,7 +352,7 @@ export function renderReport(r) {
         parts.map((label) => [label, ...r.profile.map((p) => (share(p, label) ? `${fixed(share(p, label) * 100)} %` : '–'))]),
       ),
       '',
-      'Share of the busy (not idle) CPU samples of the runtime that runs both the worker and the Durable Object, in a separate profiled run per scenario; each sample is attributed through the bundle’s source map to the source file of its JavaScript frame (native frames such as JSON, SQL or `Response` to the JavaScript that called them). autocannon runs on the same cores and is not in the profile.',
+      'Share of the busy (not idle) CPU samples of the runtime that runs both the worker and the Durable Object, in a separate profiled run per scenario; each sample is attributed through the bundle’s source map to the source file of its JavaScript frame (native frames such as JSON, SQL or `Response` to the JavaScript that called them). autocannon runs on the same cores and is not in the profile. `garbage collector: a major collection` is the pause of a major (mark-compact) collection that fell in that scenario’s window (told by the V8 heap’s used size halving): one comes every several thousand keyword requests, when what the whole run promoted fills the old generation (mostly answers the search app keeps in its memory of answers), so it belongs to the run’s traffic rather than to that scenario; the row `garbage collector` is the rest (scavenges, marking steps).',
       '',
     );
   }

@@ -9,6 +9,7 @@
 import { analyzeWords, fuzzyDistance, pluralForms, withoutClitics } from './analysis';
 import type { TypoRank } from './expansions';
 import { termFrequency } from './ranking';
+import { ENGLISH_PARTICLES } from './stop-words';
 import type { IndexState } from './state';
 
 const MAX_WORDS = 16;
@@ -141,13 +142,15 @@ function alternative(first: number, last: number, terms: string[], words: string
  * Word i glued to the next one or two (`wire shark` -> `wireshark`), for names typed as separate words. A stop word
  * glues to a counted word only when the glued words are the whole query (`on board` -> `onboard`): inside a longer
  * query the glued form would stand for the counted word (`rip a cd` -> `acd`, `a list` -> `alist`); stop words
- * still glue among themselves (`to do` -> `todo`).
+ * still glue among themselves (`to do` -> `todo`), and an optional particle glues to the counted word before it
+ * anywhere (`back up my home folder` -> `backup`: English makes the verb's noun so).
  */
 function joins(state: IndexState, words: string[], i: number, alternatives: Alternative[], counted: number): void {
   for (let end = i + 1; end < words.length && end - i < MAX_JOINED; end++) {
     const span = ((1 << (end + 1)) - 1) & ~((1 << i) - 1);
     const mixed = (span & counted) !== 0 && (span & ~counted) !== 0;
-    if (mixed && (i > 0 || end < words.length - 1)) continue;
+    const particle = end === i + 1 && (counted >>> i) & 1 && ENGLISH_PARTICLES.has(words[end]);
+    if (mixed && !particle && (i > 0 || end < words.length - 1)) continue;
     const glued = words.slice(i, end + 1);
     // Typos in a glued form only when one of its words is not indexed as typed (`thunder brid`): real words
     // glued (`debian games`) are meant exactly, and typo look-ups are the costly part of a first query.

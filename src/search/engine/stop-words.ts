@@ -123,6 +123,7 @@ export const ENGLISH_STOP_WORDS = [
  * Words with content that fill requests and questions (`program to edit photos`, `I want to make music`, `what
  * hardware is in my computer`, `set up a kerberos server`): optional like stop words, but only in a query that reads
  * as a sentence (one holding a stop word). Alone or beside other keywords they count (`diff tool`: a shop sells tools).
+ * The particles of phrasal verbs among them (`ENGLISH_PARTICLES`) still glue to the word before them.
  */
 export const ENGLISH_FILLER_WORDS = [
   'app',
@@ -130,11 +131,14 @@ export const ENGLISH_FILLER_WORDS = [
   'applications',
   'apps',
   'computer',
+  'down',
   'get',
   'help',
   'like',
   'make',
   'need',
+  'off',
+  'out',
   'please',
   'program',
   'programs',
@@ -144,12 +148,21 @@ export const ENGLISH_FILLER_WORDS = [
   'things',
   'tool',
   'tools',
+  'up',
   'use',
   'using',
   'utility',
   'want',
   'way',
 ];
+
+/**
+ * The particles of English phrasal verbs (`find out`, `turn off`, `slow down`, `set up`): in a question they say how the
+ * verb acts, not what it acts on, and match `shoot 'em up` or `speed up` as much as the thing asked for, so they are
+ * filler words; glued to the word before them they are the noun of the verb (`back up` -> `backup`, `shut down` ->
+ * `shutdown`, `look up` -> `lookup`), so that glued form is tried wherever they stand (query-plan.ts `joins`).
+ */
+export const ENGLISH_PARTICLES: ReadonlySet<string> = new Set(['down', 'off', 'out', 'up']);
 
 /**
  * The default English equivalences, synonym rules applied like an app's own (which add to them): words a person types
