@@ -70,7 +70,20 @@ export class ValueColumn {
 
   /** Sets `bit` in `marks[i]` where `ords[i]` carries a value marked in `wanted` (`hasAny`). */
   markHasAny(ords: ArrayLike<number>, wanted: Uint8Array, marks: Int32Array, bit: number): void {
-    for (let i = 0; i < ords.length; i++) if (this.hasAny(ords[i], wanted)) marks[i] |= bit;
+    // `hasAny` with the column's arrays taken once (as `count` does), not read from the column per document.
+    const first = this.first;
+    const ordLimit = first.length;
+    const start = this.moreStart ?? NO_STARTS;
+    const more = this.moreIds;
+    const filled = this.moreStart ? this.moreFilled : 0;
+    for (let i = 0; i < ords.length; i++) {
+      const ord = ords[i];
+      const id = ord < ordLimit ? first[ord] : -1;
+      if (id < 0) continue;
+      let any = wanted[id] === 1;
+      if (!any && ord < filled) for (let j = start[ord], end = start[ord + 1]; j < end && !any; j++) any = wanted[more[j]] === 1;
+      if (any) marks[i] |= bit;
+    }
   }
 
   forEachId(ord: number, fn: (id: number) => void): void {

@@ -187,7 +187,8 @@ interface ColumnCounts {
 function countedValues(column: ValueColumn, counted: ColumnCounts, complement: boolean, limit: number, opened?: string[]): Facet['values'] {
   if (!complement) return topValues(column, counted.counts, counted.ids, limit, opened);
   const { counts } = counted;
-  for (let id = 0; id < column.values.length; id++) counts[id] = column.live[id] - counts[id];
+  const { live } = column;
+  for (let id = 0, size = column.values.length; id < size; id++) counts[id] = live[id] - counts[id];
   return topValues(column, counts, undefined, limit, opened);
 }
 
@@ -293,15 +294,30 @@ function liveOrdsOutside(state: IndexState, ords: ArrayLike<number>): Int32Array
   if (!state.caches.outside || state.caches.outside.length < size) state.caches.outside = new Uint8Array(Math.ceil(size * 1.5));
   const outside = state.caches.outside;
   outside.set(state.alive.subarray(0, size));
-  for (let i = 0; i < ords.length; i++) outside[ords[i]] = 0;
-  // Every ordinal written, the next one over it unless it is outside: no branch on where the set's ordinals fall.
+  unmark(outside, ords);
   const listed = new Int32Array(state.liveCount - ords.length + 1);
+  return listed.subarray(0, listMarked(outside, size, listed));
+}
+
+// `liveOrdsOutside`'s loops, each alone in a function with nothing after it: the function runs a few times a round of
+// queries, so TurboFan compiles its loops on stack replacement, and such code compiled on the first call reached code
+// after the loop with no type feedback yet; each later call entered that kept code and left it again (two deopts a
+// call for its first twenty or so calls after a start).
+
+/** Sets `marks` to 0 at each of `ords`. */
+function unmark(marks: Uint8Array, ords: ArrayLike<number>): void {
+  for (let i = 0; i < ords.length; i++) marks[ords[i]] = 0;
+}
+
+/** Lists in `listed` (one place to spare) the ordinals below `size` marked 1 in `marks`; answers how many. */
+function listMarked(marks: Uint8Array, size: number, listed: Int32Array): number {
   let length = 0;
+  // Every ordinal written, the next one over it unless it is marked: no branch on where the marks fall.
   for (let ord = 0; ord < size; ord++) {
     listed[length] = ord;
-    length += outside[ord];
+    length += marks[ord];
   }
-  return listed.subarray(0, length);
+  return length;
 }
 
 /** Counts and stats over every live document (no query, no filter): the cached top values, cut to each facet's limit. */
@@ -564,12 +580,15 @@ const countHistogram = new Uint32Array(64);
  * values once, most of them below its top 50, and their ranks (where their counts are not) are cold in memory.
  */
 function leastTopCount(counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, size: number, k: number): number {
-  const last = countHistogram.length - 1;
-  countHistogram.fill(0);
-  for (let i = 0; i < size; i++) countHistogram[Math.min(counts[ids ? ids[i] : i], last)]++;
+  // The module's histogram taken once: esbuild's bundle makes it a context slot, loaded and checked per value.
+  const histogram = countHistogram;
+  const last = histogram.length - 1;
+  histogram.fill(0);
+  if (ids) for (let i = 0; i < size; i++) histogram[Math.min(counts[ids[i]], last)]++;
+  else for (let i = 0; i < size; i++) histogram[Math.min(counts[i], last)]++;
   let reaching = 0;
   for (let count = last; count > 1; count--) {
-    reaching += countHistogram[count];
+    reaching += histogram[count];
     if (reaching >= k) return count;
   }
   return 1;

@@ -11,7 +11,7 @@ import { isNumeric, type ExactField } from './plan';
 import { corpusStatistics, inverseDocumentFrequency, lengthNorm, saturation, termFrequency, type CorpusStatistics } from './ranking';
 import type { Alternative, QueryPlan } from './query-plan';
 import { capacity, documentsByValue, liveOrds, type IndexState } from './state';
-import { frequencyOf, positionOf, spanOf, type PostingRun } from './text-index';
+import { frequencyOf, positionOf, RUN_KINDS, spanOf, type PostingRun } from './text-index';
 
 /** Bonus of a whole-phrase match in an exact-mode field, in BM25 units. */
 const EXACT_FIELD_SCORE = 8;
@@ -196,6 +196,8 @@ export interface Scratch extends Matches {
   /** Per document and slot, while matching a phrase: terms matched in a row, and the position the next must have. */
   phraseStep: Uint8Array;
   phraseNext: Uint32Array;
+  /** While matching a phrase: the places (document × slot) its first term's postings set, to clear after (typed: a short first word has thousands). */
+  phraseStarts: Int32Array;
   hits: HitBuffer;
   scoring: Scoring;
 }
@@ -285,7 +287,10 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
     const { where } = expansion;
     const slotsMatched = m.scoring.matching[expansion.kind];
     let entries = 0;
-    for (const { data, from, to } of text.runs(expansion.termId))
+    for (let k = 0; k < RUN_KINDS; k++) {
+      const run = text.run(expansion.termId, k);
+      if (!run) continue;
+      const { data, from, to } = run;
       for (let p = from; p < to; p += 2) {
         const entry = data[p];
         const ord = entry >>> 5;
@@ -311,6 +316,7 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
         words[match] = after;
         if ((after & counted) === counted && (before & counted) !== counted) allWordsOrds[allWordsCount++] = ord;
       }
+    }
     coveredBy(m, expansion, entries);
   }
   m.matchedCount = matchedCount;
@@ -466,7 +472,8 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
   const slotCount = state.plan.text.length;
   const last = alternative.terms.length - 1;
   const queryPosition = alternative.first - m.plan.firstCounted;
-  const started: number[] = [];
+  let started = m.phraseStarts;
+  let startedCount = 0;
   const completed: number[] = [];
   const hits = m.hits;
   alternative.terms.forEach((term, t) => {
@@ -477,7 +484,12 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         const at = ord * slotCount + hits.slots[h];
         const position = positionOf(hits.occurrences[h]);
         if (t === 0) {
-          started.push(at);
+          if (startedCount === started.length) {
+            m.phraseStarts = new Int32Array(started.length * 2);
+            m.phraseStarts.set(started);
+            started = m.phraseStarts;
+          }
+          started[startedCount++] = at;
         } else if (m.phraseStep[at] !== t || m.phraseNext[at] !== position) continue;
         m.phraseStep[at] = t + 1;
         m.phraseNext[at] = position + 1;
@@ -496,7 +508,7 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
     }
   });
   for (let i = 0; i < completed.length; i++) record(m, completed[i], alternative.mask, m.altBest[completed[i]], 0, true);
-  for (let i = 0; i < started.length; i++) {
+  for (let i = 0; i < startedCount; i++) {
     const at = started[i];
     const ord = Math.floor(at / slotCount);
     m.phraseStep[at] = 0;
@@ -536,7 +548,9 @@ function collectHits(state: IndexState, m: Scratch, expansion: Expansion, qualit
   const keptNorms = KEPT_NORMS;
   const decayByPosition = DECAY_BY_POSITION;
   let count = 0;
-  for (const run of text.runs(expansion.termId)) {
+  for (let k = 0; k < RUN_KINDS; k++) {
+    const run = text.run(expansion.termId, k);
+    if (!run) continue;
     const { data } = run;
     const rangeCount = rangesToRead(run, hits, wanted?.ords);
     const { ranges } = hits;
@@ -801,6 +815,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       exactMatches: [],
       phraseStep: new Uint8Array(size * slots),
       phraseNext: new Uint32Array(size * slots),
+      phraseStarts: new Int32Array(1024),
       hits,
       scoring: scoringOf(state, hits, plan),
     };

@@ -18,6 +18,11 @@ export interface PostingRun {
   to: number;
 }
 
+/** How many runs a term's postings come in (`TextIndex.run`). */
+export const RUN_KINDS = 2;
+
+const NO_POSTINGS: number[] = [];
+
 /** Postings as loaded from a snapshot: term t owns `entries[offsets[t] .. offsets[t + 1])`. */
 export interface LoadedPostings {
   offsets: Int32Array;
@@ -47,6 +52,7 @@ export class TextIndex {
   private termSlots = new Int32Array(0);
   private readonly loaded?: LoadedPostings;
   private readonly appended: (number[] | undefined)[] = [];
+  private readonly reusedRun: PostingRun = { data: NO_POSTINGS, from: 0, to: 0 };
   /** Per slot: token count of the field in each document. */
   readonly lengths: Uint16Array[];
   readonly totalLength: number[];
@@ -126,12 +132,33 @@ export class TextIndex {
   /** The runs of a term's postings: the loaded one, then what was added since. */
   runs(termId: number): PostingRun[] {
     const runs: PostingRun[] = [];
-    if (this.loaded && termId + 1 < this.loaded.offsets.length) {
-      runs.push({ data: this.loaded.entries, from: this.loaded.offsets[termId], to: this.loaded.offsets[termId + 1] });
+    for (let k = 0; k < RUN_KINDS; k++) {
+      const run = this.run(termId, k);
+      if (run) runs.push({ ...run });
+    }
+    return runs;
+  }
+
+  /**
+   * Run `k` of a term's postings (0: the loaded one, 1: what was added since; `RUN_KINDS` of them), or undefined when
+   * it has none there: one object reused from call to call, read before the next. Matching reads the runs of every
+   * expansion of a query (a prefix has up to 64), where `runs` would make a list and its objects for each.
+   */
+  run(termId: number, k: number): PostingRun | undefined {
+    const run = this.reusedRun;
+    if (k === 0) {
+      if (!this.loaded || termId + 1 >= this.loaded.offsets.length) return undefined;
+      run.data = this.loaded.entries;
+      run.from = this.loaded.offsets[termId];
+      run.to = this.loaded.offsets[termId + 1];
+      return run;
     }
     const added = this.appended[termId];
-    if (added) runs.push({ data: added, from: 0, to: added.length });
-    return runs;
+    if (!added) return undefined;
+    run.data = added;
+    run.from = 0;
+    run.to = added.length;
+    return run;
   }
 
   /** Number of postings entries of a term (removed documents included). */
