@@ -476,6 +476,22 @@ describe('relevance rules', () => {
     expect(top('ide', engine)).toEqual(['geany']);
     expect(top('development environment', engine)).toEqual(['geany']);
   });
+  it('finds an abbreviation from its full word only (`microsoft` -> `ms`), and `bittorrent` from a torrent', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['mdbtools', 'ms access database tools'],
+      ['wine', 'runs microsoft windows programs'],
+      ['transmission', 'bittorrent client'],
+      ['bittornado', 'torrent downloader'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('microsoft', engine)).toEqual(expect.arrayContaining(['wine', 'mdbtools']));
+    // `ms` alone is also milliseconds or a mass spectrometer: it finds only what says `ms`.
+    expect(top('ms', engine)).toEqual(['mdbtools']);
+    expect(top('torrent', engine)).toEqual(expect.arrayContaining(['transmission', 'bittornado']));
+    expect(top('torrents', engine)).toContain('transmission');
+    expect(top('bittorrent', engine)).toEqual(['transmission']);
+  });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
