@@ -152,37 +152,42 @@ export interface CountsByColumn {
 export function countRows(rows: FacetRows, ords: ArrayLike<number>, tally: RowTally, listed: boolean, base?: CountsByColumn): void {
   const { starts, entries } = rows;
   const { counts, firsts } = tally;
+  // The module's batch bounds as locals, read once (esbuild's bundle makes them context slots, loaded and checked per use).
+  const rowStarts = batchStarts;
+  const rowEnds = batchEnds;
+  const batch = BATCH;
   let firstCount = 0;
   if (base) {
     const { regions } = rows;
     const { ids, ends } = tally;
+    const { ids: baseIds, counts: baseCounts, starts: baseStarts } = base;
     for (let k = 0; k < rows.columns.length; k++) {
       const region = regions[k];
       let end = ends[k];
-      for (let i = base.starts[k], to = base.starts[k + 1]; i < to; i++) {
-        const id = base.ids[i];
-        counts[region + id] = base.counts[i];
+      for (let i = baseStarts[k], to = baseStarts[k + 1]; i < to; i++) {
+        const id = baseIds[i];
+        counts[region + id] = baseCounts[i];
         ids[end++] = id;
       }
       ends[k] = end;
     }
   }
-  for (let from = 0; from < ords.length; from += BATCH) {
-    const to = Math.min(from + BATCH, ords.length);
+  for (let from = 0; from < ords.length; from += batch) {
+    const to = Math.min(from + batch, ords.length);
     let size = 0;
     for (let i = from; i < to; i++) {
       const ord = ords[i];
-      batchStarts[size] = starts[ord];
-      batchEnds[size] = starts[ord + 1];
-      size += Number(batchStarts[size] < batchEnds[size]);
+      rowStarts[size] = starts[ord];
+      rowEnds[size] = starts[ord + 1];
+      size += Number(rowStarts[size] < rowEnds[size]);
     }
     if (listed) {
-      for (let b = 0; b < size; b++) firstCount = countListed(counts, firsts, firstCount, entries[batchStarts[b]]);
+      for (let b = 0; b < size; b++) firstCount = countListed(counts, firsts, firstCount, entries[rowStarts[b]]);
       for (let b = 0; b < size; b++)
-        for (let j = batchStarts[b] + 1, end = batchEnds[b]; j < end; j++) firstCount = countListed(counts, firsts, firstCount, entries[j]);
+        for (let j = rowStarts[b] + 1, end = rowEnds[b]; j < end; j++) firstCount = countListed(counts, firsts, firstCount, entries[j]);
     } else {
-      for (let b = 0; b < size; b++) counts[entries[batchStarts[b]]]++;
-      for (let b = 0; b < size; b++) for (let j = batchStarts[b] + 1, end = batchEnds[b]; j < end; j++) counts[entries[j]]++;
+      for (let b = 0; b < size; b++) counts[entries[rowStarts[b]]]++;
+      for (let b = 0; b < size; b++) for (let j = rowStarts[b] + 1, end = rowEnds[b]; j < end; j++) counts[entries[j]]++;
     }
   }
   if (listed) listByColumn(rows, tally, firstCount);
@@ -243,5 +248,5 @@ export function clearRowTally(rows: FacetRows, tally: RowTally, rewritten: boole
   if (rewritten) counts.fill(0, 0, regions[rows.columns.length]);
   else
     for (let k = 0; k < rows.columns.length; k++)
-      for (let i = regions[k], region = regions[k]; i < ends[k]; i++) counts[region + ids[i]] = 0;
+      for (let i = regions[k], region = regions[k], end = ends[k]; i < end; i++) counts[region + ids[i]] = 0;
 }
