@@ -497,6 +497,25 @@ describe('relevance rules', () => {
     // One word: the whole value's match, as before.
     expect(top('games', engine)).toEqual(expect.arrayContaining(['tetris', 'val-and-rick', 'xfrisk']));
   });
+  it('finds protocol and computing abbreviations beside their spelled-out form, both ways', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['libssl3', 'secure sockets layer toolkit - shared libraries'],
+      ['ngircd', 'lightweight internet relay chat server'],
+      ['snmpd', 'SNMP agents'],
+      ['pidgin', 'graphical chat client'],
+      ['kdesvn', 'subversion client for KDE'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('ssl library', engine)).toEqual(['libssl3']);
+    expect(top('irc server', engine)).toEqual(['ngircd']);
+    expect(top('simple network management protocol', engine)).toEqual(['snmpd']);
+    expect(top('svn client', engine)[0]).toBe('kdesvn');
+    // Without the English lists (an app's own stop words), only what says the abbreviation itself.
+    const own = new SearchIndex({ fields, sorts: [], ranking: { stopWords: ['the'] } });
+    own.add('libssl3', { name: 'libssl3', description: 'secure sockets layer toolkit - shared libraries' });
+    expect(top('ssl', own)).toEqual([]);
+  });
   it('finds an abbreviation from its full word only (`microsoft` -> `ms`), and `bittorrent` from a torrent', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
