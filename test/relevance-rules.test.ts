@@ -516,6 +516,13 @@ describe('relevance rules', () => {
     own.add('libssl3', { name: 'libssl3', description: 'secure sockets layer toolkit - shared libraries' });
     expect(top('ssl', own)).toEqual([]);
   });
+  it("splits a glued word with its last word's other number too (`flashcards` -> `flash card`)", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('mnemosyne', { name: 'mnemosyne', description: 'spaced repetition flash-card program' });
+    engine.add('pysolfc', { name: 'pysolfc', description: 'solitaire with cards' });
+    engine.add('flashrom', { name: 'flashrom', description: 'flash chips' });
+    expect(top('flashcards', engine)[0]).toBe('mnemosyne');
+  });
   it('finds an abbreviation from its full word only (`microsoft` -> `ms`), and `bittorrent` from a torrent', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
