@@ -523,6 +523,14 @@ describe('relevance rules', () => {
     engine.add('flashrom', { name: 'flashrom', description: 'flash chips' });
     expect(top('flashcards', engine)[0]).toBe('mnemosyne');
   });
+  it('finds an initialism written with dots as the word its letters spell', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('smartmontools', { name: 'smartmontools', description: 'control and monitor storage systems using S.M.A.R.T.' });
+    engine.add('hdparm', { name: 'hdparm', description: 'tune hard disk parameters' });
+    engine.add('mgetty', { name: 'mgetty', description: 'Smart Modem getty replacement' });
+    expect(top('smart storage', engine)).toEqual(['smartmontools', 'mgetty']);
+    expect(top('smart', engine)).toContain('smartmontools');
+  });
   it('finds an abbreviation from its full word only (`microsoft` -> `ms`), and `bittorrent` from a torrent', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
