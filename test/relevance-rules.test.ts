@@ -497,6 +497,40 @@ describe('relevance rules', () => {
     // One word: the whole value's match, as before.
     expect(top('games', engine)).toEqual(expect.arrayContaining(['tetris', 'val-and-rick', 'xfrisk']));
   });
+  it('finds protocol and computing abbreviations beside their spelled-out form, both ways', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['libssl3', 'secure sockets layer toolkit - shared libraries'],
+      ['ngircd', 'lightweight internet relay chat server'],
+      ['snmpd', 'SNMP agents'],
+      ['pidgin', 'graphical chat client'],
+      ['kdesvn', 'subversion client for KDE'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('ssl library', engine)).toEqual(['libssl3']);
+    expect(top('irc server', engine)).toEqual(['ngircd']);
+    expect(top('simple network management protocol', engine)).toEqual(['snmpd']);
+    expect(top('svn client', engine)[0]).toBe('kdesvn');
+    // Without the English lists (an app's own stop words), only what says the abbreviation itself.
+    const own = new SearchIndex({ fields, sorts: [], ranking: { stopWords: ['the'] } });
+    own.add('libssl3', { name: 'libssl3', description: 'secure sockets layer toolkit - shared libraries' });
+    expect(top('ssl', own)).toEqual([]);
+  });
+  it("splits a glued word with its last word's other number too (`flashcards` -> `flash card`)", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('mnemosyne', { name: 'mnemosyne', description: 'spaced repetition flash-card program' });
+    engine.add('pysolfc', { name: 'pysolfc', description: 'solitaire with cards' });
+    engine.add('flashrom', { name: 'flashrom', description: 'flash chips' });
+    expect(top('flashcards', engine)[0]).toBe('mnemosyne');
+  });
+  it('finds an initialism written with dots as the word its letters spell', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('smartmontools', { name: 'smartmontools', description: 'control and monitor storage systems using S.M.A.R.T.' });
+    engine.add('hdparm', { name: 'hdparm', description: 'tune hard disk parameters' });
+    engine.add('mgetty', { name: 'mgetty', description: 'Smart Modem getty replacement' });
+    expect(top('smart storage', engine)).toEqual(['smartmontools', 'mgetty']);
+    expect(top('smart', engine)).toContain('smartmontools');
+  });
   it('finds an abbreviation from its full word only (`microsoft` -> `ms`), and `bittorrent` from a torrent', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [

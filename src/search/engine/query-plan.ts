@@ -174,7 +174,9 @@ function splits(state: IndexState, word: string, i: number, unindexed: boolean):
   for (let cut = MIN_SPLIT_HEAD; cut <= word.length - MIN_SPLIT_TAIL && found.length < MAX_SPLITS; cut++) {
     const head = word.slice(0, cut);
     const tail = word.slice(cut);
-    if (termFrequency(state, head) && termFrequency(state, tail)) add([head, tail]);
+    if (!termFrequency(state, head)) continue;
+    // A glued word splits with its last word's other number too (`flashcards` -> `flash card`, indexed from `flash-card`).
+    for (const form of [tail, ...pluralForms(tail)]) if (found.length < MAX_SPLITS && termFrequency(state, form)) add([head, form]);
   }
   if (found.length || !unindexed) return found;
   for (let cut = MIN_THIRD; cut <= word.length - 2 * MIN_THIRD && found.length < MAX_SPLITS; cut++) {
