@@ -560,6 +560,26 @@ describe('relevance rules', () => {
     expect(top('torrents', engine)).toContain('transmission');
     expect(top('bittorrent', engine)).toEqual(['transmission']);
   });
+  it('finds `memory` for `ram`, a screen capture for a screenshot, and `info` and `information` for each other', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['memtester', 'utility for testing the memory subsystem'],
+      ['ramdisk', 'make a ram disk'],
+      ['flameshot', 'screen capture tool'],
+      ['scrot', 'screenshot maker'],
+      ['hardinfo', 'displays system information'],
+      ['lshw', 'hardware info lister'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('test my ram', engine)).toEqual(expect.arrayContaining(['memtester', 'ramdisk']));
+    // RAM is memory; not every memory (a memory leak, a memory card) is RAM.
+    expect(top('memory', engine)).toEqual(['memtester']);
+    expect(top('screenshot', engine)).toEqual(expect.arrayContaining(['scrot', 'flameshot']));
+    expect(top('screenshots', engine)).toContain('flameshot');
+    expect(top('screen capture', engine)).toEqual(['flameshot']);
+    expect(top('hardware info', engine)).toEqual(expect.arrayContaining(['lshw', 'hardinfo']));
+    expect(top('system information', engine)).toEqual(expect.arrayContaining(['hardinfo', 'lshw']));
+  });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
