@@ -497,6 +497,53 @@ describe('relevance rules', () => {
     // One word: the whole value's match, as before.
     expect(top('games', engine)).toEqual(expect.arrayContaining(['tetris', 'val-and-rick', 'xfrisk']));
   });
+  it('finds protocol and computing abbreviations beside their spelled-out form, both ways', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['libssl3', 'secure sockets layer toolkit - shared libraries'],
+      ['ngircd', 'lightweight internet relay chat server'],
+      ['snmpd', 'SNMP agents'],
+      ['pidgin', 'graphical chat client'],
+      ['kdesvn', 'subversion client for KDE'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('ssl library', engine)).toEqual(['libssl3']);
+    expect(top('irc server', engine)).toEqual(['ngircd']);
+    expect(top('simple network management protocol', engine)).toEqual(['snmpd']);
+    expect(top('svn client', engine)[0]).toBe('kdesvn');
+    // Without the English lists (an app's own stop words), only what says the abbreviation itself.
+    const own = new SearchIndex({ fields, sorts: [], ranking: { stopWords: ['the'] } });
+    own.add('libssl3', { name: 'libssl3', description: 'secure sockets layer toolkit - shared libraries' });
+    expect(top('ssl', own)).toEqual([]);
+  });
+  it("splits a glued word with its last word's other number too (`flashcards` -> `flash card`)", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('mnemosyne', { name: 'mnemosyne', description: 'spaced repetition flash-card program' });
+    engine.add('pysolfc', { name: 'pysolfc', description: 'solitaire with cards' });
+    engine.add('flashrom', { name: 'flashrom', description: 'flash chips' });
+    expect(top('flashcards', engine)[0]).toBe('mnemosyne');
+  });
+  it('finds an initialism written with dots as the word its letters spell', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('smartmontools', { name: 'smartmontools', description: 'control and monitor storage systems using S.M.A.R.T.' });
+    engine.add('hdparm', { name: 'hdparm', description: 'tune hard disk parameters' });
+    engine.add('mgetty', { name: 'mgetty', description: 'Smart Modem getty replacement' });
+    expect(top('smart storage', engine)).toEqual(['smartmontools', 'mgetty']);
+    expect(top('smart', engine)).toContain('smartmontools');
+  });
+  it('takes a synonym for a whole word: the last query word is completed, its synonym not (`virtual machine` -> `vm`, not `vmg`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['virt-manager', 'manage virtual machines'],
+      ['vm', 'emacs mail reader'],
+      ['vmg', 'magnifying glass'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('virtual machine', engine)).toEqual(expect.arrayContaining(['virt-manager', 'vm']));
+    expect(top('virtual machine', engine)).not.toContain('vmg');
+    // The query word itself is still completed as it is typed.
+    expect(top('virtual mach', engine)).toContain('virt-manager');
+  });
   it('finds an abbreviation from its full word only (`microsoft` -> `ms`), and `bittorrent` from a torrent', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
@@ -512,6 +559,26 @@ describe('relevance rules', () => {
     expect(top('torrent', engine)).toEqual(expect.arrayContaining(['transmission', 'bittornado']));
     expect(top('torrents', engine)).toContain('transmission');
     expect(top('bittorrent', engine)).toEqual(['transmission']);
+  });
+  it('finds `memory` for `ram`, a screen capture for a screenshot, and `info` and `information` for each other', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['memtester', 'utility for testing the memory subsystem'],
+      ['ramdisk', 'make a ram disk'],
+      ['flameshot', 'screen capture tool'],
+      ['scrot', 'screenshot maker'],
+      ['hardinfo', 'displays system information'],
+      ['lshw', 'hardware info lister'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('test my ram', engine)).toEqual(expect.arrayContaining(['memtester', 'ramdisk']));
+    // RAM is memory; not every memory (a memory leak, a memory card) is RAM.
+    expect(top('memory', engine)).toEqual(['memtester']);
+    expect(top('screenshot', engine)).toEqual(expect.arrayContaining(['scrot', 'flameshot']));
+    expect(top('screenshots', engine)).toContain('flameshot');
+    expect(top('screen capture', engine)).toEqual(['flameshot']);
+    expect(top('hardware info', engine)).toEqual(expect.arrayContaining(['lshw', 'hardinfo']));
+    expect(top('system information', engine)).toEqual(expect.arrayContaining(['hardinfo', 'lshw']));
   });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);

@@ -11,9 +11,10 @@ const WORD = /[\p{L}\p{N}+#.\-_]+/gu;
 const SEPARATORS = /[.\-_]+/;
 const SYMBOL = /[+#]/;
 const HAS_PART = /[\p{L}\p{N}]/u;
+const INITIAL = /^\p{L}$/u;
 const MAX_QUERY_TERMS = 16;
 
-/** A term a word contributes beside its parts: a segment carrying symbols, `g++` in `g++-12`, or `.net`. */
+/** A term a word contributes beside its parts: a segment carrying symbols, `g++` in `g++-12`, `.net`, or `smart` of `S.M.A.R.T.`. */
 export interface WordExtra {
   term: string;
   /** The first part it covers, counted from the word's first part. */
@@ -74,6 +75,9 @@ export function analyzeWords(text: string): AnalyzedWord[] {
     }
     if (!parts.length) continue;
     if (word.startsWith('.') && segments.length === 1 && !SYMBOL.test(word)) extras.push({ term: word, from: 0, span: parts.length });
+    // An initialism written with dots (`S.M.A.R.T.`, `B.A.L.L.Z.`) is also the word its letters spell.
+    if (segments.length >= 2 && segments.every((segment) => INITIAL.test(segment)))
+      extras.push({ term: segments.join(''), from: 0, span: parts.length });
     words.push({ parts, extras });
   }
   return words;

@@ -116,7 +116,10 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
     for (let i = 0; i + synonym.input.length <= words.length; i++) {
       if (!synonym.input.every((token, k) => words[i + k] === token)) continue;
       const end = i + synonym.input.length - 1;
-      for (const terms of synonym.replacements) alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0 });
+      // A rule matches whole words as typed: its replacement is a whole word too, never completed (`virtual machine`
+      // -> `vm`, not `vmg`).
+      for (const terms of synonym.replacements)
+        alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0, prefix: false });
     }
   }
 
@@ -174,7 +177,9 @@ function splits(state: IndexState, word: string, i: number, unindexed: boolean):
   for (let cut = MIN_SPLIT_HEAD; cut <= word.length - MIN_SPLIT_TAIL && found.length < MAX_SPLITS; cut++) {
     const head = word.slice(0, cut);
     const tail = word.slice(cut);
-    if (termFrequency(state, head) && termFrequency(state, tail)) add([head, tail]);
+    if (!termFrequency(state, head)) continue;
+    // A glued word splits with its last word's other number too (`flashcards` -> `flash card`, indexed from `flash-card`).
+    for (const form of [tail, ...pluralForms(tail)]) if (found.length < MAX_SPLITS && termFrequency(state, form)) add([head, form]);
   }
   if (found.length || !unindexed) return found;
   for (let cut = MIN_THIRD; cut <= word.length - 2 * MIN_THIRD && found.length < MAX_SPLITS; cut++) {

@@ -169,7 +169,8 @@ export const ENGLISH_PARTICLES: ReadonlySet<string> = new Set(['down', 'off', 'o
  * for what a text says in other words, and abbreviations beside their spelled-out form (`ide` and `integrated
  * development environment`, `dj` and `disc jockey`). Only words that mean the same thing in any catalogue, each
  * singular beside its plural (rules match the words as typed); a narrower word finds the wider one it is a kind of
- * (`photo` finds `image`, `movie` finds `video`, a torrent's `bittorrent`), not the reverse, and a full word finds its
+ * (`photo` finds `image`, `movie` finds `video`, a torrent's `bittorrent`, `ram` `memory`, a screenshot a `screen
+ * capture`), not the reverse, and a full word finds its
  * abbreviation where the abbreviation alone means other things too (`microsoft` finds `ms`; `ms` is also milliseconds).
  * Like the filler words, they go with the English stop words: an app's own stop words replace them too.
  */
@@ -214,6 +215,10 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'microsoft', synonyms: ['ms'] },
   { input: 'torrent', synonyms: ['bittorrent'] },
   { input: 'torrents', synonyms: ['bittorrent'] },
+  { input: 'ram', synonyms: ['memory'] },
+  { input: 'screenshot', synonyms: ['screen capture'] },
+  { input: 'screenshots', synonyms: ['screen capture'] },
+  { synonyms: ['info', 'information'] },
   { synonyms: ['daw', 'digital audio workstation'] },
   { synonyms: ['daws', 'digital audio workstations'] },
   { synonyms: ['cms', 'content management system'] },
@@ -234,5 +239,24 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { synonyms: ['fs', 'filesystem', 'file system'] },
   { synonyms: ['repo', 'repository'] },
   { synonyms: ['repos', 'repositories'] },
+  { synonyms: ['ssl', 'secure sockets layer', 'secure socket layer'] },
+  { synonyms: ['cad', 'computer aided design'] },
+  { synonyms: ['ftp', 'file transfer protocol'] },
+  { synonyms: ['ssh', 'secure shell'] },
+  { synonyms: ['vcs', 'version control system'] },
+  { synonyms: ['irc', 'internet relay chat'] },
+  { synonyms: ['cfd', 'computational fluid dynamics'] },
+  { synonyms: ['orm', 'object relational mapper', 'object relational mapping'] },
+  { synonyms: ['sso', 'single sign on'] },
+  { synonyms: ['2fa', 'two factor authentication'] },
+  { synonyms: ['otp', 'one time password'] },
+  { synonyms: ['otps', 'one time passwords'] },
+  { synonyms: ['tui', 'text user interface', 'terminal user interface'] },
+  { synonyms: ['jit', 'just in time'] },
+  { synonyms: ['snmp', 'simple network management protocol'] },
+  { synonyms: ['svn', 'subversion'] },
+  { synonyms: ['svg', 'scalable vector graphics'] },
+  { synonyms: ['k8s', 'kubernetes'] },
+  { synonyms: ['postgres', 'postgresql'] },
   { synonyms: ['stats', 'statistics'] },
 ];
