@@ -531,6 +531,19 @@ describe('relevance rules', () => {
     expect(top('smart storage', engine)).toEqual(['smartmontools', 'mgetty']);
     expect(top('smart', engine)).toContain('smartmontools');
   });
+  it('takes a synonym for a whole word: the last query word is completed, its synonym not (`virtual machine` -> `vm`, not `vmg`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['virt-manager', 'manage virtual machines'],
+      ['vm', 'emacs mail reader'],
+      ['vmg', 'magnifying glass'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('virtual machine', engine)).toEqual(expect.arrayContaining(['virt-manager', 'vm']));
+    expect(top('virtual machine', engine)).not.toContain('vmg');
+    // The query word itself is still completed as it is typed.
+    expect(top('virtual mach', engine)).toContain('virt-manager');
+  });
   it('finds an abbreviation from its full word only (`microsoft` -> `ms`), and `bittorrent` from a torrent', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [

@@ -116,7 +116,10 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
     for (let i = 0; i + synonym.input.length <= words.length; i++) {
       if (!synonym.input.every((token, k) => words[i + k] === token)) continue;
       const end = i + synonym.input.length - 1;
-      for (const terms of synonym.replacements) alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0 });
+      // A rule matches whole words as typed: its replacement is a whole word too, never completed (`virtual machine`
+      // -> `vm`, not `vmg`).
+      for (const terms of synonym.replacements)
+        alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0, prefix: false });
     }
   }
 
