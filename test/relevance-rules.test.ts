@@ -580,7 +580,7 @@ describe('relevance rules', () => {
     expect(top('hardware info', engine)).toEqual(expect.arrayContaining(['lshw', 'hardinfo']));
     expect(top('system information', engine)).toEqual(expect.arrayContaining(['hardinfo', 'lshw']));
   });
-  it('finds the one verb a description uses for a phrasal verb of a question (`look at` -> `view`, `set up` -> `configure`)', () => {
+  it('finds the one verb a description uses for a phrasal verb of a question (`look at` -> `view`, `set up` -> `configure`, `get back` -> `recover`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
       ['ksystemlog', 'system log viewer'],
@@ -589,6 +589,7 @@ describe('relevance rules', () => {
       ['net-tools', 'network network tools'],
       ['doclist', 'documents list'],
       ['bleachbit', 'remove unnecessary files'],
+      ['photorec', 'recover lost files'],
       ['recoll', 'search your documents'],
       ['themer', 'change the look of the desktop'],
     ])
@@ -596,6 +597,7 @@ describe('relevance rules', () => {
     expect(top('how can I look at the system logs', engine)[0]).toBe('ksystemlog');
     expect(top('set up the network', engine)[0]).toBe('netcfg');
     expect(top('get rid of old kernels', engine)).toEqual(['bleachbit']);
+    expect(top('get back my deleted photos', engine)).toEqual(['photorec']);
     expect(top('look for words in my documents', engine)[0]).toBe('recoll');
     // The verbs alone keep their own meaning: `look` finds no viewer.
     expect(top('look', engine)).toEqual(['themer']);

@@ -225,6 +225,8 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'look for', synonyms: ['search'] },
   { input: 'set up', synonyms: ['configure', 'configuration'] },
   { input: 'get rid of', synonyms: ['remove'] },
+  { input: 'get back', synonyms: ['recover', 'restore'] },
+  { input: 'bring back', synonyms: ['restore', 'recover'] },
   { synonyms: ['daw', 'digital audio workstation'] },
   { synonyms: ['daws', 'digital audio workstations'] },
   { synonyms: ['cms', 'content management system'] },
