@@ -1,13 +1,11 @@
 import { consumeEmail, consumeEmailDeadLetters } from './email/consumer';
 import type { Env } from './env';
 import { consumeFeeding, consumeFeedingDeadLetters } from './feeding/consumer';
-import { createApp } from './http/app';
+import { createFetch } from './http/app';
 import { logError } from './errors';
 import { runMaintenance } from './retention';
 
 export { SearchAppObject } from './search/search-app-object';
-
-const app = createApp();
 
 /** Queue consumers by queue name (see wrangler.toml). */
 const consumers: Record<string, (batch: MessageBatch, env: Env, ctx: ExecutionContext) => Promise<void>> = {
@@ -18,7 +16,7 @@ const consumers: Record<string, (batch: MessageBatch, env: Env, ctx: ExecutionCo
 };
 
 export default {
-  fetch: app.fetch,
+  fetch: createFetch(),
   async queue(batch, env, ctx) {
     const consume = consumers[batch.queue];
     if (!consume) {

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../env';
+import type { AppEnv, Env } from '../env';
 import { limitBodies } from './body-limit';
 import { staticAsset } from './assets';
 import { errorResponse, onError } from './errors';
@@ -11,7 +11,7 @@ import { emailAdminRoutes, emailSendRoutes } from './routes/email';
 import { dataRoutes } from './routes/data';
 import { jobRoutes } from './routes/jobs';
 import { schemaRoutes } from './routes/schema';
-import { searchRoutes } from './routes/search';
+import { repeatAtOnce, searchRoutes } from './routes/search';
 import { uiRoutes } from './routes/ui';
 
 /** The HTTP surface: each capability mounts its routes here. */
@@ -37,4 +37,10 @@ export function createApp() {
   app.route('/api/v1/search', searchRoutes);
   app.route('/ui', uiRoutes);
   return app;
+}
+
+/** The worker's HTTP entry: a repeated search or suggest answered at once from memory (`repeatAtOnce`), the rest by Hono. */
+export function createFetch(): ExportedHandlerFetchHandler<Env> {
+  const app = createApp();
+  return (request, env, ctx) => repeatAtOnce(request, env, ctx) ?? app.fetch(request, env, ctx);
 }

@@ -62,6 +62,8 @@ export async function openPublicApp(request: PublicRequest, tenant: string, code
  */
 export interface KnownUrl {
   key: string;
+  /** The answer's field: `result` (search) or `suggestions`. */
+  field: 'result' | 'suggestions';
   row: SearchAppRow;
   tenant: string;
   code: string;
@@ -75,8 +77,9 @@ const knownUrls = new Map<string, KnownUrl>();
 const MAX_URLS = 1_024;
 const MAX_URL_CHARS = 2_048;
 
-const knownUrlOf = (app: PublicApp, key: string, requestId: string | undefined): KnownUrl => ({
+const knownUrlOf = (app: PublicApp, key: string, field: KnownUrl['field'], requestId: string | undefined): KnownUrl => ({
   key,
+  field,
   row: app.row,
   tenant: app.tenant,
   code: app.code,
@@ -96,16 +99,19 @@ function rememberUrl(url: string, known: KnownUrl): void {
 }
 
 /** What this isolate knows of a GET URL it answered before (undefined for any other, and for a fresh request). */
-export function knownUrl(request: PublicRequest): KnownUrl | undefined {
+export function knownUrl(request: Pick<PublicRequest, 'url' | 'cacheable' | 'fresh'>): KnownUrl | undefined {
   return request.cacheable && !request.fresh ? knownUrls.get(request.url) : undefined;
 }
+
+/** What a repeat answered at once needs of its request (`rememberedAtOnce`). */
+export type AtOnceRequest = Pick<PublicRequest, 'env' | 'db' | 'waitUntil'>;
 
 /**
  * The answer this isolate remembers for a known GET URL when all it takes is at hand without waiting: the app's row and
  * index version still trusted and no rate limit to ask (the common repeat); undefined otherwise, and then
  * `openPublicApp` and `rememberedRead` take the waiting way.
  */
-export function rememberedAtOnce(request: PublicRequest, known: KnownUrl): PublicAnswer | undefined {
+export function rememberedAtOnce(request: AtOnceRequest, known: KnownUrl): PublicAnswer | undefined {
   const { env, db, waitUntil } = request;
   const row = trustedSearchApp(db, known.tenant, known.code, waitUntil);
   if (row !== known.row || isLimited(env, row.rateLimit)) return undefined;
@@ -136,7 +142,7 @@ export async function publicSearch(
     nearest.read({ kind: 'search', request: search, semantic: hybrid }, fresh),
   );
   const found = await throughEdgeCache(request, app, key, answer);
-  if (request.cacheable) rememberUrl(request.url, knownUrlOf(app, key(), requestId));
+  if (request.cacheable) rememberUrl(request.url, knownUrlOf(app, key(), 'result', requestId));
   return { ...found, servedBy: nearest.servedBy() };
 }
 
@@ -150,7 +156,7 @@ export async function publicSuggest(
   const nearest = nearestCopy(request, app);
   const key = () => suggestKey(suggest);
   const found = await throughEdgeCache(request, app, key, (fresh) => nearest.read({ kind: 'suggest', request: suggest }, fresh));
-  if (request.cacheable) rememberUrl(request.url, knownUrlOf(app, key(), requestId));
+  if (request.cacheable) rememberUrl(request.url, knownUrlOf(app, key(), 'suggestions', requestId));
   return { ...found, servedBy: nearest.servedBy() };
 }
 

@@ -168,6 +168,56 @@ describe('edge cache of public search and suggest', () => {
   });
 });
 
+describe('a repeat answered before routing (an app without a rate limit: nothing to wait on)', () => {
+  let open: FeedingApp;
+  let path = '';
+
+  beforeAll(async () => {
+    open = await feedingApp(schema);
+    const admin = `/api/v1/admin/searchapps/${open.tenant}/${open.code}`;
+    await expectOk(call('PUT', admin, { token: ADMIN_TOKEN, body: { rateLimit: 'off' } }));
+    const res = await expectOk(bulk(open, [envelope('s1', { title: 'Green trail shoe', brand: 'Acme' })]));
+    const [entry] = (await json<{ documents: Array<{ id: number }> }>(res)).documents;
+    expect((await settled(open, entry.id)).state).toBe('FINISHED');
+    path = `/api/v1/search/${open.tenant}/${open.code}?q=shoe&rows=5`;
+  });
+
+  const viaBrowser = (requestId: string) =>
+    exports.default.fetch(new Request(`${BASE}${path}&requestId=${requestId}`, { cf: { clientAcceptEncoding: 'gzip, deflate, br' } }));
+
+  it('gives the routed answer: every header but the cache status, the requestId echoed, gzip once compressed', async () => {
+    const first = await viaBrowser('a');
+    expect(first.headers.get('X-Edge-Cache')).toBe('MISS');
+    const { result } = await json(first);
+    const again = await viaBrowser('b');
+    const others = (res: Response) => [...res.headers].filter(([name]) => name !== 'x-edge-cache');
+    expect(again.headers.get('X-Edge-Cache')).toBe('HIT');
+    expect(others(again)).toEqual(others(first));
+    expect(await json(again)).toEqual({ statusCode: 200, requestId: 'b', time: expect.any(Number), result });
+    const zipped = await waitFor(
+      () => viaBrowser('c'),
+      (res) => res.headers.get('Content-Encoding') === 'gzip',
+    );
+    expect(zipped.headers.get('X-Edge-Cache')).toBe('HIT');
+    expect(await json(zipped)).toEqual({ statusCode: 200, requestId: 'c', time: expect.any(Number), result });
+  });
+
+  it('answers GET only: the preflight, POST, HEAD and a fresh GET of a known URL still go through the routes', async () => {
+    expect((await call('GET', path)).status).toBe(200);
+    expect((await call('GET', path)).headers.get('X-Edge-Cache')).toBe('HIT');
+    const preflight = await call('OPTIONS', path, { headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'GET' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('Access-Control-Allow-Methods')).toBe('GET,POST,OPTIONS');
+    const posted = await call('POST', path, { body: { q: 'shoe', rows: 5 } });
+    expect(posted.headers.get('X-Edge-Cache')).toBe('BYPASS');
+    expect(posted.headers.get('Cache-Control')).toBeNull();
+    const head = await call('HEAD', path);
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    expect((await call('GET', path, { headers: { 'Cache-Control': 'no-cache' } })).headers.get('X-Edge-Cache')).toBe('BYPASS');
+  });
+});
+
 describe('the edge cache with fresh requests and many answers', () => {
   it('stores the answer of a fresh request that this isolate had not stored yet', async () => {
     const res = await get('q=blue&rows=2', { 'Cache-Control': 'no-cache' });

@@ -2,7 +2,8 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import type { z } from 'zod';
-import type { AppEnv } from '../../env';
+import { createDb } from '../../db/client';
+import type { AppEnv, Env } from '../../env';
 import type { HighlightRequest } from '../../search/engine/highlight';
 import { ApiError } from '../../errors';
 import type { Filter, SearchRequest } from '../../search/engine/types';
@@ -89,6 +90,9 @@ function fromBody(body: z.output<typeof searchBody>): SearchCall {
   };
 }
 
+/** `Cache-Control: no-cache` (a hard reload): a freshly computed answer, from no memory or cache. */
+const asksFresh = (cacheControl: string | null | undefined) => cacheControl != null && /no-cache/i.test(cacheControl);
+
 /** The request as the public reads need it: its URL, method, caller's cache wish, continent and client address. */
 function publicRequest(c: Context<AppEnv>): PublicRequest {
   return {
@@ -97,7 +101,7 @@ function publicRequest(c: Context<AppEnv>): PublicRequest {
     clientIp: clientIp(c),
     url: c.req.url,
     cacheable: c.req.method === 'GET',
-    fresh: /no-cache/i.test(c.req.header('Cache-Control') ?? ''),
+    fresh: asksFresh(c.req.header('Cache-Control')),
     continent: () => (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.continent,
     waitUntil: (promise) => c.executionCtx.waitUntil(promise),
   };
@@ -119,8 +123,8 @@ const MAX_VERDICTS = 64;
  * Cloudflare's front line and wrangler dev pick one. Both replace the worker's `Accept-Encoding`; the client's own is
  * `cf.clientAcceptEncoding`.
  */
-function prefersGzip(c: Context<AppEnv>): boolean {
-  const accepted = (c.req.raw.cf as IncomingRequestCfProperties | undefined)?.clientAcceptEncoding ?? '';
+function prefersGzip(request: Request): boolean {
+  const accepted = (request.cf as IncomingRequestCfProperties | undefined)?.clientAcceptEncoding ?? '';
   let verdict = gzipVerdicts.get(accepted);
   if (verdict === undefined) {
     if (gzipVerdicts.size >= MAX_VERDICTS) gzipVerdicts.clear();
@@ -140,29 +144,24 @@ function preferredCoding(accepted: string): string | undefined {
   return preferred?.coding;
 }
 
-/** Answers built whole by `answer`, which `publicHeaders` leaves as they are. */
-const answered = new WeakSet<Response>();
-
 /**
  * The one answer shape around a serialized result: spliced as text, so the result is never parsed in the worker. A
  * repeated answer goes to clients that prefer gzip as its end compressed once behind the head of this request
  * (`encodeBody: 'manual'`: sent as it is); any other is sent as JSON, which Cloudflare compresses for clients that ask.
  * Every header goes into the one `Response` (`publicHeaders`' included), none set on it afterwards.
  */
-function answer(c: Context<AppEnv>, started: number, requestId: string | undefined, name: 'result' | 'suggestions', found: PublicAnswer) {
+function answer(request: Request, started: number, requestId: string | undefined, name: 'result' | 'suggestions', found: PublicAnswer) {
   const head = `{"statusCode":200,"requestId":${JSON.stringify(requestId ?? crypto.randomUUID())},"time":${Date.now() - started},"${name}":`;
   const headers: Record<string, string> =
-    c.req.method === 'GET'
+    request.method === 'GET'
       ? { ...GET_HEADERS, 'X-Edge-Cache': found.cache }
       : { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*', 'X-Edge-Cache': found.cache };
   if (found.servedBy) headers['X-Search-Replica'] = found.servedBy;
-  let response: Response;
-  if (found.compressedEnd && prefersGzip(c)) {
+  if (found.compressedEnd && prefersGzip(request)) {
     headers['Content-Encoding'] = 'gzip';
-    response = new Response(splice(head, found.compressedEnd), { headers, encodeBody: 'manual' });
-  } else response = new Response(head + answerEnd(found.json), { headers });
-  answered.add(response);
-  return response;
+    return new Response(splice(head, found.compressedEnd), { headers, encodeBody: 'manual' });
+  }
+  return new Response(head + answerEnd(found.json), { headers });
 }
 
 async function answerSearch(c: Context<AppEnv>, call: SearchCall, opened?: PublicApp) {
@@ -170,26 +169,25 @@ async function answerSearch(c: Context<AppEnv>, call: SearchCall, opened?: Publi
   const request = publicRequest(c);
   const app = opened ?? (await openApp(c, request));
   const { requestId, semantic, ...search } = call;
-  return answer(c, started, requestId, 'result', await publicSearch(request, app, search, semantic, requestId));
+  return answer(c.req.raw, started, requestId, 'result', await publicSearch(request, app, search, semantic, requestId));
 }
 
 /**
  * A GET search or suggest. A repeat of the very URL answered before (same app settings) is answered from this isolate's
- * memory of answers before its query is parsed again; any other goes the whole way (`whole`, with the app if opened).
+ * memory of answers before its query is parsed again (at once, before routing, by `repeatAtOnce`; here once the app's
+ * row, rate limit or index version was waited on); any other goes the whole way (`whole`, with the app if opened).
  */
-function answerGet(c: Context<AppEnv>, name: 'result' | 'suggestions', whole: (opened?: PublicApp) => Promise<Response>) {
+function answerGet(c: Context<AppEnv>, whole: (opened?: PublicApp) => Promise<Response>) {
   const started = Date.now();
   const request = publicRequest(c);
   const known = knownUrl(request);
   // Only a URL answered before skips ahead: any other is parsed first, its bad query a 400 before the app is looked up.
   if (!known) return whole();
   // The URL passed validation when it was first answered, its path and requestId included.
-  const atOnce = rememberedAtOnce(request, known);
-  if (atOnce) return answer(c, started, known.requestId, name, atOnce);
   return (async () => {
     const app = await openPublicApp(request, known.tenant, known.code);
     const remembered = await rememberedRead(request, app, known);
-    if (remembered) return answer(c, started, known.requestId, name, remembered);
+    if (remembered) return answer(c.req.raw, started, known.requestId, known.field, remembered);
     return whole(app);
   })();
 }
@@ -199,7 +197,23 @@ async function answerSuggest(c: Context<AppEnv>, input: z.output<typeof suggestI
   const request = publicRequest(c);
   const app = opened ?? (await openApp(c, request));
   const { requestId, q, rows } = input;
-  return answer(c, started, requestId, 'suggestions', await publicSuggest(request, app, { q, rows }, requestId));
+  return answer(c.req.raw, started, requestId, 'suggestions', await publicSuggest(request, app, { q, rows }, requestId));
+}
+
+/**
+ * A repeat of a GET search or suggest URL this isolate answered before, answered before Hono routes the request when all
+ * it takes is at hand (`rememberedAtOnce`: the app row and index version trusted, no rate limit to ask, the answer
+ * remembered): the same answer the route gives, without the router, the middleware and the route's request object.
+ * Undefined for every other request (a fresh one, one with a body, one to wait on), which goes through Hono.
+ */
+export function repeatAtOnce(request: Request, env: Env, ctx: ExecutionContext): Response | undefined {
+  if (request.method !== 'GET') return undefined;
+  const known = knownUrl({ url: request.url, cacheable: true, fresh: false });
+  // A body is held to its limit by the middleware (a GET search reads none).
+  if (!known || request.body !== null || asksFresh(request.headers.get('Cache-Control'))) return undefined;
+  const started = Date.now();
+  const found = rememberedAtOnce({ env, db: createDb(env.DB), waitUntil: (promise) => ctx.waitUntil(promise) }, known);
+  return found && answer(request, started, known.requestId, known.field, found);
 }
 
 const suggestQuery = (c: Context<AppEnv>) =>
@@ -218,7 +232,8 @@ const preflight = cors({ origin: '*', allowMethods: ['GET', 'POST', 'OPTIONS'], 
 const publicHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method === 'OPTIONS') return preflight(c, next);
   await next();
-  if (answered.has(c.res)) return;
+  // Answers (`answer`) carry `X-Edge-Cache` and their headers already; errors have neither.
+  if (c.res.headers.has('X-Edge-Cache')) return;
   c.res.headers.set('Access-Control-Allow-Origin', '*');
   if (c.req.method === 'GET' && c.res.status === 200) {
     c.res.headers.set('Cache-Control', GET_CACHE_CONTROL);
@@ -228,7 +243,7 @@ const publicHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 export const searchRoutes = new Hono<AppEnv>()
   .use('*', publicHeaders)
-  .get('/suggest/:tenant/:code', (c) => answerGet(c, 'suggestions', (app) => answerSuggest(c, suggestQuery(c), app)))
+  .get('/suggest/:tenant/:code', (c) => answerGet(c, (app) => answerSuggest(c, suggestQuery(c), app)))
   .post('/suggest/:tenant/:code', async (c) => answerSuggest(c, await parseJsonBody(() => c.req.json(), suggestBody)))
-  .get('/:tenant/:code', (c) => answerGet(c, 'result', (app) => answerSearch(c, fromQueryString(c), app)))
+  .get('/:tenant/:code', (c) => answerGet(c, (app) => answerSearch(c, fromQueryString(c), app)))
   .post('/:tenant/:code', async (c) => answerSearch(c, fromBody(await parseJsonBody(() => c.req.json(), searchBody))));
