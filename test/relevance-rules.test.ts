@@ -580,6 +580,26 @@ describe('relevance rules', () => {
     expect(top('hardware info', engine)).toEqual(expect.arrayContaining(['lshw', 'hardinfo']));
     expect(top('system information', engine)).toEqual(expect.arrayContaining(['hardinfo', 'lshw']));
   });
+  it('finds the one verb a description uses for a phrasal verb of a question (`look at` -> `view`, `set up` -> `configure`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['ksystemlog', 'system log viewer'],
+      ['system-logs', 'rotates files'],
+      ['netcfg', 'configure the network'],
+      ['net-tools', 'network network tools'],
+      ['doclist', 'documents list'],
+      ['bleachbit', 'remove unnecessary files'],
+      ['recoll', 'search your documents'],
+      ['themer', 'change the look of the desktop'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('how can I look at the system logs', engine)[0]).toBe('ksystemlog');
+    expect(top('set up the network', engine)[0]).toBe('netcfg');
+    expect(top('get rid of old kernels', engine)).toEqual(['bleachbit']);
+    expect(top('look for words in my documents', engine)[0]).toBe('recoll');
+    // The verbs alone keep their own meaning: `look` finds no viewer.
+    expect(top('look', engine)).toEqual(['themer']);
+  });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);

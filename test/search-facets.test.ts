@@ -339,6 +339,19 @@ describe('facet counts over large match sets and after changes', () => {
     expectCounts();
   });
 
+  it('counts alike once documents hold more sets of the small facets’ values than rows combine', () => {
+    const { add, remove, expectCounts } = indexBesideDocuments(200);
+    for (let i = 0; i < 20; i++) add(`d${i}`, documentOf(i));
+    expectCounts();
+    // 40 colours × 40 kinds: 1,600 sets of values, more than the 1,024 combinations rows hold as one entry each; the
+    // documents past them hold their values as they are.
+    for (let i = 20; i < 1620; i++)
+      add(`d${i}`, { ...documentOf(i), colour: `colour ${i % 40}`, kinds: [`kind ${Math.floor(i / 40) % 40}`] });
+    expectCounts();
+    for (let i = 0; i < 1620; i += 9) remove(`d${i}`);
+    expectCounts();
+  });
+
   it('counts matches that are mostly one frequent word’s documents alike, as documents come and go before and after its counts are derived again', () => {
     // 1,300 documents hold `common` (its counts are kept from 1,024), 200 `plain`, the rest neither: `common plain`
     // matches fewer than half, so its counts start from `common`'s and add the rows of the `plain` documents.

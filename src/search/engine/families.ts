@@ -24,6 +24,8 @@ const MAX_WORDS = 8;
 const HEAD_BONUS = 0.5;
 const MAX_BONUS = 1;
 const PART = 0.5;
+/** Prior multiplier of a title in a namespace the query does not name (`familyPrior`); a power of 2, so the product is exact in 32 bits. */
+const NAMESPACED = 0.5;
 const MAX_FAMILY = 50;
 /**
  * Titles sharing all but their last two words (four words or more) that make each a variant, hence a part; and titles
@@ -68,8 +70,8 @@ export interface FamilyCache {
   namespaces: Set<number>;
   /** Keys of the title beginnings of a family without a head: more than `VARIANTS` titles (at most `MAX_FAMILY`), none of them it. */
   headless: Set<number>;
-  /** 1 per ordinal whose title goes on past a first word that begins a namespace (`namespacedTitles`). */
-  namespaced: Uint8Array;
+  /** `prior`, × `NAMESPACED` where the title goes on past a first word that begins a namespace (`familyPrior`). */
+  namespacedPrior: Float32Array;
   /** Titles each beginning begins, this index's and the other shards' (`titlesBegun`). */
   begun: (key: number) => number;
   /** The key of each ordinal's first title word (-1: none). */
@@ -96,18 +98,13 @@ export interface TitleShare {
 /**
  * The score multiplier of each ordinal from its title's length and family (1 without a scoring text field);
  * ordinals past its end (added since) count 1. In a shard, families count the other shards' titles too.
+ * `namespacesParts`: a query that names no namespace, for which a title whose first word begins one and that goes on
+ * past it (`python3-yaml`, `node-emoji`, `golang-…-dev`) is a binding or add-on of what its other words name, a
+ * part: × `NAMESPACED` (ranking reads one number per document, not a prior and a mark).
  */
-export function familyPrior(state: IndexState): Float32Array {
-  return families(state).prior;
-}
-
-/**
- * 1 per ordinal whose title's first word begins a namespace and the title goes on past it (`python3-yaml`,
- * `node-emoji`, `golang-…-dev`): a binding or add-on of what its other words name, which a query not naming the
- * namespace ranks as a part (ranking.ts). Ordinals past its end (added since) are 0.
- */
-export function namespacedTitles(state: IndexState): Uint8Array {
-  return families(state).namespaced;
+export function familyPrior(state: IndexState, namespacesParts: boolean): Float32Array {
+  const cached = families(state);
+  return namespacesParts ? cached.namespacedPrior : cached.prior;
 }
 
 /**
@@ -223,11 +220,10 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
   const endings = (key: number) => (titles.endings.get(key) ?? 0) + (others?.endings.get(key) ?? 0);
   const gluedNamespace = Math.max(MAX_FAMILY, GLUED_SHARE * (state.liveCount + (others?.documents ?? 0)));
   const prior = new Float32Array(size).fill(1);
-  const namespaced = new Uint8Array(size);
+  const namespacedPrior = new Float32Array(size).fill(1);
   for (let ord = 0; ord < size; ord++) {
     const length = lengths[ord];
     if (!length) continue;
-    if (length > 1 && beginnings(mix(0, words[0][ord])) > MAX_FAMILY) namespaced[ord] = 1;
     let factor = 1 / (1 + LENGTH_PENALTY * (length - 1));
     if ((length > 1 && endings(words[length - 1][ord]) > MAX_ENDING) || (glued[ord] && beginnings(glued[ord]) > gluedNamespace))
       factor *= PART;
@@ -235,6 +231,7 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
     if (members) factor *= 1 + Math.min(MAX_BONUS, HEAD_BONUS * Math.log2(1 + members));
     else if (length > 1 && isPart(ord)) factor *= PART;
     prior[ord] = factor;
+    namespacedPrior[ord] = length > 1 && beginnings(mix(0, words[0][ord])) > MAX_FAMILY ? prior[ord] * NAMESPACED : prior[ord];
   }
   const namespaces = new Set<number>();
   const headless = new Set<number>();
@@ -243,7 +240,7 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
     if (members > MAX_FAMILY) namespaces.add(key);
     else if (members > VARIANTS && !isWhole(key)) headless.add(key);
   }
-  return { prior, namespaces, headless, namespaced, begun: beginnings, firstWords: words[0] ?? new Int32Array(size).fill(-1) };
+  return { prior, namespaces, headless, namespacedPrior, begun: beginnings, firstWords: words[0] ?? new Int32Array(size).fill(-1) };
 
   function isPart(ord: number): boolean {
     if (beginnings(allButLast[ord]) > 1) return true;

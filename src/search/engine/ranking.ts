@@ -30,7 +30,7 @@
  */
 import { pluralForms, stems } from './analysis';
 import { compareStrings, type ValueColumn } from './columns';
-import { namespacedTitles, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
+import { familyPrior, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
 import { fnv1a } from './hash';
 import { detailMatches, matchOf, SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
 import type { SortSpec, TextField } from './plan';
@@ -118,8 +118,6 @@ export function saturation(tf: number, norm: number): number {
 /** Negative when ordinal `a` comes before `b`. */
 export type Compare = (a: number, b: number) => number;
 
-/** Score multiplier of a title in a namespace the query does not name: a binding or add-on (`node-emoji`), a part. */
-const NAMESPACED = 0.5;
 /** Score bonus per query word matched right after the previous one in the same field (proximity). */
 const PROXIMITY = 0.5;
 /** Score bonus per query word matched near the previous one in a field, not right after it (matching.ts's `NEAR_WINDOW`). */
@@ -146,8 +144,8 @@ export interface Relevance {
   top(ords: Int32Array, k: number): number[];
 }
 
-/** Relevance order of matched documents, best first; `prior` is each document's prior (families.ts). */
-export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Array): Relevance {
+/** Relevance order of matched documents, best first. */
+export function relevanceOrder(state: IndexState, m: Matches): Relevance {
   const { counted } = m.plan;
   const heaviest = Math.max(0, ...state.plan.text.map((slot) => slot.weight));
   // A name starting with a namespace (`node-…` for `node`) or a family without a head (`printer-driver-…` for
@@ -155,7 +153,7 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
   const countedWords = m.plan.words.filter((_, i) => counted & (1 << i));
   const beginning = topicOrBeginning(state, countedWords);
   // A query naming a namespace (`golang`) asks for its titles: they are no parts then.
-  const namespaced = beginning === 'namespace' ? undefined : namespacedTitles(state);
+  const prior = familyPrior(state, beginning !== 'namespace');
   const { words: matched, rank, score } = m;
   // Of a query of two counted keywords, the rarer word: a document matching only it ranks above one matching only the other.
   const pair = popcount(counted) === 2 && counted === (1 << m.plan.words.length) - 1;
@@ -163,7 +161,6 @@ export function relevanceOrder(state: IndexState, m: Matches, prior: Float32Arra
     state,
     m,
     prior,
-    namespaced,
     heaviest,
     beginning,
     pair,
@@ -274,10 +271,8 @@ const wordCounts = new Uint32Array(WHOLE + 1);
 interface Finishing {
   state: IndexState;
   m: Matches;
-  /** Each document's prior (families.ts). */
+  /** Each document's prior (families.ts), a title in a namespace the query does not name counted as a part. */
   prior: Float32Array;
-  /** Per ordinal, 1 for a title in a namespace the query does not name; absent when the query names one. */
-  namespaced: Uint8Array | undefined;
   /** The heaviest text field's weight. */
   heaviest: number;
   /** What the titles beginning with the query's counted words are (`topicOrBeginning`). */
@@ -296,7 +291,7 @@ const oneOrd = new Int32Array(1);
  * finished yet, all detailed: one loop, what it reads taken once per call, not from a closure's context per match.
  */
 function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): void {
-  const { m, prior, namespaced, pair, rarerBit } = f;
+  const { m, prior, pair, rarerBit } = f;
   const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
   const { counted } = m.plan;
   const slots = f.state.plan.text;
@@ -306,14 +301,13 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
   const marks = SLOT_MARKS;
   const aligned = SLOT_ALIGNED;
   const whole = WHOLE;
-  const namespacedFactor = NAMESPACED;
   const proximity = PROXIMITY;
   const nearby = NEARBY;
   for (let i = 0; i < numbers.length; i++) {
     const match = numbers[i];
     if (rank[match] !== 0) continue;
     const ord = ords[i];
-    let factor = (prior[ord] ?? 1) * (namespaced?.[ord] ? namespacedFactor : 1);
+    let factor = prior[ord] ?? 1;
     // No query word right after or near the one before (every match of one word): both bonuses are × 1.
     const adjacency = adjacent[match];
     if (adjacency !== 0) {

@@ -5,7 +5,6 @@
  * counts from per-value document lists and per-document value ids.
  */
 import { expand, typoKey, typoRanks, type TypoCutoffs, type TypoReport } from './expansions';
-import { familyPrior } from './families';
 import { checkedFacetLimits, checkedFacetPaths, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters, filterEverything } from './filters';
 import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
@@ -105,7 +104,7 @@ export function keywordCandidates(state: IndexState, q: string, part?: PartRules
   const { counted } = found.plan;
   const custom = state.plan.ranking.customRanking;
   const words = popcount(counted) || 1;
-  const { compare, finish, top } = relevanceOrder(state, found, familyPrior(state));
+  const { compare, finish, top } = relevanceOrder(state, found);
   return {
     ords: found.ords,
     covering: found.covering,

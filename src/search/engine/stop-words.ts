@@ -219,6 +219,12 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'screenshot', synonyms: ['screen capture'] },
   { input: 'screenshots', synonyms: ['screen capture'] },
   { synonyms: ['info', 'information'] },
+  // Phrasal verbs as the one verb descriptions use (`look at the logs`: a log viewer), and its agent noun where the verb
+  // names a tool (rules match words as typed, not their other forms).
+  { input: 'look at', synonyms: ['view', 'viewer'] },
+  { input: 'look for', synonyms: ['search'] },
+  { input: 'set up', synonyms: ['configure', 'configuration'] },
+  { input: 'get rid of', synonyms: ['remove'] },
   { synonyms: ['daw', 'digital audio workstation'] },
   { synonyms: ['daws', 'digital audio workstations'] },
   { synonyms: ['cms', 'content management system'] },

@@ -96,9 +96,10 @@ function countsBeside(
   matches: ArrayLike<number>,
 ): CoveredCounts | undefined {
   const { docs } = kept;
-  // Row entries per document, and the work of each way: a place added or a document marked and tested costs
-  // about what a row entry does.
-  const perRow = rows.starts[rows.filled] / Math.max(rows.filled, 1);
+  // Value ids per document, and the work of each way: a place added or a document marked and tested costs about
+  // what a value id of a row does (ids, not entries: a combination's entry holds several, and a row costs its misses
+  // more than its entries; measured with one entry per id).
+  const perRow = rows.valueIds / Math.max(rows.filled, 1);
   const plain = Math.min(matches.length, state.liveCount - matches.length) * perRow;
   const covered = kept.ids.length + 2 * docs.length + matches.length + (matches.length - docs.length) * perRow;
   if (covered >= plain) return undefined;
