@@ -170,8 +170,8 @@ export const ENGLISH_PARTICLES: ReadonlySet<string> = new Set(['down', 'off', 'o
  * development environment`, `dj` and `disc jockey`). Only words that mean the same thing in any catalogue, each
  * singular beside its plural (rules match the words as typed); a narrower word finds the wider one it is a kind of
  * (`photo` finds `image`, `movie` finds `video`, a torrent's `bittorrent`, `ram` `memory`, a screenshot a `screen
- * capture`), not the reverse, and a full word finds its
- * abbreviation where the abbreviation alone means other things too (`microsoft` finds `ms`; `ms` is also milliseconds).
+ * capture`), not the reverse, and a full word finds its abbreviation where the abbreviation alone means other things
+ * too (`microsoft` finds `ms`; `ms` is also milliseconds).
  * Like the filler words, they go with the English stop words: an app's own stop words replace them too.
  */
 export const ENGLISH_SYNONYMS: SynonymRule[] = [
