@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { sameWord } from '../src/search/engine/analysis';
 import { SearchIndex } from '../src/search/engine/index';
+import { planIndex, synonymsStartingIn } from '../src/search/engine/plan';
 import type { IndexConfig, RankingSettings } from '../src/search/engine/types';
 import { field } from './fixtures/field';
 
@@ -457,6 +458,24 @@ describe('relevance rules', () => {
     expect(top('television', withSynonyms)).toEqual(expect.arrayContaining(['television-guide', 'tv-remote', 'tv-tuner']));
     expect(top('snake', withSynonyms)[0]).toBe('python3');
     expect(top('python3', withSynonyms)).not.toContain('snake');
+  });
+  it("reads the rules a query's words start, in the order the app's rules come", () => {
+    const { ranking } = planIndex({
+      fields,
+      sorts: [],
+      ranking: {
+        stopWords: [],
+        synonyms: [
+          { input: 'text editor', synonyms: ['editor'] },
+          { input: 'tv', synonyms: ['television'] },
+          { input: 'text', synonyms: ['prose'] },
+          { input: 'editor of text', synonyms: ['notepad'] },
+        ],
+      },
+    });
+    const inputs = (words: string[]) => synonymsStartingIn(ranking, words).map(({ input }) => input.join(' '));
+    expect(inputs(['editor', 'tv', 'text', 'text'])).toEqual(['text editor', 'tv', 'text', 'editor of text']);
+    expect(inputs(['television', 'prose'])).toEqual([]);
   });
   it('finds the English equivalents of a word by default, a narrower word the wider one only, none with own stop words', () => {
     expect(top('television', plain)).toEqual(expect.arrayContaining(['television-guide', 'tv-remote', 'tv-tuner']));

@@ -90,6 +90,17 @@ export class AnswerMemo<T = string> {
     return answer;
   }
 
+  /**
+   * `set` unless an answer of `key` at `version` is remembered already (it stays, as the most recently used): answers of
+   * one version differ in their `time` only, so a fresh one replacing it would only turn a long-lived string into
+   * garbage of the old generation. False when one was remembered.
+   */
+  add(version: number, key: string, answer: T): boolean {
+    if (this.get(version, key) !== undefined) return false;
+    this.set(version, key, answer);
+    return true;
+  }
+
   set(version: number, key: string, answer: T): void {
     if (version !== this.#version) {
       this.#version = version;

@@ -196,8 +196,7 @@ export async function answerThroughEdgeCache(request: EdgeCacheRequest, source: 
   const status = request.fresh ? 'BYPASS' : 'MISS';
   // An answer of this version that this isolate remembers was stored by it or read from the edge cache: it stays there,
   // and a recomputed one differs in its `time` only, so a fresh request does not store it again.
-  if (memo.get(answer.version, key) !== undefined) return { json: answer.json, cache: status };
-  memo.set(answer.version, key, { json: answer.json });
+  if (!memo.add(answer.version, key, { json: answer.json })) return { json: answer.json, cache: status };
   if (!shared) return { json: answer.json, cache: status };
   const entry = new Response(answer.json, { headers: { 'Content-Type': 'application/json', 'Cache-Control': ENTRY_CACHE_CONTROL } });
   request.waitUntil(caches.default.put(edgeCacheUrl(origin, app, answer.version, key), entry));

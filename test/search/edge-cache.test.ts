@@ -408,6 +408,22 @@ describe('AnswerMemo', () => {
     expect(memo.get(2, 'f')).toBe('u');
   });
 
+  it('adds an answer only where none of its key and version is remembered, keeping the one it has as the most recently used', () => {
+    const memo = new AnswerMemo<string>(40, (json) => json.length);
+    const first = 'x'.repeat(10);
+    expect(memo.add(1, 'a', first)).toBe(true);
+    memo.set(1, 'b', 'y'.repeat(10));
+    expect(memo.add(1, 'a', 'X'.repeat(10))).toBe(false);
+    expect(memo.get(1, 'a')).toBe(first);
+    memo.set(1, 'c', 'z'.repeat(10));
+    memo.set(1, 'd', 'w'.repeat(10)); // 40 characters: all fit
+    memo.set(1, 'e', 'v'.repeat(10)); // over: the least recently used goes, b (a was used by the refused add)
+    expect(memo.get(1, 'b')).toBeUndefined();
+    expect(memo.get(1, 'a')).toBe(first);
+    expect(memo.add(2, 'a', 'v'.repeat(10))).toBe(true); // another version: added
+    expect(memo.get(2, 'a')).toBe('v'.repeat(10));
+  });
+
   it('counts an answer that grew anew, letting the least recently used go, and ignores one already let go', () => {
     const memo = new AnswerMemo<string>(100, (json) => json.length);
     for (const key of ['a', 'b', 'c', 'd', 'e']) memo.set(1, key, key.repeat(20)); // 100 characters: all fit

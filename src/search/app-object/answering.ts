@@ -211,7 +211,7 @@ export class Answering {
     const outcome = answer();
     if (!outcome.ok) return outcome;
     const json = JSON.stringify(outcome.value);
-    this.live.answers.set(version, key, json);
+    this.live.answers.add(version, key, json);
     return ok({ version, json, shards });
   }
 
