@@ -518,6 +518,8 @@ describe('relevance rules', () => {
       ['vim', 'text editor'],
       ['ardour', 'digital audio workstation'],
       ['nvtop', 'process monitor for the graphics card'],
+      ['gmrun', 'application launcher'],
+      ['rocket-launcher', 'model rocket simulator'],
     ])
       engine.add(name, { name, description });
     // A photo is an image; not every image is a photo.
@@ -528,6 +530,8 @@ describe('relevance rules', () => {
     expect(top('development environment', engine)).toEqual(['geany']);
     expect(top('daw', engine)).toEqual(['ardour']);
     expect(top('gpu', engine)).toEqual(['nvtop']);
+    // `app` is short for `application`.
+    expect(top('app launcher', engine)).toEqual(['gmrun', 'rocket-launcher']);
   });
   it('counts a query word held by an exact-mode field as matched, in a query of several words, unscored', () => {
     const engine = new SearchIndex({ fields: [...fields, field('section', 'string', { searchMode: 'exact' })], sorts: [] });
@@ -592,6 +596,17 @@ describe('relevance rules', () => {
     expect(top('virtual machine', engine)).not.toContain('vmg');
     // The query word itself is still completed as it is typed.
     expect(top('virtual mach', engine)).toContain('virt-manager');
+  });
+  it('gives a name equal to or starting with a synonym no attribute exactness: the words typed win (`remote desktop`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['rdp-classifier', 'sequence classifier'],
+      ['remmina', 'remote desktop client'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('remote desktop', engine)).toEqual(['remmina', 'rdp-classifier']);
+    // Typed, the same name leads.
+    expect(top('rdp', engine)[0]).toBe('rdp-classifier');
   });
   it('finds an abbreviation from its full word only (`microsoft` -> `ms`), and `bittorrent` from a torrent', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

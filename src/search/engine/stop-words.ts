@@ -286,4 +286,6 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { synonyms: ['k8s', 'kubernetes'] },
   { synonyms: ['postgres', 'postgresql'] },
   { synonyms: ['stats', 'statistics'] },
+  { synonyms: ['app', 'application'] },
+  { synonyms: ['apps', 'applications'] },
 ];
