@@ -221,7 +221,8 @@ describe('matching details only the documents ranking reaches', () => {
   for (const { header, payload } of sample.slice(0, 400)) grown.add(`${header.id}-again`, payload);
   it('answers as matching every document at once: pages past the first, sorts, totals and merge keys', () => {
     for (const index of [debian, grown])
-      for (const q of ['python', 'library', 'pythn', 'python library', 'perl modul'])
+      // `perlmodule` and `commandline` split into phrases, `gui editor` has a phrase synonym (`graphical user interface`).
+      for (const q of ['python', 'library', 'pythn', 'python library', 'perl modul', 'perlmodule', 'commandline', 'gui editor'])
         for (const page of [1, 2, 9])
           for (const sort of [undefined, 'biggest']) {
             const plain = answer(index, { q, page, sort });
@@ -244,6 +245,7 @@ describe('matching details only the documents ranking reaches', () => {
   it('leaves nothing behind for the next query', () => {
     const fresh = debianIndex();
     answer(debian, { q: 'python library' });
+    answer(debian, { q: 'gui editor', filters: everything });
     answer(debian, { q: 'documentation', page: 4, filters: everything });
     answer(debian, { q: 'python', sort: 'biggest', filters: everything });
     for (const q of ['python', 'library', 'perl module', 'documentation']) expect(answer(debian, { q })).toEqual(answer(fresh, { q }));

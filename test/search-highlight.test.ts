@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { highlight, QueryWords, snippet, type MatchRules } from '../src/search/engine/highlight';
+import { planIndex } from '../src/search/engine/plan';
 
 const fuzzy: MatchRules = { prefix: true, typos: true };
 const balanced: MatchRules = { prefix: true, typos: false };
@@ -60,10 +61,17 @@ describe('highlight', () => {
   });
 
   it("marks the words of the app's synonyms of a query word, as the engine finds them", () => {
-    const synonyms = [
-      { input: ['tv'], replacements: [['television'], ['flat', 'screen']] },
-      { input: ['phone'], replacements: [['smartphone']] },
-    ];
+    const synonyms = planIndex({
+      fields: [],
+      sorts: [],
+      ranking: {
+        stopWords: [],
+        synonyms: [
+          { input: 'tv', synonyms: ['television', 'flat screen'] },
+          { input: 'phone', synonyms: ['smartphone'] },
+        ],
+      },
+    }).ranking;
     expect(highlight('Television stand for a flat screen TV', new QueryWords('tv stand', synonyms), exactOnly)).toBe(
       '<mark>Television</mark> <mark>stand</mark> for a <mark>flat</mark> <mark>screen</mark> <mark>TV</mark>',
     );

@@ -5,7 +5,7 @@
  * tokenizer, so this works on any returned document, however the matcher found it.
  */
 import { editDistance, fuzzyDistance, pluralForms, queryTokens, sameWord, stems, tokenize } from './analysis';
-import type { IndexPlan, RankingPlan } from './plan';
+import { synonymsStartingIn, type IndexPlan, type RankingPlan } from './plan';
 import { QueryError } from './query-error';
 import { MAX_JOINED } from './query-plan';
 import type { QueryProblem, SearchAppField } from './types';
@@ -60,7 +60,7 @@ export class Highlighter {
   readonly #snippets: Array<{ code: string; rules: MatchRules; words: number }>;
 
   constructor(plan: IndexPlan, q: string | undefined, request: HighlightRequest) {
-    this.#query = new QueryWords(q ?? '', plan.ranking.synonyms);
+    this.#query = new QueryWords(q ?? '', plan.ranking);
     this.#tags = { pre: request.highlightPreTag ?? DEFAULT_TAGS.pre, post: request.highlightPostTag ?? DEFAULT_TAGS.post };
     const problems: QueryProblem[] = [];
     const displayed = [...plan.fields.values()].filter(isDisplayedText);
@@ -189,14 +189,14 @@ export class QueryWords {
   /** The length of the longest query word. */
   readonly #longest: number;
 
-  constructor(q: string, synonyms: RankingPlan['synonyms'] = []) {
+  constructor(q: string, ranking?: RankingPlan) {
     const tokens = queryTokens(q);
     this.terms = [...new Set(tokens)];
     this.#distances = this.terms.map(fuzzyDistance);
     this.#plurals = this.terms.map(pluralForms);
     this.#stems = this.terms.map(stems);
     this.#longest = Math.max(0, ...this.terms.map((term) => term.length));
-    for (const { input, replacements } of synonyms)
+    for (const { input, replacements } of ranking ? synonymsStartingIn(ranking, tokens) : [])
       for (let i = 0; i + input.length <= tokens.length; i++) {
         if (!input.every((token, k) => tokens[i + k] === token)) continue;
         const term = this.terms.indexOf(tokens[i]);

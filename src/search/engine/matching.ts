@@ -209,8 +209,7 @@ export interface Scratch extends Matches {
  */
 export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = false): Matches {
   const m = scratchFor(state, plan);
-  // A phrase alternative's words are only known to match once its terms' positions are followed: done at once.
-  m.complete = !detailsLater || plan.alternatives.some((alternative) => alternative.terms.length > 1);
+  m.complete = !detailsLater;
   m.detailsLater = !m.complete;
   const all = (1 << plan.words.length) - 1;
   const query = plan.words.join(' ');
@@ -275,6 +274,7 @@ export function detailMatches(state: IndexState, matches: Matches, ords: Int32Ar
 
 /** The words an alternative matches, per document (the low bits of `words`), without details. */
 function markWords(state: IndexState, m: Scratch, alternative: Alternative): void {
+  if (alternative.terms.length > 1) return matchPhrase(state, m, alternative, undefined, true);
   const { text } = state;
   const alive = aliveIfRemoved(state);
   const slotCount = state.plan.text.length;
@@ -359,7 +359,7 @@ function markWord(m: Scratch, ord: number, mask: number): void {
  * yet (their `score` is 0), so the best posting per document is kept in `score` itself rather than in `altBest`.
  */
 function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative, unscored: boolean, wanted?: Wanted): void {
-  if (alternative.terms.length > 1) return matchPhrase(state, m, alternative);
+  if (alternative.terms.length > 1) return matchPhrase(state, m, alternative, wanted);
   const slotCount = state.plan.text.length;
   const { firstCounted } = m.plan;
   // A stop word glued to the first counted word (`who watch` -> `whowatch`) starts the query there.
@@ -404,7 +404,10 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     const collected = collectHits(state, m, expansion, alternative.quality, wanted);
     if (!wanted) coveredBy(m, expansion, collected);
     const count = expansion.where ? keepWhere(hits, collected, expansion.where, slotCount) : collected;
+    // A synonym's replacement scores, but a field equal to or starting with it is not the query typed (criterion 3):
+    // `rdp` of `remote desktop` names `rdp-classifier`, a classifier of RNA sequences.
     const aligns =
+      !alternative.replaced &&
       singularAligns &&
       (!typedWord ||
         !(
@@ -467,8 +470,12 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   }
 }
 
-/** An alternative of several terms matches where they stand next to each other, in order, in one field. */
-function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): void {
+/**
+ * An alternative of several terms matches where they stand next to each other, in order, in one field. Its words are
+ * only known to match once its terms' positions are followed, so it reads every posting of its terms each time: to
+ * mark the words of its matches (`markOnly`), then to detail the `wanted` ones among them (every score the same sum).
+ */
+function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative, wanted?: Wanted, markOnly = false): void {
   const slotCount = state.plan.text.length;
   const last = alternative.terms.length - 1;
   const queryPosition = alternative.first - m.plan.firstCounted;
@@ -495,11 +502,17 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative): v
         m.phraseNext[at] = position + 1;
         m.altBest[ord] += hits.scores[h];
         if (t < last) continue;
+        if (markOnly) {
+          markWord(m, ord, alternative.mask);
+          continue;
+        }
+        if (wanted && wanted.marks[ord] !== DETAILING) continue;
         const match = matchFor(m, ord);
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
         const marks = (match * slotCount + hits.slots[h]) * SLOT_MARKS;
-        if (position - last === queryPosition) {
+        // A synonym's replacement of several words (`ide` -> `integrated development environment`) aligns nowhere either.
+        if (position - last === queryPosition && !alternative.replaced) {
           m.slotMarks[marks + SLOT_WORDS] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
           m.slotMarks[marks + SLOT_ALIGNED] |= alternative.mask;
           m.slotMarks[marks + SLOT_END] = Math.max(m.slotMarks[marks + SLOT_END], position + 1);

@@ -2,7 +2,7 @@
  * How an index treats each schema field, derived once from the IndexConfig:
  * which fields are tokenized, matched as exact phrases or values, faceted, kept as sort columns.
  */
-import { tokenize } from './analysis';
+import { pluralForms, tokenize } from './analysis';
 import { ENGLISH_FILLER_WORDS, ENGLISH_STOP_WORDS, ENGLISH_SYNONYMS } from './stop-words';
 import type { IndexConfig, SearchAppField } from './types';
 
@@ -32,6 +32,11 @@ export interface SortSpec {
 /** Ranking settings ready for queries: synonyms by their input words, stop words, custom ranking fields. */
 export interface RankingPlan {
   synonyms: Array<{ input: string[]; replacements: string[][] }>;
+  /**
+   * Per first word of an input, the places in `synonyms` of the rules whose input starts with it, ascending: a query
+   * reads the rules its words can start instead of passing every rule over every word (a closure per rule and word).
+   */
+  synonymsByFirstWord: Map<string, number[]>;
   stopWords: Set<string>;
   /** Optional only in a query holding a stop word: the English filler words with the default stop words, else none. */
   fillerWords: Set<string>;
@@ -71,7 +76,7 @@ export function planIndex(config: IndexConfig): IndexPlan {
     valueColumns: new Set(),
     sorts: new Map(),
     suggestSlots: new Set(),
-    ranking: { synonyms: [], stopWords: new Set(), fillerWords: new Set(), customRanking: [] },
+    ranking: { synonyms: [], synonymsByFirstWord: new Map(), stopWords: new Set(), fillerWords: new Set(), customRanking: [] },
   };
   for (const field of config.fields) {
     const mode = field.searchMode;
@@ -123,6 +128,12 @@ function planRanking({ ranking = {} }: IndexConfig, plan: IndexPlan): RankingPla
       if (replacements.length) synonyms.push({ input, replacements });
     }
   }
+  const synonymsByFirstWord = new Map<string, number[]>();
+  synonyms.forEach(({ input }, place) => {
+    const starting = synonymsByFirstWord.get(input[0]);
+    if (starting) starting.push(place);
+    else synonymsByFirstWord.set(input[0], [place]);
+  });
   const customRanking: RankingPlan['customRanking'] = [];
   for (const { field: code, direction } of ranking.customRanking ?? []) {
     const field = plan.fields.get(code);
@@ -133,7 +144,18 @@ function planRanking({ ranking = {} }: IndexConfig, plan: IndexPlan): RankingPla
     customRanking.push({ field, direction });
   }
   const stopWords = new Set((ranking.stopWords ?? ENGLISH_STOP_WORDS).flatMap(tokenize));
-  // An app's own stop words replace the English lists.
-  const fillerWords = new Set(ranking.stopWords ? [] : ENGLISH_FILLER_WORDS);
-  return { synonyms, stopWords, fillerWords, customRanking };
+  // An app's own stop words replace the English lists. A filler word's other number fills too (`computers`, `tool`).
+  const fillerWords = new Set(ranking.stopWords ? [] : ENGLISH_FILLER_WORDS.flatMap((word) => [word, ...pluralForms(word)]));
+  return { synonyms, synonymsByFirstWord, stopWords, fillerWords, customRanking };
+}
+
+/** The synonym rules whose input starts with one of `words`, in their order in `synonyms`: those the words can match. */
+export function synonymsStartingIn(ranking: RankingPlan, words: readonly string[]): RankingPlan['synonyms'] {
+  const places: number[] = [];
+  // Distinct words: a rule starts with one word only, so no place is listed twice.
+  for (const word of new Set(words)) {
+    const starting = ranking.synonymsByFirstWord.get(word);
+    if (starting) places.push(...starting);
+  }
+  return places.sort((a, b) => a - b).map((place) => ranking.synonyms[place]);
 }

@@ -11,6 +11,7 @@ import type { TypoRank } from './expansions';
 import { termFrequency } from './ranking';
 import { ENGLISH_PARTICLES } from './stop-words';
 import type { IndexState } from './state';
+import { synonymsStartingIn } from './plan';
 
 const MAX_WORDS = 16;
 /** Adjacent query words glued into one at most (`wire shark` -> `wireshark`). */
@@ -45,6 +46,8 @@ export interface Alternative {
   quality: number;
   /** A match counts as the word as typed (all but singular/plural forms). */
   exact: boolean;
+  /** A synonym's replacement: a field equal to or starting with it is not the query typed (attribute exactness). */
+  replaced?: boolean;
   /** Other forms of the word match too (`record` -> `recording`): the word as typed only. */
   forms?: boolean;
   /** The query word before it: completions also where they follow that word (`followingCompletions`). */
@@ -79,7 +82,7 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   }
   if (!words.length) return undefined;
   const last = words.length - 1;
-  const { stopWords, fillerWords, synonyms } = state.plan.ranking;
+  const { stopWords, fillerWords } = state.plan.ranking;
 
   const stopBits = words.reduce((bits, word, i) => (stopWords.has(word) ? bits | (1 << i) : bits), 0);
   // A query holding a stop word reads as a sentence: its filler words (`program`, `make`, `computer`) are optional too.
@@ -112,14 +115,14 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
     if (word.length >= MIN_SPLIT_WORD && rare(state, word)) alternatives.push(...splits(state, word, i, !termFrequency(state, word)));
     joins(state, words, i, alternatives, counted);
   });
-  for (const synonym of synonyms) {
+  for (const synonym of synonymsStartingIn(state.plan.ranking, words)) {
     for (let i = 0; i + synonym.input.length <= words.length; i++) {
       if (!synonym.input.every((token, k) => words[i + k] === token)) continue;
       const end = i + synonym.input.length - 1;
       // A rule matches whole words as typed: its replacement is a whole word too, never completed (`virtual machine`
       // -> `vm`, not `vmg`).
       for (const terms of synonym.replacements)
-        alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0, prefix: false });
+        alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0, prefix: false, replaced: true });
     }
   }
 
