@@ -388,6 +388,36 @@ describe('relevance rules', () => {
     // Without a stop word the query is keywords: `program` counts.
     expect(top('program edit photos', engine)[0]).toBe('fotoxx');
   });
+  it('treats indefinite pronouns, `every` and `without` as stop words', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('podman', { name: 'podman', description: 'run containers as a user, not root' });
+    engine.add('shotwell', { name: 'shotwell', description: 'share photos' });
+    engine.add('offline', { name: 'offline', description: 'works without a network' });
+    engine.add('greeter', { name: 'greeter', description: 'says hello to everyone, every hour' });
+    // Alone they match nothing: what is run and shared decides.
+    expect(top('run containers without root', engine)).toEqual(['podman']);
+    expect(top('share every photo with everyone', engine)).toEqual(['shotwell']);
+  });
+  it('treats the other number of a filler word as a filler word too (`computers`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('librecad-data', { name: 'librecad-data', description: 'files shared between computers' });
+    engine.add('samba', { name: 'samba', description: 'windows file server' });
+    // `computer` fills a question, and so does `computers`: `windows` and `files` decide.
+    expect(top('share files with windows computers', engine)[0]).toBe('samba');
+    expect(top('share files windows computers', engine)[0]).toBe('librecad-data');
+  });
+  it('treats the verbs `see`, `show` and `keep` of a request as filler words', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('tty-clock', { name: 'tty-clock', description: 'big clock for the terminal' });
+    engine.add('showterm', { name: 'showterm', description: 'show terminal sessions' });
+    engine.add('devtodo', { name: 'devtodo', description: 'list of things to do' });
+    engine.add('keepass', { name: 'keepass', description: 'keep a list of passwords' });
+    // What is shown or kept decides, not the verb.
+    expect(top('show a big clock in the terminal', engine)[0]).toBe('tty-clock');
+    expect(top('keep a list of things to do', engine)[0]).toBe('devtodo');
+    // Without a stop word the query is keywords: `show` counts.
+    expect(top('show terminal clock', engine)[0]).toBe('showterm');
+  });
   it('treats the verb `set` of a request as a filler word (`set up my tablet`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('autopoint', { name: 'autopoint', description: 'tool for setting up gettext' });
@@ -488,6 +518,8 @@ describe('relevance rules', () => {
       ['vim', 'text editor'],
       ['ardour', 'digital audio workstation'],
       ['nvtop', 'process monitor for the graphics card'],
+      ['gmrun', 'application launcher'],
+      ['rocket-launcher', 'model rocket simulator'],
     ])
       engine.add(name, { name, description });
     // A photo is an image; not every image is a photo.
@@ -498,6 +530,8 @@ describe('relevance rules', () => {
     expect(top('development environment', engine)).toEqual(['geany']);
     expect(top('daw', engine)).toEqual(['ardour']);
     expect(top('gpu', engine)).toEqual(['nvtop']);
+    // `app` is short for `application`.
+    expect(top('app launcher', engine)).toEqual(['gmrun', 'rocket-launcher']);
   });
   it('counts a query word held by an exact-mode field as matched, in a query of several words, unscored', () => {
     const engine = new SearchIndex({ fields: [...fields, field('section', 'string', { searchMode: 'exact' })], sorts: [] });
@@ -562,6 +596,17 @@ describe('relevance rules', () => {
     expect(top('virtual machine', engine)).not.toContain('vmg');
     // The query word itself is still completed as it is typed.
     expect(top('virtual mach', engine)).toContain('virt-manager');
+  });
+  it('gives a name equal to or starting with a synonym no attribute exactness: the words typed win (`remote desktop`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['rdp-classifier', 'sequence classifier'],
+      ['remmina', 'remote desktop client'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('remote desktop', engine)).toEqual(['remmina', 'rdp-classifier']);
+    // Typed, the same name leads.
+    expect(top('rdp', engine)[0]).toBe('rdp-classifier');
   });
   it('finds an abbreviation from its full word only (`microsoft` -> `ms`), and `bittorrent` from a torrent', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

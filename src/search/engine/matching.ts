@@ -405,7 +405,10 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
     const collected = collectHits(state, m, expansion, alternative.quality, wanted);
     if (!wanted) coveredBy(m, expansion, collected);
     const count = expansion.where ? keepWhere(hits, collected, expansion.where, slotCount) : collected;
+    // A synonym's replacement scores, but a field equal to or starting with it is not the query typed (criterion 3):
+    // `rdp` of `remote desktop` names `rdp-classifier`, a classifier of RNA sequences.
     const aligns =
+      !alternative.replaced &&
       singularAligns &&
       (!typedWord ||
         !(
@@ -509,7 +512,8 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative, wa
         if (m.altHits[ord] === 0) completed.push(ord);
         m.altHits[ord] = 1;
         const marks = (match * slotCount + hits.slots[h]) * SLOT_MARKS;
-        if (position - last === queryPosition) {
+        // A synonym's replacement of several words (`ide` -> `integrated development environment`) aligns nowhere either.
+        if (position - last === queryPosition && !alternative.replaced) {
           m.slotMarks[marks + SLOT_WORDS] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
           m.slotMarks[marks + SLOT_ALIGNED] |= alternative.mask;
           m.slotMarks[marks + SLOT_END] = Math.max(m.slotMarks[marks + SLOT_END], position + 1);

@@ -2,7 +2,7 @@
  * How an index treats each schema field, derived once from the IndexConfig:
  * which fields are tokenized, matched as exact phrases or values, faceted, kept as sort columns.
  */
-import { tokenize } from './analysis';
+import { pluralForms, tokenize } from './analysis';
 import { ENGLISH_FILLER_WORDS, ENGLISH_STOP_WORDS, ENGLISH_SYNONYMS } from './stop-words';
 import type { IndexConfig, SearchAppField } from './types';
 
@@ -144,8 +144,8 @@ function planRanking({ ranking = {} }: IndexConfig, plan: IndexPlan): RankingPla
     customRanking.push({ field, direction });
   }
   const stopWords = new Set((ranking.stopWords ?? ENGLISH_STOP_WORDS).flatMap(tokenize));
-  // An app's own stop words replace the English lists.
-  const fillerWords = new Set(ranking.stopWords ? [] : ENGLISH_FILLER_WORDS);
+  // An app's own stop words replace the English lists. A filler word's other number fills too (`computers`, `tool`).
+  const fillerWords = new Set(ranking.stopWords ? [] : ENGLISH_FILLER_WORDS.flatMap((word) => [word, ...pluralForms(word)]));
   return { synonyms, synonymsByFirstWord, stopWords, fillerWords, customRanking };
 }
 

@@ -46,6 +46,8 @@ export interface Alternative {
   quality: number;
   /** A match counts as the word as typed (all but singular/plural forms). */
   exact: boolean;
+  /** A synonym's replacement: a field equal to or starting with it is not the query typed (attribute exactness). */
+  replaced?: boolean;
   /** Other forms of the word match too (`record` -> `recording`): the word as typed only. */
   forms?: boolean;
   /** The query word before it: completions also where they follow that word (`followingCompletions`). */
@@ -120,7 +122,7 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
       // A rule matches whole words as typed: its replacement is a whole word too, never completed (`virtual machine`
       // -> `vm`, not `vmg`).
       for (const terms of synonym.replacements)
-        alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0, prefix: false });
+        alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0, prefix: false, replaced: true });
     }
   }
 

@@ -3,9 +3,11 @@ import type { SynonymRule } from './types';
 /**
  * The default stop words: English function words (articles, pronouns, prepositions, conjunctions, auxiliaries,
  * quantifiers and question words, as in the standard Snowball and NLTK lists), which make a question read naturally
- * (`how do I`, `what is`, `between two servers`) but rarely decide it. Not the particles that make verbs (`up`,
- * `down`, `out`, `off`: `back up` is `backup`) nor the negations. No word with content: `tool`, `program` or `app` is
- * what a catalogue may be about.
+ * (`how do I`, `what is`, `between two servers`) but rarely decide it; also the indefinite pronouns those lists leave
+ * out (`someone`, `anything`, `everybody`, `nothing`), `every` beside their `each`, and `without` beside `with`
+ * (`run containers without root`: what is done without says little of what does it). Not the particles that make
+ * verbs (`up`, `down`, `out`, `off`: `back up` is `backup`) nor the negations. No word with content: `tool`, `program`
+ * or `app` is what a catalogue may be about.
  */
 export const ENGLISH_STOP_WORDS = [
   'a',
@@ -19,6 +21,9 @@ export const ENGLISH_STOP_WORDS = [
   'and',
   'another',
   'any',
+  'anybody',
+  'anyone',
+  'anything',
   'are',
   'as',
   'at',
@@ -37,6 +42,10 @@ export const ENGLISH_STOP_WORDS = [
   'does',
   'during',
   'each',
+  'every',
+  'everybody',
+  'everyone',
+  'everything',
   'few',
   'for',
   'from',
@@ -65,7 +74,9 @@ export const ENGLISH_STOP_WORDS = [
   'most',
   'my',
   'myself',
+  'nobody',
   'nor',
+  'nothing',
   'now',
   'of',
   'on',
@@ -81,6 +92,8 @@ export const ENGLISH_STOP_WORDS = [
   'should',
   'so',
   'some',
+  'somebody',
+  'someone',
   'something',
   'such',
   'than',
@@ -113,6 +126,7 @@ export const ENGLISH_STOP_WORDS = [
   'why',
   'will',
   'with',
+  'without',
   'would',
   'you',
   'your',
@@ -123,6 +137,8 @@ export const ENGLISH_STOP_WORDS = [
  * Words with content that fill requests and questions (`program to edit photos`, `I want to make music`, `what
  * hardware is in my computer`, `set up a kerberos server`): optional like stop words, but only in a query that reads
  * as a sentence (one holding a stop word). Alone or beside other keywords they count (`diff tool`: a shop sells tools).
+ * The verbs of seeing and keeping ask for a thing shown or kept (`show a big clock in the terminal`, `keep a list of
+ * things to do`): that thing decides. A filler word's singular or plural fills as well (`computers`: plan.ts).
  * The particles of phrasal verbs among them (`ENGLISH_PARTICLES`) still glue to the word before them.
  */
 export const ENGLISH_FILLER_WORDS = [
@@ -134,6 +150,7 @@ export const ENGLISH_FILLER_WORDS = [
   'down',
   'get',
   'help',
+  'keep',
   'like',
   'make',
   'need',
@@ -142,7 +159,9 @@ export const ENGLISH_FILLER_WORDS = [
   'please',
   'program',
   'programs',
+  'see',
   'set',
+  'show',
   'software',
   'thing',
   'things',
@@ -267,4 +286,6 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { synonyms: ['k8s', 'kubernetes'] },
   { synonyms: ['postgres', 'postgresql'] },
   { synonyms: ['stats', 'statistics'] },
+  { synonyms: ['app', 'application'] },
+  { synonyms: ['apps', 'applications'] },
 ];
