@@ -224,7 +224,8 @@ export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = fal
     else markWords(state, m, alternative);
   }
   for (const { ords, score, mask } of m.exactMatches)
-    for (const ord of ords) {
+    for (let i = 0; i < ords.length; i++) {
+      const ord = ords[i];
       // A word of a value counts for a document the query matches otherwise (`wordValueMatches`).
       if (mask !== all && m.matchAt[ord] === 0) continue;
       if (m.complete) record(m, ord, mask, score, 0, true);
@@ -267,7 +268,7 @@ export function detailMatches(state: IndexState, matches: Matches, ords: Int32Ar
   const wanted = { marks: detailed, ords: m.detailedOrds.subarray(first, m.detailedCount).sort() };
   for (const alternative of m.plan.alternatives) matchAlternative(state, m, alternative, alternative === m.plan.alternatives[0], wanted);
   for (const { ords: exact, score, mask } of m.exactMatches)
-    for (const ord of exact) if (detailed[ord] === DETAILING) record(m, ord, mask, score, 0, true);
+    for (let i = 0; i < exact.length; i++) if (detailed[exact[i]] === DETAILING) record(m, exact[i], mask, score, 0, true);
   for (let i = first; i < m.detailedCount; i++) detailed[m.detailedOrds[i]] = DETAILED;
   if (m.detailedCount === m.ords.length) m.complete = true;
 }
@@ -847,47 +848,39 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
 }
 
 /** Documents whose exact-mode field holds the query phrase contiguously (or equals it, for values). */
-function exactFieldMatches(state: IndexState, { field, match }: ExactField, query: string): number[] {
+function exactFieldMatches(state: IndexState, { field, match }: ExactField, query: string): Int32Array {
   if (isNumeric(field)) {
     const wanted = field.dataType === 'date' ? Date.parse(query) : Number(query);
     const column = state.numbers.get(field.code);
-    if (!column || Number.isNaN(wanted)) return [];
-    return Array.from(liveOrds(state).filter((ord) => column.get(ord) === wanted));
+    if (!column || Number.isNaN(wanted)) return NO_MATCHES;
+    return liveOrds(state).filter((ord) => column.get(ord) === wanted);
   }
   const column = state.values.get(field.code);
-  if (!column) return [];
-  const padded = ` ${query} `;
-  // The matching value ids, marked: one typed test per live document, as filters do.
-  const wanted = new Uint8Array(column.values.length);
-  let found = false;
-  const mark = (id: number) => {
-    wanted[id] = 1;
-    found = true;
-  };
+  if (!column) return NO_MATCHES;
+  // The matching value ids, ascending.
+  const ids: number[] = [];
   if (match === 'value') {
     const id = column.idOf.get(query);
-    if (id !== undefined) mark(id);
-  } else
-    column.values.forEach((value, id) => {
-      // The plain test first: most values do not hold the query at all, and it builds no string.
-      if (value.includes(query) && ` ${value} `.includes(padded)) mark(id);
-    });
-  if (!found) return [];
-  const { starts, ords } = documentsByValue(state, column);
-  const matched: number[] = [];
-  let lists = 0;
-  for (let id = 0; id < wanted.length; id++) {
-    if (wanted[id] === 0) continue;
-    lists++;
-    for (let i = starts[id]; i < starts[id + 1]; i++) matched.push(ords[i]);
+    if (id !== undefined) ids.push(id);
+  } else {
+    const padded = ` ${query} `;
+    const { values } = column;
+    // The plain test first: most values do not hold the query at all, and it builds no string.
+    for (let id = 0; id < values.length; id++) if (values[id].includes(query) && ` ${values[id]} `.includes(padded)) ids.push(id);
   }
+  if (!ids.length) return NO_MATCHES;
+  const { starts, ords } = documentsByValue(state, column);
+  // One value's documents are its list as kept, a view (`perl` in section `perl`: 3,500 documents, no copy).
+  if (ids.length === 1) return ords.subarray(starts[ids[0]], starts[ids[0] + 1]);
+  const matched = new Set<number>();
+  for (const id of ids) for (let i = starts[id]; i < starts[id + 1]; i++) matched.add(ords[i]);
   // In ordinal order and once each, as a scan of the live documents lists them.
-  return lists > 1 ? [...new Set(matched)].sort((a, b) => a - b) : matched;
+  return Int32Array.from(matched).sort();
 }
 
 /** Documents an exact-mode field matches: their `score` and the query words (`mask`) they count as matched. */
 interface ValueMatches {
-  ords: number[];
+  ords: Int32Array;
   score: number;
   mask: number;
 }
@@ -904,8 +897,9 @@ function wordValueMatches(state: IndexState, plan: QueryPlan): ValueMatches[] {
     if (field.match !== 'phrase') continue;
     plan.words.forEach((word, i) => {
       if (!((plan.counted >>> i) & 1)) return;
-      const ords = [word, ...pluralForms(word)].flatMap((form) => exactFieldMatches(state, field, form));
-      if (ords.length) found.push({ ords, score: 0, mask: 1 << i });
+      const lists = [word, ...pluralForms(word)].map((form) => exactFieldMatches(state, field, form)).filter((ords) => ords.length);
+      // Mostly one form's list, taken as it is (`flatMap` copied a broad section's thousands of ordinals one by one).
+      if (lists.length) found.push({ ords: lists.length === 1 ? lists[0] : concatenated(lists), score: 0, mask: 1 << i });
     });
   }
   return found;
@@ -919,4 +913,14 @@ function isIndexedSingular(state: IndexState, typed: string, term: string): bool
     termFrequency(state, typed) > 0 &&
     titlesBeginning(state, [typed]) !== 'namespace'
   );
+}
+
+function concatenated(lists: Int32Array[]): Int32Array {
+  const all = new Int32Array(lists.reduce((length, list) => length + list.length, 0));
+  let at = 0;
+  for (const list of lists) {
+    all.set(list, at);
+    at += list.length;
+  }
+  return all;
 }
