@@ -37,13 +37,16 @@ function semanticRatioOf(app: SearchAppRow, request: SearchRequest, requested: R
 }
 
 /** `make`'s value, made on the first call. */
-function once(make: () => string): () => string {
+export function once(make: () => string): () => string {
   let made: string | undefined;
   return () => (made ??= make());
 }
 
-/** The index's answer to the search, keyword or (with `semantic`) hybrid; `fresh`: not from the object's memory of answers. */
-export type IndexAnswer = (fresh: boolean, semantic?: SemanticSearch) => Promise<VersionedAnswer>;
+/**
+ * The index's answer to the search, keyword or (with `semantic`) hybrid; `fresh`: not from the object's memory of answers;
+ * `key`: the answer's key, which the object remembers it under.
+ */
+export type IndexAnswer = (fresh: boolean, semantic: SemanticSearch | undefined, key: string) => Promise<VersionedAnswer>;
 
 /** A search's serialized answer, and the key under which it may be cached. */
 export interface SearchAnswer {
@@ -71,17 +74,21 @@ export function searchAnswer(
   const ratio = semanticRatioOf(app, request, requested);
   const active = activeEmbedder(app);
   const read: IndexAnswer =
-    indexAnswer ?? ((fresh, semantic) => new SearchAppClient(env, app.tenantCode, app.code).searchAnswer(request, fresh, semantic));
-  const keyword = (fresh: boolean) => read(fresh);
+    indexAnswer ??
+    ((fresh, semantic, key) => new SearchAppClient(env, app.tenantCode, app.code).searchAnswer(request, fresh, semantic, key));
+  // Made once per request, in the worker: the object keys its memory of answers by the same string.
+  const keywordKey = once(() => searchKey(request));
+  const keyword = (fresh: boolean) => read(fresh, undefined, keywordKey());
   const q = request.q?.trim();
-  if (!active || ratio === 0 || !q) return { key: once(() => searchKey(request)), answer: keyword };
+  if (!active || ratio === 0 || !q) return { key: keywordKey, answer: keyword };
   const hybrid = { ratio, embedder: active.fingerprint };
+  const key = once(() => searchKey(request, hybrid));
   return {
-    key: once(() => searchKey(request, hybrid)),
+    key,
     async answer(fresh) {
       try {
         const vector = await embedQuery(env, active.embedder, q);
-        return await read(fresh, { ...hybrid, vector });
+        return await read(fresh, { ...hybrid, vector }, key());
       } catch (error) {
         if (!(error instanceof EmbeddingError)) throw error;
         logError('query embedding failed', error, { tenantCode: app.tenantCode, code: app.code });

@@ -11,7 +11,7 @@ import { suggestKey, type VersionedAnswer } from './answers';
 import { answerThroughEdgeCache, rememberedAnswer, rememberedAnswerAt, trustedVersion, type EdgeAnswer } from './edge-cache';
 import type { HighlightRequest } from './engine/highlight';
 import type { SearchRequest, SuggestRequest } from './engine/types';
-import { searchAnswer, type RequestedRatio } from './hybrid-search';
+import { once, searchAnswer, type RequestedRatio } from './hybrid-search';
 import { SearchAppClient } from './search-app-client';
 import type { IndexRead } from './app-object/answering';
 
@@ -138,8 +138,8 @@ export async function publicSearch(
   requestId?: string,
 ): Promise<PublicAnswer> {
   const nearest = nearestCopy(request, app);
-  const { key, answer } = searchAnswer(request.env, app.row, search, semantic, (fresh, hybrid) =>
-    nearest.read({ kind: 'search', request: search, semantic: hybrid }, fresh),
+  const { key, answer } = searchAnswer(request.env, app.row, search, semantic, (fresh, hybrid, key) =>
+    nearest.read({ kind: 'search', request: search, semantic: hybrid, key }, fresh),
   );
   const found = await throughEdgeCache(request, app, key, answer);
   if (request.cacheable) rememberUrl(request.url, knownUrlOf(app, key(), 'result', requestId));
@@ -154,8 +154,10 @@ export async function publicSuggest(
   requestId?: string,
 ): Promise<PublicAnswer> {
   const nearest = nearestCopy(request, app);
-  const key = () => suggestKey(suggest);
-  const found = await throughEdgeCache(request, app, key, (fresh) => nearest.read({ kind: 'suggest', request: suggest }, fresh));
+  const key = once(() => suggestKey(suggest));
+  const found = await throughEdgeCache(request, app, key, (fresh) =>
+    nearest.read({ kind: 'suggest', request: suggest, key: key() }, fresh),
+  );
   if (request.cacheable) rememberUrl(request.url, knownUrlOf(app, key(), 'suggestions', requestId));
   return { ...found, servedBy: nearest.servedBy() };
 }

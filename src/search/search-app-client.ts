@@ -110,9 +110,17 @@ export class SearchAppClient {
     return this.#reads.suggest(request);
   }
 
-  /** `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries. */
-  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false, semantic?: SemanticSearch): Promise<VersionedAnswer> {
-    return this.#reads.searchAnswer(request, fresh, semantic);
+  /**
+   * `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries;
+   * `key`: the answer's `searchKey`, when made already.
+   */
+  async searchAnswer(
+    request: SearchRequest & HighlightRequest,
+    fresh = false,
+    semantic?: SemanticSearch,
+    key?: string,
+  ): Promise<VersionedAnswer> {
+    return this.#reads.searchAnswer(request, fresh, semantic, undefined, key);
   }
 
   /** `suggest` as JSON with the index version it answers for; `fresh` as for `searchAnswer`. */

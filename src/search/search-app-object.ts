@@ -437,14 +437,22 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#live.version();
   }
 
-  /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
-  async searchAnswer(request: SearchRequest & HighlightRequest, fresh = false, semantic?: SemanticSearch): Promise<Outcome<LayoutAnswer>> {
-    return this.#answering.searchAnswer(request, fresh, semantic);
+  /**
+   * `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`.
+   * `key`: the answer's `searchKey` when the caller made it already.
+   */
+  async searchAnswer(
+    request: SearchRequest & HighlightRequest,
+    fresh = false,
+    semantic?: SemanticSearch,
+    key?: string,
+  ): Promise<Outcome<LayoutAnswer>> {
+    return this.#answering.searchAnswer(request, fresh, semantic, key);
   }
 
-  /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
-  async suggestAnswer(request: SuggestRequest, fresh = false): Promise<Outcome<LayoutAnswer>> {
-    return this.#answering.suggestAnswer(request, fresh);
+  /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`; `key` as for `searchAnswer`. */
+  async suggestAnswer(request: SuggestRequest, fresh = false, key?: string): Promise<Outcome<LayoutAnswer>> {
+    return this.#answering.suggestAnswer(request, fresh, key);
   }
 
   /** `searchAnswer` or `suggestAnswer`, as the read names. */

@@ -103,8 +103,8 @@ export class AppReads {
     const reads = await this.#shardReads(placement, fresh);
     const answer =
       read.kind === 'search'
-        ? await this.searchAnswer(read.request, fresh, read.semantic, reads)
-        : await this.suggestAnswer(read.request, fresh, reads);
+        ? await this.searchAnswer(read.request, fresh, read.semantic, reads, read.key)
+        : await this.suggestAnswer(read.request, fresh, reads, read.key);
     return { ...answer, servedBy: reads?.servedBy.join(',') ?? 'primary' };
   }
 
@@ -158,16 +158,17 @@ export class AppReads {
 
   /**
    * `search` as JSON with the index version it answers for; `fresh` skips the object's memory of repeated queries.
-   * `reads`: the shards' parts may come from their replicas.
+   * `reads`: the shards' parts may come from their replicas; `key`: the answer's `searchKey`, when made already.
    */
   async searchAnswer(
     request: SearchRequest & HighlightRequest,
     fresh = false,
     semantic?: SemanticSearch,
     reads?: ShardReads,
+    key?: string,
   ): Promise<VersionedAnswer> {
     if ((knownShards.get(this.#key) ?? 1) === 1) {
-      const answer = unwrap(await this.#objects.stub.searchAnswer(request, fresh, semantic));
+      const answer = unwrap(await this.#objects.stub.searchAnswer(request, fresh, semantic, key));
       if (answer.shards === 1) return { version: answer.version, json: answer.json };
       knownShards.set(this.#key, answer.shards);
     }
@@ -177,10 +178,10 @@ export class AppReads {
     return { version, json: JSON.stringify({ ...result, facets: navigationFirst(result.facets, fields) }) };
   }
 
-  /** `suggest` as JSON with the index version it answers for; `fresh` and `reads` as for `searchAnswer`. */
-  async suggestAnswer(request: SuggestRequest, fresh = false, reads?: ShardReads): Promise<VersionedAnswer> {
+  /** `suggest` as JSON with the index version it answers for; `fresh`, `reads` and `key` as for `searchAnswer`. */
+  async suggestAnswer(request: SuggestRequest, fresh = false, reads?: ShardReads, key?: string): Promise<VersionedAnswer> {
     if ((knownShards.get(this.#key) ?? 1) === 1) {
-      const answer = unwrap(await this.#objects.stub.suggestAnswer(request, fresh));
+      const answer = unwrap(await this.#objects.stub.suggestAnswer(request, fresh, key));
       if (answer.shards === 1) return { version: answer.version, json: answer.json };
       knownShards.set(this.#key, answer.shards);
     }

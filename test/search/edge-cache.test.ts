@@ -1,6 +1,6 @@
 import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AnswerMemo, searchKey } from '../../src/search/answers';
+import { AnswerMemo, searchKey, suggestKey } from '../../src/search/answers';
 import type { SearchRequest } from '../../src/search/engine/types';
 import { answerEnd, edgeCacheUrl } from '../../src/search/edge-cache';
 import { compressEnd } from '../../src/search/gzip-splice';
@@ -344,6 +344,24 @@ describe("the search app's memory of repeated answers", () => {
     const changed = await app.searchApp.searchAnswer(request);
     expect(changed.version).toBeGreaterThan(first.version);
     expect(JSON.parse(changed.json).total).toBe(JSON.parse(first.json).total + 1);
+  });
+
+  it("remembers a route's computed answer under the key the worker made, which the object does not make again", async () => {
+    const fresh = await json(await get('q=running', { 'Cache-Control': 'no-cache' }));
+    // Another question asked under that key is answered from memory: the route's key is the request's canonical form.
+    const runningKey = searchKey({ q: 'running', page: 1, rows: 10, filters: {} });
+    const remembered = await app.searchApp.searchAnswer({ q: 'yellow', page: 1, rows: 10 }, false, undefined, runningKey);
+    expect(JSON.parse(remembered.json)).toEqual(fresh.result);
+    const titles = fresh.result.documents.map((hit: { document: { title: string } }) => hit.document.title);
+    expect(titles.length).toBeGreaterThan(0);
+    expect(titles.every((title: string) => /running/i.test(title) && !/yellow/i.test(title))).toBe(true);
+
+    const suggested = await json(
+      await call('GET', `/api/v1/search/suggest/${app.tenant}/${app.code}?q=runn`, { headers: { 'Cache-Control': 'no-cache' } }),
+    );
+    const outcome = await app.searchApp.stub.suggestAnswer({ q: 'yel', rows: 10 }, false, suggestKey({ q: 'runn', rows: 10 }));
+    expect(outcome.ok && JSON.parse(outcome.value.json)).toEqual(suggested.suggestions);
+    expect(suggested.suggestions).toMatchObject([{ value: 'running' }]);
   });
 
   it('answers a document as changed and no more once deleted, though its payload was read for an earlier answer', async () => {

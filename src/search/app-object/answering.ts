@@ -29,9 +29,13 @@ import type {
 import type { Outcome } from '../outcome';
 import { ok, type LiveIndex, type SemanticSearch, type ShardView } from './live-index';
 
-/** A read a replica can answer as well as the primary: keyword or hybrid search, or suggest. */
+/**
+ * A read a replica can answer as well as the primary: keyword or hybrid search, or suggest. `key`: its answer's key
+ * (`searchKey` of the request and semantic, `suggestKey`) when the caller made it already, so the object need not.
+ */
 export type IndexRead =
-  { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch } | { kind: 'suggest'; request: SuggestRequest };
+  | { kind: 'search'; request: SearchRequest & HighlightRequest; semantic?: SemanticSearch; key?: string }
+  | { kind: 'suggest'; request: SuggestRequest; key?: string };
 
 /** A shard's part of a sharded read, which a replica of the shard answers as well as the shard's primary. */
 export type PartRead =
@@ -183,8 +187,13 @@ export class Answering {
   }
 
   /** `search` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
-  searchAnswer(request: SearchRequest & HighlightRequest, fresh: boolean, semantic?: SemanticSearch): Outcome<LayoutAnswer> {
-    return this.#memoized(searchKey(request, semantic), fresh, () => {
+  searchAnswer(
+    request: SearchRequest & HighlightRequest,
+    fresh: boolean,
+    semantic?: SemanticSearch,
+    key = searchKey(request, semantic),
+  ): Outcome<LayoutAnswer> {
+    return this.#memoized(key, fresh, () => {
       const outcome = this.#search(request, semantic);
       if (!outcome.ok) return outcome;
       return ok({ ...outcome.value, facets: navigationFirst(outcome.value.facets, this.live.loaded?.config.fields ?? []) });
@@ -192,13 +201,15 @@ export class Answering {
   }
 
   /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`. */
-  suggestAnswer(request: SuggestRequest, fresh: boolean): Outcome<LayoutAnswer> {
-    return this.#memoized(suggestKey(request), fresh, () => this.suggest(request));
+  suggestAnswer(request: SuggestRequest, fresh: boolean, key = suggestKey(request)): Outcome<LayoutAnswer> {
+    return this.#memoized(key, fresh, () => this.suggest(request));
   }
 
   /** `searchAnswer` or `suggestAnswer`, as the read names. */
   readAnswer(read: IndexRead, fresh: boolean): Outcome<LayoutAnswer> {
-    return read.kind === 'search' ? this.searchAnswer(read.request, fresh, read.semantic) : this.suggestAnswer(read.request, fresh);
+    return read.kind === 'search'
+      ? this.searchAnswer(read.request, fresh, read.semantic, read.key)
+      : this.suggestAnswer(read.request, fresh, read.key);
   }
 
   /** Nothing else runs between reading the version and computing the answer: the object handles one event at a time. */
