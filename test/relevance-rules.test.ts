@@ -644,6 +644,20 @@ describe('relevance rules', () => {
     expect(top('hardware info', engine)).toEqual(expect.arrayContaining(['lshw', 'hardinfo']));
     expect(top('system information', engine)).toEqual(expect.arrayContaining(['hardinfo', 'lshw']));
   });
+  it('finds a `vehicle` for a `car`, and a text-mode interface for a `tui`', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['scantool', 'vehicle diagnostic scanner'],
+      ['racer', 'car racing game'],
+      ['tig', 'text-mode interface for git'],
+      ['gitg', 'graphical interface for git'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('car diagnostics', engine)[0]).toBe('scantool');
+    // A vehicle is not always a car: `vehicle` finds no `car`.
+    expect(top('vehicle', engine)).toEqual(['scantool']);
+    expect(top('git tui', engine)[0]).toBe('tig');
+  });
   it('finds the one verb a description uses for a phrasal verb of a question (`look at` -> `view`, `set up` -> `configure`, `get back` -> `recover`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
@@ -660,6 +674,8 @@ describe('relevance rules', () => {
       engine.add(name, { name, description });
     expect(top('how can I look at the system logs', engine)[0]).toBe('ksystemlog');
     expect(top('set up the network', engine)[0]).toBe('netcfg');
+    expect(top('network setup', engine)[0]).toBe('netcfg');
+    expect(top('setup', engine)).toEqual(['netcfg']);
     expect(top('get rid of old kernels', engine)).toEqual(['bleachbit']);
     expect(top('get back my deleted photos', engine)).toEqual(['photorec']);
     expect(top('look for words in my documents', engine)[0]).toBe('recoll');

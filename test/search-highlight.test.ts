@@ -109,6 +109,10 @@ describe('highlight', () => {
     expect(highlight('an e-book manager', new QueryWords('ebook'), exactOnly)).toBe('an <mark>e</mark>-<mark>book</mark> manager');
     expect(highlight('speedtest-cli', new QueryWords('speedtestcli'), fuzzy)).toBe('<mark>speedtest</mark>-<mark>cli</mark>');
     expect(highlight('a book of e', new QueryWords('ebook'), exactOnly)).toBe('a book of e');
+    // After a matched word, and in a text of other letters than ASCII ones.
+    expect(highlight('ebook or e-book', new QueryWords('ebook'), exactOnly)).toBe('<mark>ebook</mark> or <mark>e</mark>-<mark>book</mark>');
+    expect(highlight('Lecteur d’e-book', new QueryWords('ebook'), exactOnly)).toBe('Lecteur d’<mark>e</mark>-<mark>book</mark>');
+    expect(snippet('Lecteur d’e-book', new QueryWords('ebook'), exactOnly, 2)).toBe('…<mark>e</mark>-<mark>book</mark>');
   });
 
   it('marks a whole word when its normalized form differs in length from the raw one', () => {

@@ -284,11 +284,12 @@ export class QueryWords {
   }
 
   /**
-   * Every word of `text` with the query word it matches; two unmatched words in a row that a query word glues
+   * Every word of `text` with the query word it matches (`all`), or only the matched ones (what highlighting marks:
+   * most words of a text match nothing, and need no object); two unmatched words in a row that a query word glues
    * (`e-book` for `ebook`, `speedtest-cli` for `speedtestcli`) both match it.
    */
-  words(text: string, rules: MatchRules): Word[] {
-    return this.#asciiWords(text, rules) ?? this.#unicodeWords(text, rules);
+  words(text: string, rules: MatchRules, all = true): Word[] {
+    return (this.#asciiWords(text, rules, all) ?? this.#unicodeWords(text, rules, all)).words;
   }
 
   /**
@@ -296,8 +297,8 @@ export class QueryWords {
    * as `RAW_WORD` finds them, already normalized once lowercased, so one scan of character codes finds them without
    * a regular expression, a match object or a lowercased copy per word.
    */
-  #asciiWords(text: string, rules: MatchRules): Word[] | undefined {
-    const words: Word[] = [];
+  #asciiWords(text: string, rules: MatchRules, all: boolean): WordList | undefined {
+    const words = new WordList(all);
     // Whether a word (lowercase) of a first letter and a length may match a query word under `rules`: most words of
     // a text cannot, and skip their string, its look-up and `#match`. Read once per text, not once per word.
     const lengths = (this.#candidates[rulesKey(rules)] ??= this.#candidateLengths(rules));
@@ -317,19 +318,18 @@ export class QueryWords {
       const hit =
         ((lengths[lower.charCodeAt(start)] | anyLetter) & lengthBit(length)) !== 0 ? this.match(lower.slice(start, i), rules) : undefined;
       // The word before, unmatched, glued to this one: its normalized form is its text, lowercased.
-      const previous = words.at(-1);
       const glued =
-        !hit && previous && this.#mayGlue(previous, previous.end - previous.start + length)
-          ? this.terms.indexOf(lower.slice(previous.start, previous.end) + lower.slice(start, i))
+        !hit && this.#mayGlue(words, words.lastEnd - words.lastStart + length)
+          ? this.terms.indexOf(lower.slice(words.lastStart, words.lastEnd) + lower.slice(start, i))
           : -1;
-      this.#pushMatched(words, start, length, hit ? hit.term : -1, hit ? hit.length : 0, glued);
+      words.add(start, length, hit ? hit.term : -1, hit ? hit.length : 0, glued);
       start = -1;
     }
     return words;
   }
 
-  #unicodeWords(text: string, rules: MatchRules): Word[] {
-    const words: Word[] = [];
+  #unicodeWords(text: string, rules: MatchRules, all: boolean): WordList {
+    const words = new WordList(all);
     let before = '';
     // exec over the shared /g expression rather than matchAll, which copies it for every text.
     RAW_WORD.lastIndex = 0;
@@ -351,49 +351,64 @@ export class QueryWords {
         }
       }
       const normalized = tokens.join('');
-      this.#pushMatched(words, found.index, raw.length, term, term < 0 ? 0 : raw.length, this.#gluedTo(words, before, normalized, term));
+      words.add(found.index, raw.length, term, term < 0 ? 0 : raw.length, this.#gluedTo(words, before, normalized, term));
       before = normalized;
     }
     return words;
   }
 
-  /** Pushes the plain word `word` (normalized) at `start` with what it matches; answers it as the next word's `before`. */
-  #push(words: Word[], word: string, start: number, length: number, before: string, rules: MatchRules): string {
+  /** Adds the plain word `word` (normalized) at `start` with what it matches; answers it as the next word's `before`. */
+  #push(words: WordList, word: string, start: number, length: number, before: string, rules: MatchRules): string {
     const hit = this.match(word, rules);
     const term = hit ? hit.term : -1;
-    this.#pushMatched(words, start, length, term, hit ? hit.length : 0, this.#gluedTo(words, before, word, term));
+    words.add(start, length, term, hit ? hit.length : 0, this.#gluedTo(words, before, word, term));
     return word;
   }
 
   /** The query word that `before` (the last word of `words`, normalized) and `normalized` spell glued, or -1. */
-  #gluedTo(words: Word[], before: string, normalized: string, term: number): number {
-    const previous = words.at(-1);
-    return term < 0 && previous && before && this.#mayGlue(previous, before.length + normalized.length)
-      ? this.terms.indexOf(before + normalized)
-      : -1;
+  #gluedTo(words: WordList, before: string, normalized: string, term: number): number {
+    return term < 0 && before && this.#mayGlue(words, before.length + normalized.length) ? this.terms.indexOf(before + normalized) : -1;
   }
 
   /** Only an unmatched word, and a glued pair as long as some query word can be one: most unmatched pairs build no string. */
-  #mayGlue(previous: Word, length: number): boolean {
-    return previous.term === -1 && length <= this.#longest;
+  #mayGlue(words: WordList, length: number): boolean {
+    return words.lastTerm === -1 && length <= this.#longest;
   }
+}
 
-  /** Pushes a word with what it matches; `glued`: the query word it spells with the word before (which then matches it too). */
-  #pushMatched(words: Word[], start: number, length: number, term: number, marked: number, glued: number): void {
+/** The words of a text as `QueryWords.words` finds them, with the last one's place and match kept for gluing. */
+class WordList {
+  readonly words: Word[] = [];
+  lastStart = 0;
+  lastEnd = 0;
+  /** The last word's query word, -1 when unmatched, -2 before the first word. */
+  lastTerm = -2;
+
+  /** `all`: every word is listed, else only matched ones. */
+  constructor(private readonly all: boolean) {}
+
+  /** Adds a word with what it matches; `glued`: the query word it spells with the word before (which then matches it too). */
+  add(start: number, length: number, term: number, marked: number, glued: number): void {
     if (glued >= 0) {
-      const previous = words[words.length - 1];
-      previous.term = term = glued;
-      previous.marked = previous.end - previous.start;
+      if (this.all) {
+        const previous = this.words[this.words.length - 1];
+        previous.term = glued;
+        previous.marked = previous.end - previous.start;
+      } else this.words.push({ start: this.lastStart, end: this.lastEnd, term: glued, marked: this.lastEnd - this.lastStart });
+      term = glued;
       marked = length;
     }
-    words.push({ start, end: start + length, term, marked });
+    if (this.all || term >= 0) this.words.push({ start, end: start + length, term, marked });
+    this.lastStart = start;
+    this.lastEnd = start + length;
+    this.lastTerm = term;
   }
 }
 
 /** The text HTML-escaped with matched words wrapped in the tags. */
 export function highlight(text: string, query: QueryWords, rules: MatchRules, tags: HighlightTags = DEFAULT_TAGS): string {
   if (query.isEmpty) return escapeHtml(text);
-  return render(text, query.words(text, rules), 0, text.length, tags);
+  return render(text, query.words(text, rules, false), 0, text.length, tags);
 }
 
 /**

@@ -238,11 +238,14 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'screenshot', synonyms: ['screen capture'] },
   { input: 'screenshots', synonyms: ['screen capture'] },
   { synonyms: ['info', 'information'] },
+  { input: 'car', synonyms: ['vehicle'] },
+  { input: 'cars', synonyms: ['vehicles'] },
   // Phrasal verbs as the one verb descriptions use (`look at the logs`: a log viewer), and its agent noun where the verb
   // names a tool (rules match words as typed, not their other forms).
   { input: 'look at', synonyms: ['view', 'viewer'] },
   { input: 'look for', synonyms: ['search'] },
   { input: 'set up', synonyms: ['configure', 'configuration'] },
+  { input: 'setup', synonyms: ['configure', 'configuration'] },
   { input: 'get rid of', synonyms: ['remove'] },
   { input: 'get back', synonyms: ['recover', 'restore'] },
   { input: 'bring back', synonyms: ['restore', 'recover'] },
@@ -278,7 +281,7 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { synonyms: ['2fa', 'two factor authentication'] },
   { synonyms: ['otp', 'one time password'] },
   { synonyms: ['otps', 'one time passwords'] },
-  { synonyms: ['tui', 'text user interface', 'terminal user interface'] },
+  { synonyms: ['tui', 'text user interface', 'terminal user interface', 'text mode interface'] },
   { synonyms: ['jit', 'just in time'] },
   { synonyms: ['snmp', 'simple network management protocol'] },
   { synonyms: ['svn', 'subversion'] },
