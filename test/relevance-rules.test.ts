@@ -684,6 +684,39 @@ describe('relevance rules', () => {
     expect(top('vehicle', engine)).toEqual(['scantool']);
     expect(top('git tui', engine)[0]).toBe('tig');
   });
+  it('finds the words descriptions use for a role people name otherwise (`screen sharing` ~ `desktop sharing`, `hotspot` -> `access point`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['krfb', 'desktop sharing utility'],
+      ['screenkey', 'show key presses on the screen'],
+      ['samba', 'file sharing server'],
+      ['nfs-kernel-server', 'file sharing over nfs'],
+      ['hotspot', 'performance analysis gui'],
+      ['textcat', 'text language detection'],
+      ['qt-tools', 'gui toolkit helpers'],
+      ['pbuilder', 'personal package builder'],
+      ['sbuild', 'chroot package builder'],
+      ['redshift', 'adjusts the color temperature of your screen'],
+      ['hostapd', 'access point for wifi'],
+      ['uchardet', 'charset detection'],
+      ['mumble-server', 'low latency voip server'],
+      ['scribus', 'desktop page layout'],
+      ['glade', 'user interface builder'],
+      ['fd-find', 'simple alternative to find'],
+      ['biber', 'bibtex replacement'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('screen sharing', engine)[0]).toBe('krfb');
+    expect(top('blue light filter', engine)).toEqual(['redshift']);
+    expect(top('wifi hotspot', engine)[0]).toBe('hostapd');
+    expect(top('text encoding detection', engine)[0]).toBe('uchardet');
+    expect(top('voice chat server', engine)[0]).toBe('mumble-server');
+    expect(top('desktop publishing', engine)[0]).toBe('scribus');
+    expect(top('gui builder', engine)[0]).toBe('glade');
+    expect(top('find replacement', engine)[0]).toBe('fd-find');
+    // One-way: an alternative is not always a replacement.
+    expect(top('alternative', engine)).toEqual(['fd-find']);
+  });
   it('finds the one verb a description uses for a phrasal verb of a question (`look at` -> `view`, `set up` -> `configure`, `get back` -> `recover`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
