@@ -450,7 +450,10 @@ export class SearchAppObject extends DurableObject<Env> {
     return this.#answering.searchAnswer(request, fresh, semantic, key);
   }
 
-  /** `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`; `key` as for `searchAnswer`. */
+  /**
+   * `suggest` serialized once, with its index version; a repeat of the same version comes from memory unless `fresh`.
+   * `key` as for `searchAnswer`.
+   */
   async suggestAnswer(request: SuggestRequest, fresh = false, key?: string): Promise<Outcome<LayoutAnswer>> {
     return this.#answering.suggestAnswer(request, fresh, key);
   }
