@@ -538,14 +538,41 @@ function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<nu
   const size = ids ? ids.length : values.length;
   const k = Math.min(limit, size);
   if (k <= 0) return [];
+  let from = ids;
+  let length = size;
+  let least = 1;
+  if (size > FLOOR_FROM * k) {
+    // A broad query counts thousands of `source` and `installedSize` values once, most of them below its top 50: the
+    // values reaching the count its answer's values reach are listed first, in loops that do nothing else, and the
+    // heap below reads those only (its loop, holding the heap's code, reloads what it reads from the stack per value).
+    const shortlist = shortlistFor(size);
+    const twice = ids ? histogramOfListed(counts, ids, size, shortlist) : histogramOfAll(counts, size, shortlist);
+    least = leastTopCount(k);
+    if (least > 1) {
+      from = shortlist;
+      length = least > 2 ? reaching(counts, shortlist, twice, least) : twice;
+    }
+  }
+  return heapTop(column, counts, from, length, k, least);
+}
+
+/** The best `k` (count, then rank) of the first `size` of `ids` (every value id when absent) counted at least `least`. */
+function heapTop(
+  column: ValueColumn,
+  counts: ArrayLike<number>,
+  ids: ArrayLike<number> | undefined,
+  size: number,
+  k: number,
+  least: number,
+): Facet['values'] {
+  const { values } = column;
   // Values by their rank in string order: the same order as comparing the strings, without reading them.
   const ranks = column.ranks();
   const heap = topHeap(k);
   const { counts: keptCounts, ranks: keptRanks, ids: keptIds } = heap;
   let kept = 0;
-  const least = size > FLOOR_FROM * k ? leastTopCount(counts, ids, size, k) : 1;
   // One pass keeping the k best (count, then rank) seen: a value counted less than the worst kept is passed over
-  // by its count alone, so a broad query's thousands of `source` values cost a read each, with no sort or closure.
+  // by its count alone, with no sort or closure.
   for (let i = 0; i < size; i++) {
     const id = ids ? ids[i] : i;
     const count = counts[id];
@@ -570,26 +597,72 @@ function topOf(column: ValueColumn, counts: ArrayLike<number>, ids: ArrayLike<nu
 /** `topOf` first finds the count its answer's values reach where it is to pick from more than this many times the values it answers. */
 const FLOOR_FROM = 4;
 
-/** `leastTopCount`'s histogram of counts, the last bin holding every count from it on. */
+/** The histogram of counts `leastTopCount` reads, the last bin holding every count from it on. */
 const countHistogram = new Uint32Array(64);
 
-/**
- * A count every one of the `k` best of `ids` (every value id when absent) reaches: the largest that at least `k` of
- * them reach (a count from the histogram's last bin on as that bin's), at least 1. The heap then passes over the
- * values counted less before reading their ranks: a broad query counts thousands of `source` and `installedSize`
- * values once, most of them below its top 50, and their ranks (where their counts are not) are cold in memory.
- */
-function leastTopCount(counts: ArrayLike<number>, ids: ArrayLike<number> | undefined, size: number, k: number): number {
+/** `topOf`'s list of the values counted at least twice, reused. */
+let reusedShortlist = new Int32Array(1024);
+
+function shortlistFor(size: number): Int32Array {
+  if (reusedShortlist.length < size) reusedShortlist = new Int32Array(Math.max(size, reusedShortlist.length * 2));
+  return reusedShortlist;
+}
+
+// The histogram's loops, each alone in a function with nothing after it (`liveOrdsOutside`'s loops say why). A value
+// is listed without a branch (whether a `source` value is counted twice is a coin toss): every one written, the next
+// one over it unless it is counted twice or more.
+
+/** `countHistogram` of the counts of the first `size` of `ids`; lists those counted twice or more in `twice`, answering how many. */
+function histogramOfListed(counts: ArrayLike<number>, ids: ArrayLike<number>, size: number, twice: Int32Array): number {
   // The module's histogram taken once: esbuild's bundle makes it a context slot, loaded and checked per value.
-  const histogram = countHistogram;
+  const histogram = countHistogram.fill(0);
   const last = histogram.length - 1;
-  histogram.fill(0);
-  if (ids) for (let i = 0; i < size; i++) histogram[Math.min(counts[ids[i]], last)]++;
-  else for (let i = 0; i < size; i++) histogram[Math.min(counts[i], last)]++;
-  let reaching = 0;
-  for (let count = last; count > 1; count--) {
-    reaching += histogram[count];
-    if (reaching >= k) return count;
+  let length = 0;
+  for (let i = 0; i < size; i++) {
+    const id = ids[i];
+    const count = counts[id];
+    histogram[Math.min(count, last)]++;
+    twice[length] = id;
+    length += Number(count > 1);
+  }
+  return length;
+}
+
+/** `histogramOfListed` of every value id below `size`. */
+function histogramOfAll(counts: ArrayLike<number>, size: number, twice: Int32Array): number {
+  const histogram = countHistogram.fill(0);
+  const last = histogram.length - 1;
+  let length = 0;
+  for (let id = 0; id < size; id++) {
+    const count = counts[id];
+    histogram[Math.min(count, last)]++;
+    twice[length] = id;
+    length += Number(count > 1);
+  }
+  return length;
+}
+
+/** Keeps the first `size` of `ids` counted at least `least` at the start of `ids`, in order; answers how many. */
+function reaching(counts: ArrayLike<number>, ids: Int32Array, size: number, least: number): number {
+  let length = 0;
+  for (let i = 0; i < size; i++) {
+    const id = ids[i];
+    ids[length] = id;
+    length += Number(counts[id] >= least);
+  }
+  return length;
+}
+
+/**
+ * A count every one of the `k` best values of `countHistogram` reaches: the largest that at least `k` of them reach
+ * (a count from the histogram's last bin on as that bin's), at least 1.
+ */
+function leastTopCount(k: number): number {
+  const histogram = countHistogram;
+  let reached = 0;
+  for (let count = histogram.length - 1; count > 1; count--) {
+    reached += histogram[count];
+    if (reached >= k) return count;
   }
   return 1;
 }
