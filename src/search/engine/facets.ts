@@ -283,14 +283,18 @@ function countedSet(state: IndexState, filtered: Filtered, needed: number): Coun
     ords = kept.subarray(0, length);
   }
   if (ords.length * 2 <= state.liveCount) return { ords, complement: false };
-  return { ords: liveOrdsOutside(state, ords), complement: true };
+  return { ords: liveOrdsOutside(state, ords, ords === filtered.shared ? filtered.marks : undefined), complement: true };
 }
 
-/** The live ordinals not in `ords` (live ordinals, each once), in ordinal order. */
-function liveOrdsOutside(state: IndexState, ords: ArrayLike<number>): Int32Array {
+/** The live ordinals not in `ords` (live ordinals, each once), in ordinal order; `marks`: not 0 exactly at `ords`' ordinals. */
+function liveOrdsOutside(state: IndexState, ords: ArrayLike<number>, marks?: ArrayLike<number>): Int32Array {
   // Every live ordinal (a browse whose facet leaves out the only filter): nothing outside.
   if (ords.length === state.liveCount) return new Int32Array(0);
   const size = capacity(state);
+  if (marks) {
+    const unmarked = new Int32Array(state.liveCount - ords.length + 1);
+    return unmarked.subarray(0, listLiveUnmarked(state.alive, marks, size, unmarked));
+  }
   if (!state.caches.outside || state.caches.outside.length < size) state.caches.outside = new Uint8Array(Math.ceil(size * 1.5));
   const outside = state.caches.outside;
   outside.set(state.alive.subarray(0, size));
@@ -316,6 +320,16 @@ function listMarked(marks: Uint8Array, size: number, listed: Int32Array): number
   for (let ord = 0; ord < size; ord++) {
     listed[length] = ord;
     length += marks[ord];
+  }
+  return length;
+}
+
+/** Lists in `listed` (one place to spare) the ordinals below `size` alive and marked 0 in `marks`; answers how many. */
+function listLiveUnmarked(alive: Uint8Array, marks: ArrayLike<number>, size: number, listed: Int32Array): number {
+  let length = 0;
+  for (let ord = 0; ord < size; ord++) {
+    listed[length] = ord;
+    length += alive[ord] & Number(marks[ord] === 0);
   }
   return length;
 }

@@ -63,6 +63,8 @@ export interface Filtered {
   disjunctive: CompiledFilter[];
   /** The shared candidates that pass every disjunctive filter too (what facets without a filter of their own count over). */
   passing?: ArrayLike<number>;
+  /** Per ordinal, not 0 exactly for the documents of `shared` (a keyword query's matches, no filter): its complement is listed from them. */
+  marks?: ArrayLike<number>;
   /** `passing` is every live document holding this one value (a lone filter over every live document): kept counts may apply (term-counts.ts). */
   value?: { column: ValueColumn; id: number };
 }

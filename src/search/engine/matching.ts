@@ -729,6 +729,11 @@ export function matchOf(matches: Matches, ord: number): number {
   return (matches as Scratch).matchAt[ord] - 1;
 }
 
+/** Per ordinal, not 0 exactly for the matched documents (valid until `release`). */
+export function matchMarks(matches: Matches): Int32Array {
+  return (matches as Scratch).matchAt;
+}
+
 /** A document's match number, a new one when it was not matched yet. */
 function matchFor(m: Scratch, ord: number): number {
   const match = m.matchAt[ord] - 1;

@@ -8,7 +8,7 @@ import { expand, typoKey, typoRanks, type TypoCutoffs, type TypoReport } from '.
 import { checkedFacetLimits, checkedFacetPaths, facetsOfEverything, filteredFacets, selectFacets, type FacetAnswer } from './facets';
 import { applyFilters, compileFilters, filterEverything } from './filters';
 import { hybridCandidates, nearestNeighbours, type HybridNormsPart, type HybridQuery } from './hybrid';
-import { matchOf, matchPlan, release, type Covering } from './matching';
+import { matchMarks, matchOf, matchPlan, release, type Covering } from './matching';
 import { planQuery, type QueryPlan } from './query-plan';
 import {
   feedingOrder,
@@ -44,6 +44,8 @@ export interface Candidates {
   mergeKey?: KeyOf;
   /** A term whose every document is among `ords` (matching.ts `Covering`). */
   covering?: Covering;
+  /** Per ordinal, not 0 exactly for the documents of `ords` (`Filtered.marks`). */
+  marks?: ArrayLike<number>;
   /** The query was relaxed: its words as typed matched nothing. */
   relaxed?: boolean;
   /** In a shard's part: the typo expansions it kept per query word (`TypoReport`). */
@@ -108,6 +110,7 @@ export function keywordCandidates(state: IndexState, q: string, part?: PartRules
   return {
     ords: found.ords,
     covering: found.covering,
+    marks: matchMarks(found),
     relaxed,
     ...(part ? { typoReport: typoReport(state, plans) } : {}),
     relevance: compare,
@@ -182,7 +185,14 @@ export function runSearch(state: IndexState, request: SearchRequest, hybrid?: Hy
       facets = filteredFacets(state, limits, filtered, selected, opened);
     } else {
       facets = candidates.relevance
-        ? filteredFacets(state, limits, { shared: candidates.ords, passes: [], disjunctive: [] }, selected, opened, candidates.covering)
+        ? filteredFacets(
+            state,
+            limits,
+            { shared: candidates.ords, passes: [], disjunctive: [], marks: candidates.marks },
+            selected,
+            opened,
+            candidates.covering,
+          )
         : facetsOfEverything(state, limits, selected, opened);
     }
 
