@@ -1,11 +1,12 @@
 /**
- * Expansions of a query term to indexed terms: the term itself, other forms of the word (same stem), completions
- * (for the last word) and terms a few typos away (in fuzzy fields), each with a score multiplier; cached per index
- * version. A word's expansions of each kind are listed in an order of whole-index figures and terms, never in the
- * dictionary's: matching takes a query word's place in a field from the last of its expansions there (proximity,
- * matching.ts), and the dictionary lists terms by when they were added, which differs between one index and a shard
- * (`c` of `tidy up the indentation of my c code`: one index read `code` then `c++`, a shard `c++` then `code`, so
- * `swig`'s "C/C++ code" had `code` right after the word `c` in one index and not in the shard).
+ * Expansions of a query term to indexed terms: the term itself, other forms of the word (same stem), completions (for
+ * the last word, and every word with content of a sentence) and terms a few typos away (in fuzzy fields), each with a
+ * score multiplier; cached per index version. A word's expansions of each kind are listed in an order of whole-index
+ * figures and terms, never in the dictionary's: matching takes a query word's place in a field from the last of its
+ * expansions there (proximity, matching.ts), and the dictionary lists terms by when they were added, which differs
+ * between one index and a shard (`c` of `tidy up the indentation of my c code`: one index read `code` then `c++`, a
+ * shard `c++` then `code`, so `swig`'s "C/C++ code" had `code` right after the word `c` in one index and not in the
+ * shard).
  */
 import { otherBeginning, pluralForms, sameWord, stems } from './analysis';
 import { compareStrings } from './columns';
