@@ -717,6 +717,76 @@ describe('relevance rules', () => {
     // One-way: an alternative is not always a replacement.
     expect(top('alternative', engine)).toEqual(['fd-find']);
   });
+  it('finds the words descriptions use for a tool people name by what it looks like or does (`eyedropper` -> `color picker`, `night light` -> `color temperature`, `media center` -> `home theatre`, `js` ~ `javascript`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['gpick', 'advanced color picker'],
+      ['dia', 'diagram editor'],
+      ['knotes', 'sticky notes application'],
+      ['notes', 'plain notes'],
+      ['redshift', 'adjusts the color temperature of your screen'],
+      ['light', 'control backlight controllers'],
+      ['gramps', 'genealogical research program'],
+      ['kmymoney', 'personal finance manager'],
+      ['rabbitmq-server', 'amqp message broker'],
+      ['openarena', 'fast paced 3d first person shooter'],
+      ['mangohud', 'overlay for monitoring fps'],
+      ['maxima', 'computer algebra system'],
+      ['eslint', 'pattern checker for javascript'],
+      ['gnome-sound-recorder', 'simple sound recorder'],
+      ['kmag', 'screen magnifier tool'],
+      ['cheese', 'take pictures and videos from your webcam'],
+      ['keepassxc', 'cross platform password manager'],
+      ['nodejs', 'evented i/o for v8 javascript - runtime executable'],
+      ['inadyn', 'dynamic dns client'],
+      ['kodi', 'open source home theatre'],
+      ['abiword', 'efficient, featureful word processor'],
+      ['clamav', 'antivirus utility'],
+      ['redmine', 'flexible issue tracking'],
+      ['kstars', 'desktop planetarium'],
+      ['rinetd', 'tcp redirection server'],
+      ['hydrogen', 'advanced drum machine'],
+      ['kalzium', 'periodic table and chemistry tools'],
+      ['planner', 'project management application'],
+      ['bonnie++', 'hard drive benchmark suite'],
+      ['meld', 'graphical tool to diff and merge files'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('eyedropper', engine)).toEqual(['gpick']);
+    expect(top('flowchart', engine)).toEqual(['dia']);
+    expect(top('post it notes', engine)[0]).toBe('knotes');
+    expect(top('night light', engine)[0]).toBe('redshift');
+    expect(top('family tree', engine)).toEqual(['gramps']);
+    expect(top('money manager', engine)[0]).toBe('kmymoney');
+    expect(top('message queue', engine)).toEqual(['rabbitmq-server']);
+    expect(top('fps game', engine)[0]).toBe('openarena');
+    expect(top('symbolic math', engine)).toEqual(['maxima']);
+    expect(top('js linter', engine)[0]).toBe('eslint');
+    expect(top('voice recorder', engine)).toEqual(['gnome-sound-recorder']);
+    expect(top('screen zoom', engine)[0]).toBe('kmag');
+    expect(top('photobooth', engine)).toEqual(['cheese']);
+    expect(top('password vault', engine)).toEqual(['keepassxc']);
+    expect(top('js runtime', engine)[0]).toBe('nodejs');
+    expect(top('ddns client', engine)).toEqual(['inadyn']);
+    expect(top('media center', engine)[0]).toBe('kodi');
+    expect(top('word document', engine)[0]).toBe('abiword');
+    expect(top('malware scanner', engine)[0]).toBe('clamav');
+    expect(top('budget', engine)[0]).toBe('kmymoney');
+    expect(top('bug tracker', engine)[0]).toBe('redmine');
+    expect(top('astronomy', engine)[0]).toBe('kstars');
+    expect(top('port forwarding', engine)[0]).toBe('rinetd');
+    expect(top('beat maker', engine)[0]).toBe('hydrogen');
+    expect(top('chemical elements', engine)[0]).toBe('kalzium');
+    expect(top('gantt chart', engine)[0]).toBe('planner');
+    expect(top('disk speed test', engine)[0]).toBe('bonnie++');
+    expect(top('diff gui', engine)[0]).toBe('meld');
+    // One-way: an fps alone is frames per second, a finance is not always money, a checker not always a linter.
+    expect(top('fps', engine)).toEqual(['mangohud']);
+    expect(top('finance', engine)).toEqual(['kmymoney']);
+    expect(top('checker', engine)).toEqual(['eslint']);
+    expect(top('antivirus', engine)).toEqual(['clamav']);
+    expect(top('graphical', engine)).toEqual(['meld']);
+  });
   it('finds the one verb a description uses for a phrasal verb of a question (`look at` -> `view`, `set up` -> `configure`, `get back` -> `recover`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
