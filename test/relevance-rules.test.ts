@@ -442,6 +442,32 @@ describe('relevance rules', () => {
     expect(top('back up my home folder', engine)).toContain('deja-dup');
     expect(top('I need to back up my home folder', engine)).toContain('deja-dup');
   });
+  it("completes every counted word of a sentence, as Algolia's prefixAll, and only the last word of keywords", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['saytime', 'speaks the clock aloud'],
+      ['clock', 'prints the hour'],
+    ])
+      engine.add(name, { name, description });
+    // `say` begins the name `saytime`: a word of a question may be the start of a name.
+    expect(top('say what hour it is', engine)).toEqual(expect.arrayContaining(['saytime', 'clock']));
+    // Keywords are typed whole but for the last: `say` finds nothing, `hour` finds `clock`.
+    expect(top('say hour', engine)).toEqual(['clock']);
+  });
+  it('counts one word fewer for a part (a library, add-on or data) in a sentence, from two words matched', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['libquick-notebook0', 'quick notebook library'],
+      ['gnote', 'desktop note'],
+    ])
+      engine.add(name, { name, description });
+    // 51 of 52 names start with `lib`: `libquick-notebook0` is a part (a glued namespace), its prior below one half.
+    for (let i = 0; i < 50; i++) engine.add(`libfiller${i}`, { name: `libfiller${i}`, description: 'development files' });
+    // Keywords: the part matches both words (`note` completed), the application one.
+    expect(top('quick note', engine)[0]).toBe('libquick-notebook0');
+    // A question asks for the application: the part's two words count as one, and the prior decides the tie.
+    expect(top('where can I keep a quick note', engine)[0]).toBe('gnote');
+  });
   it("reads a query's English clitics as no words of their own (`computer's`, `doesn't`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
