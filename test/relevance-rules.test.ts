@@ -442,6 +442,32 @@ describe('relevance rules', () => {
     expect(top('back up my home folder', engine)).toContain('deja-dup');
     expect(top('I need to back up my home folder', engine)).toContain('deja-dup');
   });
+  it("completes every counted word of a sentence, as Algolia's prefixAll, and only the last word of keywords", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['saytime', 'speaks the clock aloud'],
+      ['clock', 'prints the hour'],
+    ])
+      engine.add(name, { name, description });
+    // `say` begins the name `saytime`: a word of a question may be the start of a name.
+    expect(top('say what hour it is', engine)).toEqual(expect.arrayContaining(['saytime', 'clock']));
+    // Keywords are typed whole but for the last: `say` finds nothing, `hour` finds `clock`.
+    expect(top('say hour', engine)).toEqual(['clock']);
+  });
+  it('counts one word fewer for a part (a library, add-on or data) in a sentence, from two words matched', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['libquick-notebook0', 'quick notebook library'],
+      ['gnote', 'desktop note'],
+    ])
+      engine.add(name, { name, description });
+    // 51 of 52 names start with `lib`: `libquick-notebook0` is a part (a glued namespace), its prior below one half.
+    for (let i = 0; i < 50; i++) engine.add(`libfiller${i}`, { name: `libfiller${i}`, description: 'development files' });
+    // Keywords: the part matches both words (`note` completed), the application one.
+    expect(top('quick note', engine)[0]).toBe('libquick-notebook0');
+    // A question asks for the application: the part's two words count as one, and the prior decides the tie.
+    expect(top('where can I keep a quick note', engine)[0]).toBe('gnote');
+  });
   it("reads a query's English clitics as no words of their own (`computer's`, `doesn't`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
@@ -690,6 +716,89 @@ describe('relevance rules', () => {
     expect(top('find replacement', engine)[0]).toBe('fd-find');
     // One-way: an alternative is not always a replacement.
     expect(top('alternative', engine)).toEqual(['fd-find']);
+  });
+  it('finds the words descriptions use for a tool people name by what it looks like or does (`eyedropper` -> `color picker`, `night light` -> `color temperature`, `media center` -> `home theatre`, `js` ~ `javascript`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['gpick', 'advanced color picker'],
+      ['dia', 'diagram editor'],
+      ['knotes', 'sticky notes application'],
+      ['notes', 'plain notes'],
+      ['redshift', 'adjusts the color temperature of your screen'],
+      ['light', 'control backlight controllers'],
+      ['gramps', 'genealogical research program'],
+      ['kmymoney', 'personal finance manager'],
+      ['rabbitmq-server', 'amqp message broker'],
+      ['openarena', 'fast paced 3d first person shooter'],
+      ['mangohud', 'overlay for monitoring fps'],
+      ['gufw', 'gui for ufw'],
+      ['maxima', 'computer algebra system'],
+      ['eslint', 'pattern checker for javascript'],
+      ['gnome-sound-recorder', 'simple sound recorder'],
+      ['kmag', 'screen magnifier tool'],
+      ['cheese', 'take pictures and videos from your webcam'],
+      ['keepassxc', 'cross platform password manager'],
+      ['nodejs', 'evented i/o for v8 javascript - runtime executable'],
+      ['inadyn', 'dynamic dns client'],
+      ['kodi', 'open source home theatre'],
+      ['abiword', 'efficient, featureful word processor'],
+      ['clamav', 'antivirus utility'],
+      ['redmine', 'flexible issue tracking'],
+      ['kstars', 'desktop planetarium'],
+      ['rinetd', 'tcp redirection server'],
+      ['hydrogen', 'advanced drum machine'],
+      ['kalzium', 'periodic table and chemistry tools'],
+      ['planner', 'project management application'],
+      ['bonnie++', 'hard drive benchmark suite'],
+      ['meld', 'graphical tool to diff and merge files'],
+      ['gwc', 'audio file denoiser'],
+      ['gnomint', 'x.509 certification authority management tool'],
+      ['jabref', 'graphical frontend to manage bibtex databases'],
+      ['ardour', 'the digital audio workstation'],
+      ['calibre', 'powerful and easy to use e-book manager'],
+      ['simplescreenrecorder', 'feature-rich screen recorder'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('eyedropper', engine)).toEqual(['gpick']);
+    expect(top('flowchart', engine)).toEqual(['dia']);
+    expect(top('post it notes', engine)[0]).toBe('knotes');
+    expect(top('night light', engine)[0]).toBe('redshift');
+    expect(top('family tree', engine)).toEqual(['gramps']);
+    expect(top('money manager', engine)[0]).toBe('kmymoney');
+    expect(top('message queue', engine)).toEqual(['rabbitmq-server']);
+    expect(top('fps game', engine)[0]).toBe('openarena');
+    expect(top('symbolic math', engine)).toEqual(['maxima']);
+    expect(top('js linter', engine)[0]).toBe('eslint');
+    expect(top('voice recorder', engine)[0]).toBe('gnome-sound-recorder');
+    expect(top('screen zoom', engine)[0]).toBe('kmag');
+    expect(top('photobooth', engine)).toEqual(['cheese']);
+    expect(top('password vault', engine)).toEqual(['keepassxc']);
+    expect(top('js runtime', engine)[0]).toBe('nodejs');
+    expect(top('ddns client', engine)).toEqual(['inadyn']);
+    expect(top('media center', engine)[0]).toBe('kodi');
+    expect(top('word document', engine)[0]).toBe('abiword');
+    expect(top('malware scanner', engine)[0]).toBe('clamav');
+    expect(top('budget', engine)[0]).toBe('kmymoney');
+    expect(top('bug tracker', engine)[0]).toBe('redmine');
+    expect(top('astronomy', engine)[0]).toBe('kstars');
+    expect(top('port forwarding', engine)[0]).toBe('rinetd');
+    expect(top('beat maker', engine)[0]).toBe('hydrogen');
+    expect(top('chemical elements', engine)[0]).toBe('kalzium');
+    expect(top('gantt chart', engine)[0]).toBe('planner');
+    expect(top('disk speed test', engine)[0]).toBe('bonnie++');
+    expect(top('diff gui', engine)[0]).toBe('meld');
+    expect(top('noise reduction', engine)[0]).toBe('gwc');
+    expect(top('certificate authority', engine)[0]).toBe('gnomint');
+    expect(top('reference manager', engine)[0]).toBe('jabref');
+    expect(top('music production', engine)[0]).toBe('ardour');
+    expect(top('kindle', engine)).toEqual(['calibre']);
+    expect(top('desktop recorder', engine)[0]).toBe('simplescreenrecorder');
+    // One-way: an fps alone is frames per second, a finance is not always money, a checker not always a linter.
+    expect(top('fps', engine)).toEqual(['mangohud']);
+    expect(top('finance', engine)).toEqual(['kmymoney']);
+    expect(top('checker', engine)).toEqual(['eslint']);
+    expect(top('antivirus', engine)).toEqual(['clamav']);
+    expect(top('graphical', engine).sort()).toEqual(['jabref', 'meld']);
   });
   it('finds the one verb a description uses for a phrasal verb of a question (`look at` -> `view`, `set up` -> `configure`, `get back` -> `recover`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

@@ -19,7 +19,7 @@ const schema = {
 
 /** Packages whose descriptions the stand-in's concept vectors tell apart (test/search/concept-vectors.ts). */
 const packages = [
-  ['samba', 'smb and cifs fileserver for a lan', 'net'],
+  ['samba', 'smb and cifs server for a lan', 'net'],
   ['rsync', 'fast incremental files copy', 'net'],
   ['autorepair', 'automobile repair manual', 'doc'],
   ['mpg123', 'mp3 audio player', 'sound'],

@@ -1,7 +1,12 @@
 /**
- * Expansions of a query term to indexed terms: the term itself, other forms of the word (same stem), completions
- * (for the last word) and terms a few typos away (in fuzzy fields), each with a score multiplier; cached per index
- * version.
+ * Expansions of a query term to indexed terms: the term itself, other forms of the word (same stem), completions (for
+ * the last word, and every word with content of a sentence) and terms a few typos away (in fuzzy fields), each with a
+ * score multiplier; cached per index version. A word's expansions of each kind are listed in an order of whole-index
+ * figures and terms, never in the dictionary's: matching takes a query word's place in a field from the last of its
+ * expansions there (proximity, matching.ts), and the dictionary lists terms by when they were added, which differs
+ * between one index and a shard (`c` of `tidy up the indentation of my c code`: one index read `code` then `c++`, a
+ * shard `c++` then `code`, so `swig`'s "C/C++ code" had `code` right after the word `c` in one index and not in the
+ * shard).
  */
 import { otherBeginning, pluralForms, sameWord, stems } from './analysis';
 import { compareStrings } from './columns';
@@ -193,9 +198,9 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
  * terms (by the whole index's frequencies), so a shard keeps it too; but a shard holding fewer terms near the word
  * may keep more than its part, beyond the whole index's last: it reports what it kept (`typoReport` in search.ts),
  * and the shards that kept one beyond the last of every shard's report are asked again with it (`typoCutoff`).
+ * In `typoOrder` however few.
  */
 function nearest(state: IndexState, near: Expansion[]): Expansion[] {
-  if (near.length <= MAX_EXPANSIONS) return near;
   const { frequency } = corpusStatistics(state);
   const { terms } = state.text;
   const keyed = near.map((expansion) => ({
@@ -242,7 +247,8 @@ function typedWordWeight(state: IndexState, term: string): (termId: number) => n
 
 /**
  * Indexed terms that are other forms of the word (`record` -> `recorder`, `recording`; `scan` -> `scanner`),
- * found among the terms starting like its stem; its singular or plural is left to the plural interpretation.
+ * found among the terms starting like its stem; its singular or plural is left to the plural interpretation. The
+ * `MAX_EXPANSIONS` most frequent, in `completionOrder`.
  */
 function stemForms(state: IndexState, term: string): number[] {
   const wanted = stems(term);
@@ -262,17 +268,20 @@ function stemForms(state: IndexState, term: string): number[] {
       }
     }
   }
-  return mostFrequent(
-    state,
-    [...found].map((termId) => ({ termId })),
-  ).map(({ termId }) => termId);
+  const { frequency } = corpusStatistics(state);
+  const { terms } = state.text;
+  return [...found]
+    .map((termId) => ({ termId, term: terms[termId], frequency: frequency(termId) }))
+    .sort(completionOrder)
+    .slice(0, MAX_EXPANSIONS)
+    .map(({ termId }) => termId);
 }
 
 /**
  * The completions of `prefix` (terms starting with it, itself left out) a query expands to: the `MAX_EXPANSIONS`
  * first in `completionOrder` by whole-index frequency. In a shard of several, the ones up to the whole index's cutoff
  * for the prefix (handed with the other shards' statistics), so each shard keeps its part of what one index keeps
- * (the other forms of the word are left out after, as in one index).
+ * (the other forms of the word are left out after, as in one index). In `completionOrder` either way.
  */
 function keptCompletions(state: IndexState, prefix: string): number[] {
   const { frequency } = corpusStatistics(state);
@@ -281,12 +290,8 @@ function keptCompletions(state: IndexState, prefix: string): number[] {
     if (term !== prefix) completions.push({ termId, term, frequency: frequency(termId) });
   }
   const cutoff = state.others?.completions.get(prefix);
-  const kept = cutoff
-    ? completions.filter((completion) => completionOrder(completion, cutoff) <= 0)
-    : completions.length > MAX_EXPANSIONS
-      ? completions.sort(completionOrder).slice(0, MAX_EXPANSIONS)
-      : completions;
-  return kept.map((completion) => completion.termId);
+  const kept = (cutoff ? completions.filter((completion) => completionOrder(completion, cutoff) <= 0) : completions).sort(completionOrder);
+  return (cutoff ? kept : kept.slice(0, MAX_EXPANSIONS)).map((completion) => completion.termId);
 }
 
 /** The order completions are kept in: the most frequent in the whole index first, then by term. */

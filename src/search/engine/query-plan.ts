@@ -39,7 +39,7 @@ export interface Alternative {
   first: number;
   /** One term, or several that must all be in the document (a split word, a multi-word synonym). */
   terms: string[];
-  /** The last query word is part of it: completions count. */
+  /** The last query word is part of it, or it is a counted word of a sentence: completions count. */
   prefix: boolean;
   /** Typos allowed (in fuzzy fields). */
   typos: number;
@@ -63,6 +63,8 @@ export interface QueryPlan {
   /** The first counted word: a field starting with it starts with the query. */
   firstCounted: number;
   alternatives: Alternative[];
+  /** The query holds a stop word: it reads as a sentence, not as keywords. */
+  sentence: boolean;
 }
 
 /** The alternatives of a query, or undefined when it has no words. `relaxed`: the fallback when nothing matched. */
@@ -89,6 +91,7 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   const stops = stopBits && words.reduce((bits, word, i) => (fillerWords.has(word) ? bits | (1 << i) : bits), stopBits);
   const all = (1 << words.length) - 1;
   const counted = stops === all ? all : all & ~stops;
+  const sentence = stopBits !== 0;
   const among = (counted & (counted - 1)) !== 0;
   words.forEach((word, i) => {
     // Stop words are optional: they join neighbours, but alone they match nothing unless the query has nothing else.
@@ -101,7 +104,10 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
       mask: 1 << i,
       first: i,
       terms: [word],
-      prefix: i === last || relaxed,
+      // In a sentence every word with content may begin a name (Algolia's `queryType: prefixAll`): `say the time` ->
+      // `saytime`, `a man page into html` -> `man2html`; keywords are typed whole but for the last (and so are stop
+      // words counted in a query of nothing else).
+      prefix: i === last || relaxed || (sentence && !((stops >>> i) & 1)),
       typos,
       quality: 1,
       exact: true,
@@ -126,7 +132,7 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
     }
   }
 
-  return { words, counted, firstCounted: 31 - Math.clz32(counted & -counted), alternatives };
+  return { words, counted, firstCounted: 31 - Math.clz32(counted & -counted), alternatives, sentence };
 }
 
 function alternative(first: number, last: number, terms: string[], words: string[], quality: number, typos: boolean): Alternative {

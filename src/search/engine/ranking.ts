@@ -4,6 +4,8 @@
  * 1. words: more query words matched (stop words are optional and not counted; in a query of several, a word an
  *    exact-mode field's value holds counts, unscored: matching.ts); of a query of two keywords, a document
  *    matching only the rarer one (fewer documents with its other forms), without a typo, before one matching only the other;
+ *    in a sentence, a document the prior puts below `PART_PRIOR` (a part, add-on or namespaced library) one word fewer
+ *    from two on;
  * 2. typos: fewer typos over the matched words (a completion is no typo);
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
  *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace; nor more than
@@ -128,6 +130,12 @@ const NEARBY = 0.15;
  * collection, not a name being typed (`java`: 4 titles, thousands of documents).
  */
 const TOPIC_RATIO = 50;
+/**
+ * A prior below which a document is a part (add-on, data, library, a title in a namespace the query does not name:
+ * families.ts): in a sentence it counts one query word fewer in criterion 1 (from two), as a question asks for the
+ * application (`where can I write down quick notes`: `librust-quick-error-dev` matched `quick` and `error`… by name).
+ */
+const PART_PRIOR = 0.5;
 
 /**
  * Relevance of the matched documents, ranked lazily: a document's criteria and final score are computed the first
@@ -205,8 +213,8 @@ export function relevanceOrder(state: IndexState, m: Matches): Relevance {
       return ords;
     }
     // Every match (no filter): at least k matching every counted word are those (the order matters not: `compare`
-    // is a total order), listed while matching.
-    const allWords = ords === m.ords ? m.allWords : undefined;
+    // is a total order), listed while matching; not in a sentence, where a part among them counts a word fewer.
+    const allWords = ords === m.ords && !m.plan.sentence ? m.allWords : undefined;
     if (allWords && k > 0 && allWords.length >= k) {
       detailMatches(state, m, allWords);
       return allWords;
@@ -216,6 +224,8 @@ export function relevanceOrder(state: IndexState, m: Matches): Relevance {
     let least = WHOLE;
     let reached = histogram[least];
     while (least > 0 && reached < k) reached += histogram[--least];
+    // In a sentence a part counts one word fewer: a document matching one word fewer than `least` may tie with it.
+    if (m.plan.sentence && least > 0) reached += histogram[--least];
     if (reached === ords.length) {
       detailMatches(state, m, ords);
       return ords;
@@ -293,6 +303,7 @@ const oneOrd = new Int32Array(1);
  */
 function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): void {
   const { m, prior, pair, rarerBit } = f;
+  const sentence = m.plan.sentence;
   const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
   const { counted } = m.plan;
   const slots = f.state.plan.text;
@@ -308,7 +319,8 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     const match = numbers[i];
     if (rank[match] !== 0) continue;
     const ord = ords[i];
-    let factor = prior[ord] ?? 1;
+    const own = prior[ord] ?? 1;
+    let factor = own;
     // No query word right after or near the one before (every match of one word): both bonuses are × 1.
     const adjacency = adjacent[match];
     if (adjacency !== 0) {
@@ -326,8 +338,10 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> whole));
     // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
     const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
+    const wordCount = popcount(words);
+    const part = sentence && wordCount >= 2 && own < PART_PRIOR ? 1 : 0;
     rank[match] =
-      (((popcount(words) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
+      ((((wordCount - part) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
       popcount((matched[match] >>> whole) & counted);
   }
 }
