@@ -287,6 +287,14 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'gantt charts', synonyms: ['project management'] },
   { input: 'beat maker', synonyms: ['drum machine'] },
   { input: 'port forwarding', synonyms: ['redirection', 'redirect'] },
+  { input: 'desktop recorder', synonyms: ['screen recorder', 'screencast'] },
+  { input: 'noise reduction', synonyms: ['denoiser', 'denoising'] },
+  { input: 'reference manager', synonyms: ['bibliography manager', 'bibtex'] },
+  { input: 'reference managers', synonyms: ['bibliography managers', 'bibtex'] },
+  { input: 'music production', synonyms: ['digital audio workstation'] },
+  { input: 'kindle', synonyms: ['ebook', 'e book'] },
+  { input: 'mobi', synonyms: ['ebook', 'e book'] },
+  { input: 'certificate authority', synonyms: ['certification authority'] },
   { input: 'cars', synonyms: ['vehicles'] },
   // Phrasal verbs as the one verb descriptions use (`look at the logs`: a log viewer), and its agent noun where the verb
   // names a tool (rules match words as typed, not their other forms).
