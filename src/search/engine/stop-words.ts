@@ -295,6 +295,18 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'kindle', synonyms: ['ebook', 'e book'] },
   { input: 'mobi', synonyms: ['ebook', 'e book'] },
   { input: 'certificate authority', synonyms: ['certification authority'] },
+  { input: 'internet usage', synonyms: ['network usage', 'bandwidth usage'] },
+  { input: 'platformer', synonyms: ['platform game', 'jump n run', 'sidescroller'] },
+  { input: 'platformers', synonyms: ['platform games', 'jump n run', 'sidescrollers'] },
+  { input: 'zeroconf', synonyms: ['mdns'] },
+  { input: 'character map', synonyms: ['character picker', 'special character'] },
+  { input: 'system tray', synonyms: ['systray'] },
+  { synonyms: ['edonkey', 'ed2k'] },
+  { input: 'manga', synonyms: ['comic'] },
+  { input: 'chinese chess', synonyms: ['xiangqi'] },
+  { input: 'highlighting', synonyms: ['colorize', 'colorizer'] },
+  { input: 'heic', synonyms: ['heif'] },
+  { input: 'id3 editor', synonyms: ['tag editor'] },
   { input: 'cars', synonyms: ['vehicles'] },
   // Phrasal verbs as the one verb descriptions use (`look at the logs`: a log viewer), and its agent noun where the verb
   // names a tool (rules match words as typed, not their other forms).
