@@ -307,6 +307,16 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'highlighting', synonyms: ['colorize', 'colorizer'] },
   { input: 'heic', synonyms: ['heif'] },
   { input: 'id3 editor', synonyms: ['tag editor'] },
+  { input: 'wifi manager', synonyms: ['network manager', 'connection manager'] },
+  { input: 'multi monitor', synonyms: ['display configuration'] },
+  { input: 'encrypted folder', synonyms: ['encrypted filesystem', 'encrypted overlay filesystem'] },
+  { input: 'website mirror', synonyms: ['offline browser'] },
+  { input: 'image compression', synonyms: ['image optimizer', 'optimizer', 'optimize'] },
+  { input: 'metadata removal', synonyms: ['metadata anonymisation', 'metadata cleaner'] },
+  { input: 'worms game', synonyms: ['artillery game'] },
+  { input: 'map projection', synonyms: ['cartographic projection'] },
+  { input: 'map projections', synonyms: ['cartographic projections'] },
+  { input: 'plain text accounting', synonyms: ['double entry accounting'] },
   { input: 'cars', synonyms: ['vehicles'] },
   // Phrasal verbs as the one verb descriptions use (`look at the logs`: a log viewer), and its agent noun where the verb
   // names a tool (rules match words as typed, not their other forms).
