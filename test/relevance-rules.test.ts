@@ -864,6 +864,20 @@ describe('relevance rules', () => {
     // The verbs alone keep their own meaning: `look` finds no viewer.
     expect(top('look', engine)).toEqual(['themer']);
   });
+  it('finds converting for turning one thing into another (`turn a picture into a sound`), one-way', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['enscribe', 'convert an image into sound'],
+      ['picsound', 'picture and sound viewer'],
+      ['unoconv', 'office document converter'],
+      ['pageturn', 'turn the pages of a book'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('turn a picture into a sound', engine)[0]).toBe('enscribe');
+    expect(top('turn my office document into a pdf', engine)[0]).toBe('unoconv');
+    // Converting is not always turning: `convert` finds no page turner.
+    expect(top('convert', engine)).toEqual(['enscribe', 'unoconv']);
+  });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);

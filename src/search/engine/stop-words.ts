@@ -327,6 +327,9 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'get rid of', synonyms: ['remove'] },
   { input: 'get back', synonyms: ['recover', 'restore'] },
   { input: 'bring back', synonyms: ['restore', 'recover'] },
+  // `turn a picture into a sound`: turning one thing into another is converting it (a rule matches adjacent words
+  // only, and the thing turned stands between the verb and `into`).
+  { input: 'turn', synonyms: ['convert', 'converter'] },
   { synonyms: ['daw', 'digital audio workstation'] },
   { synonyms: ['daws', 'digital audio workstations'] },
   { synonyms: ['cms', 'content management system'] },
