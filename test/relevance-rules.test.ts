@@ -596,6 +596,17 @@ describe('relevance rules', () => {
     // One-way: the wider or descriptive word does not find the narrower one typed elsewhere.
     expect(top('approximate', engine)).toEqual(['tre-agrep']);
   });
+  it("matches a synonym's words with its last word's other number too (`vm` -> `virtual machines`)", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['virt-manager', 'desktop application for managing virtual machines'],
+      ['lxc', 'container manager'],
+      ['vim', 'text editor'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('vm', engine)).toEqual(['virt-manager']);
+    expect(top('vm manager', engine)[0]).toBe('virt-manager');
+  });
   it('counts a query word held by an exact-mode field as matched, in a query of several words, unscored', () => {
     const engine = new SearchIndex({ fields: [...fields, field('section', 'string', { searchMode: 'exact' })], sorts: [] });
     for (const [name, description, section] of [
