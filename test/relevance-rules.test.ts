@@ -156,16 +156,26 @@ describe('relevance rules', () => {
     // 103 documents: a title starting with `java` is still the name being typed.
     expect(['java-common', 'java-policy']).toContain(top('java', java(100))[0]);
   });
-  it('does not take a title equal to the singular of an indexed one-word query for the name typed (`sm` for `sms`)', () => {
+  it('does not take a title equal to the singular of an indexed one-word query for the name typed (`note` for `notes`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
-    engine.add('sm', { name: 'sm', description: 'show a message on the screen' });
-    engine.add('gammu', { name: 'gammu', description: 'sms manager for mobile phones' });
-    engine.add('kannel', { name: 'kannel', description: 'wap and sms gateway' });
-    for (let i = 0; i < 10; i++) engine.add(`tool${i}`, { name: `tool${i}`, description: `an sm tool ${i}` });
-    // `sm` still matches (its score counts), but not as the name typed.
-    expect(top('sms', engine)[0]).toBe('gammu');
-    expect(top('sms', engine)).toContain('sm');
-    expect(top('sm', engine)[0]).toBe('sm');
+    engine.add('note', { name: 'note', description: 'show a message on the screen' });
+    engine.add('gnote', { name: 'gnote', description: 'notes manager for the desktop' });
+    engine.add('tomboy', { name: 'tomboy', description: 'wiki and notes' });
+    for (let i = 0; i < 10; i++) engine.add(`tool${i}`, { name: `tool${i}`, description: `an note tool ${i}` });
+    // `note` still matches (its score counts), but not as the name typed.
+    expect(['gnote', 'tomboy']).toContain(top('notes', engine)[0]);
+    expect(top('notes', engine)).toContain('note');
+    expect(top('note', engine)[0]).toBe('note');
+  });
+  it('reads no two-letter singular off a three-letter word (`fps` is an initialism, not the plural of `fp`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('fp-compiler', { name: 'fp-compiler', description: 'Free Pascal compiler' });
+    engine.add('fp-ide', { name: 'fp-ide', description: 'Free Pascal IDE' });
+    engine.add('mangohud', { name: 'mangohud', description: 'overlay for monitoring fps, temperatures and load' });
+    engine.add('map', { name: 'map', description: 'draw a plan' });
+    expect(top('fps counter', engine)).toEqual(['mangohud']);
+    // A word of four letters still reads its singular.
+    expect(top('maps', engine)).toEqual(['map']);
   });
   it('finds other forms of a word: verb, -ing, -er and -ment forms share a stem', () => {
     expect(top('record screen')[0]).toBe('simplescreenrecorder');

@@ -13,7 +13,7 @@
  *    title starting so hold it: a topic, `java`) start with it,
  *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos; a completion or a
  *    shorter form of a one-word query that is itself an indexed word counts not at all (`wiki` -> `wiki2beamer`,
- *    `checkers` -> `check`, its singular `sms` -> `sm`: matching.ts), and nor does a synonym's replacement (`rdp` of
+ *    `checkers` -> `check`, its singular `notes` -> `note`: matching.ts), and nor does a synonym's replacement (`rdp` of
  *    `remote desktop` -> `rdp-classifier`: the words typed were not those);
  * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
  *    not a typo (the score weighs the forms below the word as typed);
