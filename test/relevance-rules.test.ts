@@ -477,6 +477,16 @@ describe('relevance rules', () => {
     expect(top('quick note', engine)[0]).toBe('libquick-notebook0');
     // A question asks for the application: the part's two words count as one, and the prior decides the tie.
     expect(top('where can I keep a quick note', engine)[0]).toBe('gnote');
+    // A part of one word has a prior of one half exactly (×0.5, no longer title to take more): a part as well.
+    const one = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['libquickpad0', 'quick notebook library'],
+      ['gnote', 'desktop note'],
+    ])
+      one.add(name, { name, description });
+    for (let i = 0; i < 50; i++) one.add(`libfiller${i}`, { name: `libfiller${i}`, description: 'development files' });
+    expect(top('quick note', one)[0]).toBe('libquickpad0');
+    expect(top('where can I keep a quick note', one)[0]).toBe('gnote');
   });
   it("reads a query's English clitics as no words of their own (`computer's`, `doesn't`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
