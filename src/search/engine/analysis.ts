@@ -95,14 +95,21 @@ export function fuzzyDistance(term: string): number {
   return 0;
 }
 
+/**
+ * The shortest singular read off a plural: a three-letter word in -s is an initialism (`fps`, `gps`, `sms`, `ups`,
+ * `cms`, `tls`) far more often than the plural of a two-letter word, whose names (`fp-compiler`, `sm`, `ne`) it found.
+ */
+const MIN_SINGULAR = 3;
+
 /** Singular and plural forms of an English word other than itself (`players` -> `player`; `library` -> `libraries`). */
 export function pluralForms(word: string): string[] {
   if (word.length < 3 || /\d/.test(word)) return [];
   const forms: string[] = [];
   if (word.endsWith('ies') && word.length > 4) forms.push(`${word.slice(0, -3)}y`);
   else if (/(?:s|x|z|ch|sh)es$/.test(word)) forms.push(word.slice(0, -2), word.slice(0, -1));
-  else if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) forms.push(word.slice(0, -1));
-  else if (/[^aeiou]y$/.test(word)) forms.push(`${word.slice(0, -1)}ies`);
+  else if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us') && !word.endsWith('is')) {
+    if (word.length > MIN_SINGULAR) forms.push(word.slice(0, -1));
+  } else if (/[^aeiou]y$/.test(word)) forms.push(`${word.slice(0, -1)}ies`);
   else if (/(?:s|x|z|ch|sh)$/.test(word)) forms.push(`${word}es`);
   else forms.push(`${word}s`);
   return forms;

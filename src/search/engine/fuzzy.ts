@@ -1,5 +1,6 @@
 /**
- * Typo-tolerant look-up in the term dictionary (MiniSearch's radix tree): every term within `maxDistance`
+ * Look-ups walking the term dictionary (MiniSearch's radix tree) directly: the short terms of a prefix, and a
+ * typo-tolerant one: every term within `maxDistance`
  * edits of the query term, where an edit is an insertion, a deletion, a substitution or a swap of two
  * adjacent letters (optimal string alignment, so `wrieshark` is one edit from `wireshark`). MiniSearch's own
  * `fuzzyGet` counts a swap as two edits. One distance row per character of the path; a branch stops once
@@ -63,4 +64,18 @@ function fillRow(matrix: Uint8Array, n: number, i: number, query: string, path: 
     if (d < min) min = d;
   }
   return min;
+}
+
+/** The terms starting with `prefix` of at most `maxLength` letters, with their ids; a branch past it is not walked. */
+export function shortTermsAtPrefix(dictionary: SearchableMap<number>, prefix: string, maxLength: number): Array<[string, number]> {
+  const found: Array<[string, number]> = [];
+  const walk = (node: Node, path: string) => {
+    for (const [key, child] of node) {
+      if (key === LEAF) found.push([path, child as number]);
+      else if (path.length + key.length <= maxLength) walk(child as Node, path + key);
+    }
+  };
+  const at = dictionary.atPrefix(prefix);
+  walk(at._tree, at._prefix);
+  return found;
 }

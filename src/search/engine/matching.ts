@@ -409,7 +409,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const typedWord = typedFrequency > 0 && titlesBeginning(state, alternative.terms) !== 'namespace';
   const completionsAlign = typedFrequency <= RARE_WORD;
   const typedLength = alternative.terms[0].length;
-  // The singular the plural interpretation reads (`sm` for `sms`, `rt` for `rts`) is such a shorter form too.
+  // The singular the plural interpretation reads (`note` for `notes`) is such a shorter form too.
   const singularAligns = !(single && m.plan.counted === mask && isIndexedSingular(state, m.plan.words[first], alternative.terms[0]));
   for (const expansion of expansionsOf(state, alternative)) {
     const collected = collectHits(state, m, expansion, alternative.quality, wanted);

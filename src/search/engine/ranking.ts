@@ -4,7 +4,7 @@
  * 1. words: more query words matched (stop words are optional and not counted; in a query of several, a word an
  *    exact-mode field's value holds counts, unscored: matching.ts); of a query of two keywords, a document
  *    matching only the rarer one (fewer documents with its other forms), without a typo, before one matching only the other;
- *    in a sentence, a document the prior puts below `PART_PRIOR` (a part, add-on or namespaced library) one word fewer
+ *    in a sentence, a document the prior puts at or below `PART_PRIOR` (a part, add-on or namespaced library) one word fewer
  *    from two on;
  * 2. typos: fewer typos over the matched words (a completion is no typo);
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
@@ -13,7 +13,7 @@
  *    title starting so hold it: a topic, `java`) start with it,
  *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos; a completion or a
  *    shorter form of a one-word query that is itself an indexed word counts not at all (`wiki` -> `wiki2beamer`,
- *    `checkers` -> `check`, its singular `sms` -> `sm`: matching.ts), and nor does a synonym's replacement (`rdp` of
+ *    `checkers` -> `check`, its singular `notes` -> `note`: matching.ts), and nor does a synonym's replacement (`rdp` of
  *    `remote desktop` -> `rdp-classifier`: the words typed were not those);
  * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
  *    not a typo (the score weighs the forms below the word as typed);
@@ -131,9 +131,11 @@ const NEARBY = 0.15;
  */
 const TOPIC_RATIO = 50;
 /**
- * A prior below which a document is a part (add-on, data, library, a title in a namespace the query does not name:
- * families.ts): in a sentence it counts one query word fewer in criterion 1 (from two), as a question asks for the
- * application (`where can I write down quick notes`: `librust-quick-error-dev` matched `quick` and `error`… by name).
+ * A prior at or below which a document is a part (add-on, data, library, a title in a namespace the query does not
+ * name: families.ts): in a sentence it counts one query word fewer in criterion 1 (from two), as a question asks for
+ * the application (`where can I write down quick notes`: `librust-quick-error-dev` matched `quick` and `error`… by
+ * name). At, not only below: a part of one word (`libqt5bluetooth5`) has a prior of one half exactly, the part's ×0.5
+ * with no longer title to take more.
  */
 const PART_PRIOR = 0.5;
 
@@ -340,7 +342,7 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
     const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     const wordCount = popcount(words);
-    const part = sentence && wordCount >= 2 && own < PART_PRIOR ? 1 : 0;
+    const part = sentence && wordCount >= 2 && own <= PART_PRIOR ? 1 : 0;
     rank[match] =
       ((((wordCount - part) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
       popcount((matched[match] >>> whole) & counted);
