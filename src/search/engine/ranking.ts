@@ -4,7 +4,7 @@
  * 1. words: more query words matched (stop words are optional and not counted; in a query of several, a word an
  *    exact-mode field's value holds counts, unscored: matching.ts); of a query of two keywords, a document
  *    matching only the rarer one (fewer documents with its other forms), without a typo, before one matching only the other;
- *    in a sentence, a document the prior puts below `PART_PRIOR` (a part, add-on or namespaced library) one word fewer
+ *    in a sentence, a document the prior puts at or below `PART_PRIOR` (a part, add-on or namespaced library) one word fewer
  *    from two on;
  * 2. typos: fewer typos over the matched words (a completion is no typo);
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
@@ -131,9 +131,11 @@ const NEARBY = 0.15;
  */
 const TOPIC_RATIO = 50;
 /**
- * A prior below which a document is a part (add-on, data, library, a title in a namespace the query does not name:
- * families.ts): in a sentence it counts one query word fewer in criterion 1 (from two), as a question asks for the
- * application (`where can I write down quick notes`: `librust-quick-error-dev` matched `quick` and `error`… by name).
+ * A prior at or below which a document is a part (add-on, data, library, a title in a namespace the query does not
+ * name: families.ts): in a sentence it counts one query word fewer in criterion 1 (from two), as a question asks for
+ * the application (`where can I write down quick notes`: `librust-quick-error-dev` matched `quick` and `error`… by
+ * name). At, not only below: a part of one word (`libqt5bluetooth5`) has a prior of one half exactly, the part's ×0.5
+ * with no longer title to take more.
  */
 const PART_PRIOR = 0.5;
 
@@ -304,7 +306,7 @@ const oneOrd = new Int32Array(1);
 function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): void {
   const { m, prior, pair, rarerBit } = f;
   const sentence = m.plan.sentence;
-  const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
+  const { words: matched, typos: typoBits, rank, score, adjacent, aligned: alignedWords, slotMarks } = m;
   const { counted } = m.plan;
   const slots = f.state.plan.text;
   const slotCount = slots.length;
@@ -330,16 +332,17 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     score[match] *= factor;
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
-    for (let slot = 0, at = match * slotCount * marks; slot < slotCount; slot++, at += marks) {
-      if ((slotMarks[at + aligned] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
-    }
+    if ((alignedWords[match] & counted) === counted)
+      for (let slot = 0, at = match * slotCount * marks; slot < slotCount; slot++, at += marks) {
+        if ((slotMarks[at + aligned] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
+      }
     const words = matched[match] & counted;
     const withTypos = words & ~typoBits[match];
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> whole));
     // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
     const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     const wordCount = popcount(words);
-    const part = sentence && wordCount >= 2 && own < PART_PRIOR ? 1 : 0;
+    const part = sentence && wordCount >= 2 && own <= PART_PRIOR ? 1 : 0;
     rank[match] =
       ((((wordCount - part) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
       popcount((matched[match] >>> whole) & counted);
