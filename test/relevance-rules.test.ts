@@ -579,6 +579,54 @@ describe('relevance rules', () => {
     // `app` is short for `application`.
     expect(top('app launcher', engine)).toEqual(['gmrun', 'rocket-launcher']);
   });
+  it('finds the words descriptions use for a task typed otherwise, and an abbreviation beside its word (general26)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['ansible', 'configuration management, deployment, and task execution system'],
+      ['pkg-config', 'manage compile and link flags for libraries'],
+      ['grsync', 'GTK+ frontend for rsync'],
+      ['rsync', 'fast, versatile, remote (and local) file-copying tool'],
+      ['tre-agrep', 'approximate grep utility based on the tre library'],
+      ['fzf', 'general-purpose command-line fuzzy finder'],
+      ['ext4magic', 'recover deleted files from ext3 or ext4 partitions'],
+      ['lacheck', 'simple syntax checker for LaTeX'],
+      ['secure-delete', 'tools to wipe files, free disk space, swap and memory'],
+      ['tidy', 'HTML/XML syntax checker and reformatter'],
+      ['weblint', 'HTML page generator'],
+      ['feh', 'imlib2 based image viewer'],
+      ['mp3splt', 'split mp3 files without re-encoding'],
+      ['pandoc', 'general markup converter'],
+      ['scummvm', 'engine for several graphical adventure games'],
+      ['frotz', 'interpreter of text adventure games'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('config management', engine)[0]).toBe('ansible');
+    // Both ways: the spelled-out word finds the abbreviation.
+    expect(top('configuration', engine)).toContain('pkg-config');
+    expect(top('rsync gui', engine)[0]).toBe('grsync');
+    expect(top('fuzzy grep', engine)[0]).toBe('tre-agrep');
+    expect(top('undelete files', engine)[0]).toBe('ext4magic');
+    expect(top('latex lint', engine)[0]).toBe('lacheck');
+    expect(top('shred files', engine)[0]).toBe('secure-delete');
+    expect(top('html validator', engine)[0]).toBe('tidy');
+    expect(top('pic viewer', engine)).toEqual(['feh']);
+    expect(top('cut mp3', engine)[0]).toBe('mp3splt');
+    expect(top('markdown to pdf', engine)[0]).toBe('pandoc');
+    expect(top('point and click adventure', engine)[0]).toBe('scummvm');
+    // One-way: the wider or descriptive word does not find the narrower one typed elsewhere.
+    expect(top('approximate', engine)).toEqual(['tre-agrep']);
+  });
+  it("matches a synonym's words with its last word's other number too (`vm` -> `virtual machines`)", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['virt-manager', 'desktop application for managing virtual machines'],
+      ['lxc', 'container manager'],
+      ['vim', 'text editor'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('vm', engine)).toEqual(['virt-manager']);
+    expect(top('vm manager', engine)[0]).toBe('virt-manager');
+  });
   it('counts a query word held by an exact-mode field as matched, in a query of several words, unscored', () => {
     const engine = new SearchIndex({ fields: [...fields, field('section', 'string', { searchMode: 'exact' })], sorts: [] });
     for (const [name, description, section] of [

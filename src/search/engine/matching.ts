@@ -80,6 +80,12 @@ export interface Matches {
    */
   adjacent: Uint32Array;
   /**
+   * Per match: the words its text slots have at their query position, all slots' `SLOT_ALIGNED` together. A match
+   * whose slots together lack a counted word has no slot with them all: criterion 3 passes it over without reading
+   * its slots (about half the matches of a one-word query).
+   */
+  aligned: Uint32Array;
+  /**
    * The criteria before the score, packed in one number per match (see ranking.ts), above 0 once computed: ranking
    * is lazy, and computes them with the final score on first use.
    */
@@ -375,7 +381,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const single = (alternative.mask & (alternative.mask - 1)) === 0;
   const { tracksLast } = m.scoring;
   const { mask, first } = alternative;
-  const { altState, slotMarks, adjacent, matched, matchAt } = m;
+  const { altState, slotMarks, adjacent, aligned: alignedWords, matched, matchAt } = m;
   let matchedCount = m.matchedCount;
   const best = unscored ? m.score : m.altBest;
   // Proximity and nearness are to the counted word before this one (-1: none), the stop words between them optional:
@@ -445,6 +451,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
         // (`xscreensaver`, one typo from `screensaver`, starting `xscreensaver-screensaver-bsod`).
         if (typos === 1 || exact) slotMarks[at + wordsAt] |= (typos === 1 ? mask : 0) | (exact ? mask << wholeShift : 0);
         slotMarks[at + alignedAt] |= mask;
+        alignedWords[match] |= mask;
         // The field's end as the query reaches it: a word matched elsewhere in the field (`code`, a typo of `node`
         // in `node-code`) does not make the field equal the query.
         slotMarks[at + endAt] = Math.max(slotMarks[at + endAt], position + spanOf(occurrence));
@@ -520,6 +527,7 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative, wa
         if (position - last === queryPosition && !alternative.replaced) {
           m.slotMarks[marks + SLOT_WORDS] |= alternative.mask | (alternative.exact ? alternative.mask << WHOLE : 0);
           m.slotMarks[marks + SLOT_ALIGNED] |= alternative.mask;
+          m.aligned[match] |= alternative.mask;
           m.slotMarks[marks + SLOT_END] = Math.max(m.slotMarks[marks + SLOT_END], position + 1);
         }
       }
@@ -818,6 +826,7 @@ function clearDetails(m: Scratch, from: number, to: number): void {
   m.score.fill(0, from, to);
   m.typos.fill(0, from, to);
   m.rank.fill(0, from, to);
+  m.aligned.fill(0, from, to);
   // `adjacent` marks a word right after the one before it: a query of one word has none.
   if (m.plan.words.length > 1) m.adjacent.fill(0, from, to);
   m.slotMarks.fill(0, from * marks, to * marks);
@@ -828,6 +837,7 @@ function clearMatch(m: Scratch, match: number): void {
   m.score[match] = 0;
   m.typos[match] = 0;
   m.rank[match] = 0;
+  m.aligned[match] = 0;
   m.adjacent[match] = 0;
   for (let at = match * marks; at < (match + 1) * marks; at++) m.slotMarks[at] = 0;
 }
@@ -854,6 +864,7 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       typos: new Uint32Array(size),
       slotMarks: new Uint32Array(size * slots * SLOT_MARKS),
       adjacent: new Uint32Array(size),
+      aligned: new Uint32Array(size),
       rank: new Float64Array(size),
       altBest: new Float64Array(size),
       altState: new Uint8Array(size),

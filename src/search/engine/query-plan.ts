@@ -127,8 +127,22 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
       const end = i + synonym.input.length - 1;
       // A rule matches whole words as typed: its replacement is a whole word too, never completed (`virtual machine`
       // -> `vm`, not `vmg`).
-      for (const terms of synonym.replacements)
+      for (const terms of synonym.replacements) {
         alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0, prefix: false, replaced: true });
+        // A replacement of several words with its last word's other number too, as a split word's (`vm manager` ->
+        // "managing virtual machines"); one word's other number has its own rule (`vms` ~ `virtual machines`).
+        if (terms.length < 2) continue;
+        const head = terms.slice(0, -1);
+        for (const form of pluralForms(terms[terms.length - 1]))
+          if (termFrequency(state, form))
+            alternatives.push({
+              ...alternative(i, end, [...head, form], words, SYNONYM * PLURAL, false),
+              typos: 0,
+              prefix: false,
+              exact: false,
+              replaced: true,
+            });
+      }
     }
   }
 

@@ -306,7 +306,7 @@ const oneOrd = new Int32Array(1);
 function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): void {
   const { m, prior, pair, rarerBit } = f;
   const sentence = m.plan.sentence;
-  const { words: matched, typos: typoBits, rank, score, adjacent, slotMarks } = m;
+  const { words: matched, typos: typoBits, rank, score, adjacent, aligned: alignedWords, slotMarks } = m;
   const { counted } = m.plan;
   const slots = f.state.plan.text;
   const slotCount = slots.length;
@@ -332,9 +332,10 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     score[match] *= factor;
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
-    for (let slot = 0, at = match * slotCount * marks; slot < slotCount; slot++, at += marks) {
-      if ((slotMarks[at + aligned] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
-    }
+    if ((alignedWords[match] & counted) === counted)
+      for (let slot = 0, at = match * slotCount * marks; slot < slotCount; slot++, at += marks) {
+        if ((slotMarks[at + aligned] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
+      }
     const words = matched[match] & counted;
     const withTypos = words & ~typoBits[match];
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> whole));
