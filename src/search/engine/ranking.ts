@@ -16,7 +16,8 @@
  *    `checkers` -> `check`, its singular `notes` -> `note`: matching.ts), and nor does a synonym's replacement (`rdp` of
  *    `remote desktop` -> `rdp-classifier`: the words typed were not those);
  * 4. exact words: more words matched whole: as typed or as another form (singular/plural, same stem), not completed,
- *    not a typo (the score weighs the forms below the word as typed);
+ *    not a typo (the score weighs the forms below the word as typed); in a sentence, a part at or below
+ *    `DEEP_PART_PRIOR` (a part twice over: a long or namespaced library title) one word fewer;
  * 5. score: BM25F (each field's weight applied to the term frequency before saturation), field-length aware, the
  *    best field per interpretation, other interpretations a little below the literal,
  *    completions below the word (at most its IDF when it is indexed as typed: expansions.ts),
@@ -138,6 +139,14 @@ const TOPIC_RATIO = 50;
  * with no longer title to take more.
  */
 const PART_PRIOR = 0.5;
+/**
+ * A prior at or below which a part is one twice over (an add-on or library whose title the prior halves again: a
+ * namespace the query does not name, a long title): in a sentence it counts one word fewer in criterion 4 too, as a
+ * library's title and description hold a question's words whole (`libhivex0` "library for reading and writing Windows
+ * Registry hives" above `reglookup` for `read the windows registry from linux`). Parts the prior halves once
+ * (`tty-clock`, `crystal-facet-uml`, applications of a family without a head) keep their words.
+ */
+const DEEP_PART_PRIOR = PART_PRIOR / 2;
 
 /**
  * Relevance of the matched documents, ranked lazily: a document's criteria and final score are computed the first
@@ -343,9 +352,9 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     const wordCount = popcount(words);
     const part = sentence && wordCount >= 2 && own <= PART_PRIOR ? 1 : 0;
-    rank[match] =
-      ((((wordCount - part) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
-      popcount((matched[match] >>> whole) & counted);
+    // A part twice over counts one word fewer in criterion 4 too (`DEEP_PART_PRIOR`).
+    const exactWords = popcount((matched[match] >>> whole) & counted) - (part && own <= DEEP_PART_PRIOR ? 1 : 0);
+    rank[match] = ((((wordCount - part) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 + Math.max(exactWords, 0);
   }
 }
 
