@@ -20,7 +20,8 @@
  * 5. score: BM25F (each field's weight applied to the term frequency before saturation), field-length aware, the
  *    best field per interpretation, other interpretations a little below the literal,
  *    completions below the word (at most its IDF when it is indexed as typed: expansions.ts),
- *    times the document's prior from its title's length and name family (families.ts), ×0.5 for a title in a
+ *    times the document's prior from its title's length, name family and the categories it is filed under
+ *    (families.ts), ×0.5 for a title in a
  *    namespace the query does not name (`python3-yaml` for `yaml`, not `golang-go` for `golang`), ×1.5 for each query
  *    word right after the previous one in a field (proximity) and ×1.15 for each one within three words of it
  *    (nearness); in a query of one word, a match counting less the later it stands in its field (matching.ts);
