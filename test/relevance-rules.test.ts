@@ -1080,6 +1080,19 @@ describe('relevance rules', () => {
       engine.add(name, { name, description });
     expect(top('media player', engine)).toEqual(['vlc', 'mplay', 'ampx-lib-dev']);
   });
+  it('ranks a document filed under more categories above one filed under fewer, up to ten', () => {
+    const tagged = [...fields, field('tags', 'categories', { searchMode: 'off', facet: true })];
+    const engine = new SearchIndex({ fields: tagged, sorts: [] });
+    const tags = (count: number) => Array.from({ length: count }, (_, i) => `role/t${i}`);
+    // Equal names' lengths and descriptions: without the rule, ids would decide (alpha, bravo, ...).
+    engine.add('alpha', { name: 'alpha', description: 'media player' });
+    engine.add('bravo', { name: 'bravo', description: 'media player', tags: tags(2) });
+    engine.add('delta', { name: 'delta', description: 'media player', tags: tags(14) });
+    engine.add('gamma', { name: 'gamma', description: 'media player', tags: tags(10) });
+    engine.add('kilo', { name: 'kilo', description: 'media player', tags: tags(5) });
+    // Ten categories and fourteen count alike: ids decide between them.
+    expect(top('media player', engine)).toEqual(['delta', 'gamma', 'kilo', 'bravo', 'alpha']);
+  });
   it('ranks a name of four words or more sharing all but its last two with more than five names as a part', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     // Equal descriptions and lengths: without the rule, ids would put the variants first.

@@ -8,7 +8,10 @@
  * where none is that beginning (a family without a head: `java-common`, `java-policy`, ...), is a part or add-on and
  * scores less; so does one whose last word ends more than `MAX_ENDING` titles (`…-dev`, `…-doc`, `…-perl`, `…-java`:
  * the namespaces of title endings), or whose first word goes on past a beginning most titles' first words share
- * (`lib…`: a glued namespace); and longer titles score a little less than short ones. A title beginning more than `MAX_FAMILY` others
+ * (`lib…`: a glued namespace); and longer titles score a little less than short ones. A document filed under more
+ * categories (the values of its categories facets, up to `FILED_CAP`) scores up to `FILED_BONUS` more: a catalogue files its
+ * curated entries, the applications people look for, under more of them than the parts and rarities beside them
+ * (Debian's debtags: `default-jdk` 10, `ava` none). A title beginning more than `MAX_FAMILY` others
  * is a namespace (`python3-…`, `gnome-…`), not a family: extending it makes no part.
  * Derived from the postings (titles are not stored as such), again after enough changes. A shard of a larger index
  * counts the other shards' titles too (`titleShare`, summed at ingest: corpus.ts), so its prior is the whole index's.
@@ -42,6 +45,9 @@ const MAX_ENDING = 600;
  */
 const GLUED_LETTERS = 3;
 const GLUED_SHARE = 0.2;
+/** Score bonus of a document filed under `FILED_CAP` categories or more, a share of it for fewer. */
+const FILED_BONUS = 0.3;
+const FILED_CAP = 10;
 /** Score divisor per title word beyond the first: 1 + LENGTH_PENALTY × (words - 1). */
 const LENGTH_PENALTY = 0.2;
 const SYMBOLS = /[^\p{L}\p{N}]/u;
@@ -219,12 +225,13 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
   const isWhole = (key: number) => titles.wholes.has(key) || (others?.wholes.has(key) ?? false);
   const endings = (key: number) => (titles.endings.get(key) ?? 0) + (others?.endings.get(key) ?? 0);
   const gluedNamespace = Math.max(MAX_FAMILY, GLUED_SHARE * (state.liveCount + (others?.documents ?? 0)));
+  const filed = filedUnder(state);
   const prior = new Float32Array(size).fill(1);
   const namespacedPrior = new Float32Array(size).fill(1);
   for (let ord = 0; ord < size; ord++) {
     const length = lengths[ord];
     if (!length) continue;
-    let factor = 1 / (1 + LENGTH_PENALTY * (length - 1));
+    let factor = (1 + (FILED_BONUS * Math.min(filed[ord], FILED_CAP)) / FILED_CAP) / (1 + LENGTH_PENALTY * (length - 1));
     if ((length > 1 && endings(words[length - 1][ord]) > MAX_ENDING) || (glued[ord] && beginnings(glued[ord]) > gluedNamespace))
       factor *= PART;
     const members = beginnings(whole[ord]);
@@ -255,6 +262,16 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
     }
     return false;
   }
+}
+
+/** Per ordinal, the values of its categories facets it holds. */
+function filedUnder(state: IndexState): Uint16Array {
+  const counts = new Uint16Array(state.ids.length);
+  for (const field of state.plan.facets) {
+    const column = field.dataType === 'categories' ? state.facets.get(field.code) : undefined;
+    if (column) for (let ord = 0; ord < counts.length; ord++) column.forEachId(ord, () => counts[ord]++);
+  }
+  return counts;
 }
 
 /** The scoring text slot of the highest weight (the first of equals), if any. */
