@@ -243,6 +243,20 @@ describe('matching details only the documents ranking reaches', () => {
         expect(filtered.hits.map((hit, i) => ({ id: hit.id, key: filtered.merge?.keys[i] }))).toEqual(inPerl.slice(0, 10));
       }
   });
+  it('ranks a one-word query by its bounds as by ranking every match: each page is its place in the whole ranking', () => {
+    // Rows past 64 rank every match; a page of fewer details only the matches whose bounds reach it.
+    for (const index of [debian, grown])
+      for (const q of ['python', 'library', 'lib', 'pythn', 'documentation', 'data', 'perl', 'tool']) {
+        const all = answer(index, { q, rows: 10_000 });
+        expect(all.total).toBeGreaterThan(40);
+        for (const page of [1, 2, 5]) {
+          const { hits, merge } = answer(index, { q, page });
+          expect(hits.map((hit, i) => [hit.id, merge?.keys[i]])).toEqual(
+            all.hits.slice((page - 1) * 10, page * 10).map((hit, i) => [hit.id, all.merge?.keys[(page - 1) * 10 + i]]),
+          );
+        }
+      }
+  });
   it('leaves nothing behind for the next query', () => {
     const fresh = debianIndex();
     answer(debian, { q: 'python library' });

@@ -48,6 +48,18 @@ export const SLOT_MARKS = 4;
 /** `altState`: its bits of the fewest typos + 1, and its bit of a whole match. */
 const ALT_TYPOS = 15;
 const ALT_WHOLE = 16;
+/**
+ * `reach` per match (`Matches.bounds`): bit s, a text slot s (below `REACH_SLOTS`) holding the word at its query
+ * position; bit `REACH_SLOTS` + s, there possibly to the field's end; `REACH_AS_TYPED`, at its query position as typed
+ * (criterion 3's `how`), `REACH_ALIGNED_TYPO_FREE`, there without a typo; `REACH_WHOLE`, matched by an exact or stem
+ * expansion; `REACH_TYPO_FREE`, by one without a typo. All set: whatever ranking can give (a phrase, an exact field).
+ */
+export const REACH_SLOTS = 14;
+export const REACH_AS_TYPED = 1 << 28;
+export const REACH_ALIGNED_TYPO_FREE = 1 << 29;
+export const REACH_WHOLE = 1 << 30;
+export const REACH_TYPO_FREE = 1 << 31;
+const REACH_ANY = 0xffffffff;
 /** `detailed`: a document being detailed by the current `detailMatches`, and one detailed before. */
 const DETAILING = 1;
 const DETAILED = 2;
@@ -99,6 +111,14 @@ export interface Matches {
   complete: boolean;
   /** Per ordinal: `DETAILED` once its details are recorded (read only when not `complete`). */
   detailed: Uint8Array;
+  /**
+   * Matching a query of one counted word began without details: per match, what its details can reach at most, so
+   * ranking details only the matches that can reach the page (`contenders`): `bound`, at least its score before the
+   * prior (each posting's BM25 with the field no longer than the word's end, or its length where the word stands at its
+   * query position; the best of the first alternative's postings, as scoring keeps, plus every posting of the others, of
+   * which scoring adds each one's best), and `reach` (`REACH_…`).
+   */
+  bounds?: { bound: Float64Array; reach: Uint32Array };
   /**
    * Matching began without details: the documents that matched every counted word, in the order they came to, listed
    * as matching marked their words (what `contenders` keeps of an unfiltered query when there are enough of them).
@@ -195,6 +215,10 @@ export interface Scratch extends Matches {
   detailsLater: boolean;
   detailedOrds: Int32Array;
   detailedCount: number;
+  /** `Matches.bounds` is recorded (a query of one counted word matched without details), its arrays. */
+  bounded: boolean;
+  bound: Float64Array;
+  reach: Uint32Array;
   /** The term `covering` names (-1: none yet) and its live postings. */
   coveringTerm: number;
   coveringEntries: number;
@@ -215,11 +239,14 @@ export interface Scratch extends Matches {
 /**
  * Every document matching at least one alternative of the plan. `detailsLater`: the caller ranks only some of them
  * (a query of several counted words, or filtered candidates), so matching records only the words each matched,
- * and ranking details the documents it reaches (`detailMatches`); otherwise every match is detailed at once.
+ * and ranking details the documents it reaches (`detailMatches`); otherwise every match is detailed at once, but for a
+ * query of one counted word (`boundable`), matched like that too with `bounds`, so ranking details only the matches
+ * whose bounds reach the page: most of a broad word's thousands never are.
  */
 export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = false): Matches {
   const m = scratchFor(state, plan);
-  m.complete = !detailsLater;
+  m.bounded = boundable(state, plan);
+  m.complete = !detailsLater && !m.bounded;
   m.detailsLater = !m.complete;
   const all = (1 << plan.words.length) - 1;
   const query = plan.words.join(' ');
@@ -245,6 +272,7 @@ export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = fal
   m.ords = m.matched.subarray(0, m.matchedCount);
   m.allWords = m.complete ? undefined : m.allWordsOrds.subarray(0, m.allWordsCount);
   m.covering = m.coveringTerm < 0 ? undefined : { termId: m.coveringTerm, entries: m.coveringEntries };
+  m.bounds = m.bounded ? { bound: m.bound, reach: m.reach } : undefined;
   return m;
 }
 
@@ -291,12 +319,25 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
   const slotCount = state.plan.text.length;
   const { mask } = alternative;
   const { counted } = m.plan;
-  const { matchAt, matched, words, allWordsOrds } = m;
+  const { matchAt, matched, words, allWordsOrds, bounded, bound, reach } = m;
+  const { statistics, boosts, norms, averages } = m.scoring;
+  const { lengths } = text;
+  const keptNorms = KEPT_NORMS;
+  const queryPosition = queryPositionOf(m.plan, alternative);
+  // Scoring keeps the first alternative's best posting per document, and adds the others' best.
+  const best = alternative === m.plan.alternatives[0];
+  const decayByPosition = DECAY_BY_POSITION;
   let matchedCount = m.matchedCount;
   let allWordsCount = m.allWordsCount;
   for (const expansion of expansionsOf(state, alternative)) {
     const { where } = expansion;
     const slotsMatched = m.scoring.matching[expansion.kind];
+    // `collectHits`' weight of the expansion's postings, and what the expansion gives every match it reaches.
+    const weight = bounded ? inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * alternative.quality : 0;
+    const kindReach =
+      (expansion.kind === 'exact' || expansion.kind === 'stem' ? REACH_WHOLE : 0) | (expansion.typos === 0 ? REACH_TYPO_FREE : 0);
+    const alignedReach =
+      (expansion.kind === 'exact' && alternative.exact ? REACH_AS_TYPED : 0) | (expansion.typos === 0 ? REACH_ALIGNED_TYPO_FREE : 0);
     let entries = 0;
     for (let k = 0; k < RUN_KINDS; k++) {
       const run = text.run(expansion.termId, k);
@@ -320,6 +361,31 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
           matchAt[ord] = matchedCount;
           matched[match] = ord;
         }
+        if (bounded) {
+          // The posting's score as `collectHits` computes it, with the field's length at least where the word ends.
+          const occurrence = data[p + 1];
+          const position = positionOf(occurrence);
+          const slot = entry & 31;
+          let length = position + spanOf(occurrence);
+          let reached = kindReach;
+          if (position === queryPosition) {
+            const full = ord < lengths[slot].length ? lengths[slot][ord] : 0;
+            reached |= alignedReach | (1 << slot) | (length >= full ? 1 << (REACH_SLOTS + slot) : 0);
+            length = Math.max(length, full);
+          }
+          // `collectHits`' norm from the table, kept alike.
+          const known = slot * keptNorms + length;
+          let norm = length < keptNorms ? norms[known] : 0;
+          if (norm === 0) {
+            norm = +lengthNorm(length, averages[slot]);
+            if (length < keptNorms) norms[known] = norm;
+          }
+          const weighed = weight * saturation(boosts[slot] * frequencyOf(occurrence), norm);
+          const score = position < decayByPosition.length ? weighed * decayByPosition[position] : weighed * decay(position);
+          if (!best) bound[match] += score;
+          else if (score > bound[match]) bound[match] = score;
+          reach[match] |= reached;
+        }
         const before = words[match];
         const after = before | mask;
         // Marked already (the word in another field of the document, or another form of it).
@@ -332,6 +398,25 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
   }
   m.matchedCount = matchedCount;
   m.allWordsCount = allWordsCount;
+}
+
+/** Where an alternative's first word stands in the query, from its first counted word. */
+function queryPositionOf({ firstCounted }: QueryPlan, alternative: Alternative): number {
+  // A stop word glued to the first counted word (`who watch` -> `whowatch`) starts the query there.
+  return alternative.first < firstCounted && (alternative.mask >>> firstCounted) & 1 ? 0 : alternative.first - firstCounted;
+}
+
+/**
+ * Whether matching `plan` can record `Matches.bounds`: one counted word, which no alternative follows (so no proximity
+ * multiplies a score), in at most `REACH_SLOTS` text slots.
+ */
+function boundable(state: IndexState, plan: QueryPlan): boolean {
+  return (
+    plan.counted !== 0 &&
+    oneWord(plan) &&
+    state.plan.text.length <= REACH_SLOTS &&
+    plan.alternatives.every((alternative) => alternative.first <= plan.firstCounted)
+  );
 }
 
 /** An alternative's expansions, then, for the last word, its completions that count only where they follow the word before. */
@@ -358,6 +443,10 @@ function keepWhere(hits: HitBuffer, count: number, where: Set<number>, slotCount
 
 function markWord(m: Scratch, ord: number, mask: number): void {
   const match = matchFor(m, ord);
+  if (m.bounded) {
+    m.bound[match] = Infinity;
+    m.reach[match] = REACH_ANY;
+  }
   const before = m.words[match];
   const after = before | mask;
   m.words[match] = after;
@@ -372,9 +461,7 @@ function markWord(m: Scratch, ord: number, mask: number): void {
 function matchAlternative(state: IndexState, m: Scratch, alternative: Alternative, unscored: boolean, wanted?: Wanted): void {
   if (alternative.terms.length > 1) return matchPhrase(state, m, alternative, wanted);
   const slotCount = state.plan.text.length;
-  const { firstCounted } = m.plan;
-  // A stop word glued to the first counted word (`who watch` -> `whowatch`) starts the query there.
-  const queryPosition = alternative.first < firstCounted && (alternative.mask >>> firstCounted) & 1 ? 0 : alternative.first - firstCounted;
+  const queryPosition = queryPositionOf(m.plan, alternative);
   const touched = m.touched;
   let touchedCount = 0;
   const hits = m.hits;
@@ -797,6 +884,10 @@ export function release(matches: Matches): void {
   const count = m.matchedCount;
   // Every match has words; only the detailed ones have details when matching began without them.
   m.words.fill(0, 0, count);
+  if (m.bounded) {
+    m.bound.fill(0, 0, count);
+    m.reach.fill(0, 0, count);
+  }
   if (m.detailsLater) {
     const detailed = m.detailedOrds.subarray(0, m.detailedCount);
     if (DENSE_SPREAD * detailed.length > count) clearDetails(m, 0, count);
@@ -809,6 +900,7 @@ export function release(matches: Matches): void {
   m.ords = NO_MATCHES;
   m.allWords = undefined;
   m.covering = undefined;
+  m.bounds = undefined;
   m.allWordsCount = 0;
   m.detailedCount = 0;
   m.matchedCount = 0;
@@ -879,6 +971,9 @@ function scratchFor(state: IndexState, plan: QueryPlan): Scratch {
       complete: true,
       detailed: new Uint8Array(size),
       detailsLater: false,
+      bounded: false,
+      bound: new Float64Array(size),
+      reach: new Uint32Array(size),
       detailedOrds: new Int32Array(size),
       detailedCount: 0,
       coveringTerm: -1,

@@ -36,7 +36,22 @@ import { pluralForms, stems } from './analysis';
 import { compareStrings, type ValueColumn } from './columns';
 import { familyPrior, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
 import { fnv1a } from './hash';
-import { detailMatches, matchOf, SLOT_ALIGNED, SLOT_END, SLOT_MARKS, SLOT_WORDS, WHOLE, type Matches } from './matching';
+import {
+  detailMatches,
+  matchMarks,
+  matchOf,
+  REACH_ALIGNED_TYPO_FREE,
+  REACH_AS_TYPED,
+  REACH_SLOTS,
+  REACH_TYPO_FREE,
+  REACH_WHOLE,
+  SLOT_ALIGNED,
+  SLOT_END,
+  SLOT_MARKS,
+  SLOT_WORDS,
+  WHOLE,
+  type Matches,
+} from './matching';
 import type { SortSpec, TextField } from './plan';
 import { QueryError } from './query-error';
 import type { IndexState } from './state';
@@ -211,10 +226,7 @@ export function relevanceOrder(state: IndexState, m: Matches): Relevance {
   // Every alternative holds every counted word (as a match of an exact-mode field does): then so does every match.
   const everyMatchHoldsAll = m.plan.alternatives.every((alternative) => (alternative.mask & counted) === counted);
   const contenders = (ords: Int32Array, k: number): Int32Array => {
-    if (everyMatchHoldsAll && k > 0) {
-      detailMatches(state, m, ords);
-      return ords;
-    }
+    if (everyMatchHoldsAll && k > 0) return withinBounds(finishing, ords, k);
     // Every match (no filter): at least k matching every counted word are those (the order matters not: `compare`
     // is a total order), listed while matching; not in a sentence, where a part among them counts a word fewer.
     const allWords = ords === m.ords && !m.plan.sentence ? m.allWords : undefined;
@@ -344,10 +356,96 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     const wordCount = popcount(words);
     const part = sentence && wordCount >= 2 && own <= PART_PRIOR ? 1 : 0;
-    rank[match] =
-      ((((wordCount - part) * 2 + rarer) * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 +
-      popcount((matched[match] >>> whole) & counted);
+    rank[match] = packedRank((wordCount - part) * 2 + rarer, typos, level, popcount((matched[match] >>> whole) & counted));
   }
+}
+
+/** Criteria 1 to 4 in one number, each deciding the ties of the one before: `words` (× 2, the rarer word's half), typos, attribute exactness, whole words. */
+function packedRank(words: number, typos: number, level: number, whole: number): number {
+  return ((words * 64 + (63 - Math.min(typos, 63))) * 32768 + level) * 32 + whole;
+}
+
+/** `withinBounds`' per-match bounds of the criteria and score, reused (grown as a query needs). */
+let boundRanks = new Float64Array(1024);
+let boundScores = new Float64Array(1024);
+
+/**
+ * The matches of `ords` (all detailed, when they are returned) that can be among the first `k`, for matches with
+ * `bounds` (a query of one counted word): every match's criteria and final score bounded from what matching recorded
+ * without details, the k of the best bounds detailed and finished, and only the matches whose bounds reach the worst of
+ * those k detailed (a match below it is below the k-th best); without bounds, or for few matches, all of them.
+ */
+function withinBounds(f: Finishing, ords: Int32Array, k: number): Int32Array {
+  const { state, m, prior, heaviest, beginning } = f;
+  const bounds = m.bounds;
+  if (!bounds || k > BEST_KEPT || ords.length <= k * 4) {
+    detailMatches(state, m, ords);
+    return ords;
+  }
+  const { bound, reach } = bounds;
+  const { counted } = m.plan;
+  const slots = state.plan.text;
+  // Criterion 3 at most, per slot, before `how`: where the word may end the field, and where it only starts it.
+  const ifEqual = Int32Array.from(slots, (slot) => Math.min(Math.round(slot.weight * 4), 4095) * 8 + 1);
+  const ifStart = Int32Array.from(slots, (slot, i) => (slot.weight < heaviest || beginning === 'namespace' ? -1 : ifEqual[i] - 1));
+  const { words } = m;
+  const numberOf = matchMarks(m);
+  if (boundRanks.length < ords.length) {
+    boundRanks = new Float64Array(ords.length * 2);
+    boundScores = new Float64Array(ords.length * 2);
+  }
+  const ranks = boundRanks;
+  const scores = boundScores;
+  const first = new Int32Array(k);
+  let firstCount = 0;
+  const slotBits = (1 << REACH_SLOTS) - 1;
+  // The module's constants as locals (`finishMatches` says why).
+  const equalShift = REACH_SLOTS;
+  const asTyped = REACH_AS_TYPED;
+  const alignedTypoFree = REACH_ALIGNED_TYPO_FREE;
+  const typoFree = REACH_TYPO_FREE;
+  const whole = REACH_WHOLE;
+  for (let i = 0; i < ords.length; i++) {
+    const ord = ords[i];
+    const match = numberOf[ord] - 1;
+    const bits = reach[match];
+    // `attributeLevel`'s `how`: as typed 5, without a typo 3, else 1.
+    const how = bits & asTyped ? 5 : bits & alignedTypoFree ? 3 : 1;
+    let level = 0;
+    for (let starts = bits & slotBits; starts !== 0; starts &= starts - 1) {
+      const slot = 31 - Math.clz32(starts & -starts);
+      const most = (bits >>> (equalShift + slot)) & 1 ? ifEqual[slot] : ifStart[slot];
+      if (most >= 0 && most + how > level) level = most + how;
+    }
+    const r = packedRank(popcount(words[match] & counted) * 2, bits & typoFree ? 0 : 1, level, bits & whole ? 1 : 0);
+    const s = bound[match] * (prior[ord] ?? 1);
+    ranks[i] = r;
+    scores[i] = s;
+    // The k best bounds so far, best first (insertion).
+    let at = firstCount < k ? firstCount++ : k;
+    for (; at > 0 && (r > ranks[first[at - 1]] || (r === ranks[first[at - 1]] && s > scores[first[at - 1]])); at--)
+      if (at < k) first[at] = first[at - 1];
+    if (at < k) first[at] = i;
+  }
+  const firstOrds = Int32Array.from(first, (i) => ords[i]);
+  const numbers = Int32Array.from(firstOrds, (ord) => matchOf(m, ord));
+  detailMatches(state, m, firstOrds);
+  finishMatches(f, numbers, firstOrds);
+  let leastRank = Infinity;
+  let leastScore = Infinity;
+  for (const match of numbers)
+    if (m.rank[match] < leastRank || (m.rank[match] === leastRank && m.score[match] < leastScore)) {
+      leastRank = m.rank[match];
+      leastScore = m.score[match];
+    }
+  let count = 0;
+  const kept = new Int32Array(ords.length);
+  for (let i = 0; i < ords.length; i++)
+    // Not below: a phrase's or exact field's unbounded score times a prior of 0 is NaN, and kept.
+    if (ranks[i] > leastRank || (ranks[i] === leastRank && !(scores[i] < leastScore))) kept[count++] = ords[i];
+  const reaching = kept.subarray(0, count);
+  detailMatches(state, m, reaching);
+  return reaching;
 }
 
 /**
