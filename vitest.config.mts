@@ -52,7 +52,7 @@ const workers = defineProject({
   test: {
     name: 'workers',
     include: ['test/**/*.test.ts'],
-    exclude: ['test/browser/**'],
+    exclude: ['test/browser/**', 'test/scripts/**'],
     globalSetup: ['./test/email/stand-ins.ts', './test/agent/openai-server.ts'],
     setupFiles: ['./test/apply-migrations.ts'],
     testTimeout: 30_000,
@@ -74,4 +74,9 @@ const browser = defineProject({
   },
 });
 
-export default defineConfig({ test: { projects: [workers, browser] } });
+/** The long-running scripts' command line (scripts/cli.mjs), each script spawned in Node. */
+const scripts = defineProject({
+  test: { name: 'scripts', include: ['test/scripts/**/*.test.ts'], environment: 'node', testTimeout: 30_000 },
+});
+
+export default defineConfig({ test: { projects: [workers, browser, scripts] } });

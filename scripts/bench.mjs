@@ -1,4 +1,4 @@
-// `npm run bench`: feeding, search, suggest and cold start on the Debian catalogue, against peers and the physical limit
+// `npm run bench [-- --help]`: feeding, search, suggest and cold start on the Debian catalogue, against peers and the physical limit
 // (issue 7). Writes docs/benchmarks.md and prints it. Settings through the environment:
 //   BENCH_ROUNDS (5) and BENCH_ROUND_SECONDS (1.2): each load scenario's windows, alternated with as long windows of the
 //   empty route on the same connections (scripts/bench/load.mjs), BENCH_SECONDS (10: each replica run, and the empty
@@ -20,7 +20,8 @@
 //   BENCH_ACCEPT_ENCODING (the `Accept-Encoding` of every HTTP request, default Chrome's `gzip, deflate, br, zstd`;
 //   empty: none, so answers come uncompressed),
 //   BENCH_CPU_PROF (a directory: the in-process run writes a V8 CPU profile there, for profiling the engine, and so do
-//   the profiled HTTP runs, one `http-<scenario>.cpuprofile` each, for DevTools).
+//   the profiled HTTP runs, one `http-<scenario>.cpuprofile` each, for DevTools),
+//   CATALOGUE_DIR (the catalogue's directory, default ../shared/data). No options but --help.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,9 @@ import { measureSearchPage } from './bench/search-page.mjs';
 import { renderShardsInNode } from './bench/shards-in-node.mjs';
 import { applyMigrations, freePort, startWrangler } from './bench/server.mjs';
 import { elapsedMs, now } from './bench/stats.mjs';
+import { scriptArgs } from './cli.mjs';
+
+scriptArgs(import.meta.url, 'npm run bench');
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const setting = (name, fallback) => Number(process.env[name] ?? fallback);

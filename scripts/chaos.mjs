@@ -1,4 +1,4 @@
-// `npm run chaos`: SIGKILLs `wrangler dev` in the middle of a bulk feed and of a full feed, restarts it on the same
+// `npm run chaos [-- --help]`: SIGKILLs `wrangler dev` in the middle of a bulk feed and of a full feed, restarts it on the same
 // persisted state, and reports lost documents, entries still open, and when everything settled after the restart.
 // Targets (issue 15): every accepted entry terminal within 60 s of the restart, 0 lost documents, End terminates.
 // Settings: CHAOS_DOCS (documents per scenario, default 8000), CHAOS_CHUNK (documents per bulk request, 500),
@@ -9,7 +9,8 @@
 // SIGKILLed that fraction of the timed End after End was sent (End unanswered is sent again after the restart, as a
 // client would), then checked: documents lost or left over, the top 10 of some queries against an unsharded app fed the
 // same documents (statistics exchanged), and, once the server stopped, the live rows every Durable Object stores
-// (dropped shards destroyed).
+// (dropped shards destroyed). Prints its report; CATALOGUE_DIR: the catalogue's directory (default ../shared/data).
+// No options but --help.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -19,6 +20,9 @@ import { join, resolve } from 'node:path';
 import { APP, TENANT, createSearchApp, searchPath } from './bench/api.mjs';
 import { readEnvelopes, readSchema } from './bench/catalogue.mjs';
 import { applyMigrations, freePort, startWrangler } from './bench/server.mjs';
+import { scriptArgs } from './cli.mjs';
+
+scriptArgs(import.meta.url, 'npm run chaos');
 
 const root = resolve(import.meta.dirname, '..');
 const DOCS = Number(process.env.CHAOS_DOCS ?? 8000);

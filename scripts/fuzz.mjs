@@ -1,9 +1,10 @@
-// `npm run fuzz`: randomized bad requests against a running service (`npm run dev`), made by the arbitraries of the
+// `npm run fuzz [-- --help]`: randomized bad requests against a running service (`npm run dev`), made by the arbitraries of the
 // fuzz test (test/robustness/bad-requests.ts): reports the answers by status, every 5xx or odd error body, and whether
 // the guard tenant's documents came out unchanged. Targets (issue 15): 0 answers 5xx, 0 lost or changed documents.
 // Settings: FUZZ_URL (default http://127.0.0.1:$PORT, PORT default 8787), FUZZ_RUNS (10000), FUZZ_SEED (random,
 // printed), FUZZ_CONCURRENCY (4); the root and agent tokens come from ADMIN_TOKEN/AUTH_TOKEN or .dev.vars.
 // The agents' model is the OpenAI-compatible stand-in of the tests (test/agent/openai-server.ts), started here.
+// Prints its report, writes nothing. No options but --help.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,10 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import fc from 'fast-check';
 import { badRequest, createWorld, guardDocuments, problemWith, requestInit } from '../test/robustness/bad-requests.ts';
+import { scriptArgs } from './cli.mjs';
 import { request } from './seed.mjs';
+
+scriptArgs(import.meta.url, 'npm run fuzz');
 
 const root = resolve(import.meta.dirname, '..');
 const BASE_URL = process.env.FUZZ_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;

@@ -1,4 +1,4 @@
-// `npm run relevance`: scores the query sets of scripts/relevance/cases.ndjson for ours, MiniSearch 7 and Orama 3
+// `npm run relevance [-- --help]`: scores the query sets of scripts/relevance/cases.ndjson for ours, MiniSearch 7 and Orama 3
 // on the Debian catalogue (issue 11): hit@1, hit@3, hit@10 and MRR@10 per kind, written to docs/relevance.md.
 // `--url http://127.0.0.1:8787 [--tenant demo] [--app catalog]` also scores ours through a running service's HTTP API
 // (beside ours in process; the report lists the queries whose top 10 differ between the two).
@@ -9,7 +9,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { readEnvelopes, readSchema } from './bench/catalogue.mjs';
 import { bundleEngine, importEngine } from './bench/engine-bundle.mjs';
 import { miniSearchEngine, oramaEngine, ourEngine } from './bench/peers.mjs';
@@ -19,15 +18,14 @@ import { httpEngine } from './relevance/http.mjs';
 import { firstHit, MRR_DEPTH, summarizeByKind, summarizeSets } from './relevance/metrics.mjs';
 import { renderReport, renderSummary } from './relevance/report.mjs';
 import { differingCases, shardedEngine, withShardSection } from './relevance/shards.mjs';
+import { scriptArgs } from './cli.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values: flags } = parseArgs({
-  options: {
-    url: { type: 'string' },
-    tenant: { type: 'string', default: 'demo' },
-    app: { type: 'string', default: 'catalog' },
-    shards: { type: 'string' },
-  },
+const flags = scriptArgs(import.meta.url, 'npm run relevance', {
+  url: { type: 'string' },
+  tenant: { type: 'string', default: 'demo' },
+  app: { type: 'string', default: 'catalog' },
+  shards: { type: 'string' },
 });
 const log = (line) => process.stderr.write(`relevance: ${line}\n`);
 

@@ -845,6 +845,9 @@ describe('relevance rules', () => {
       ['hedgewars', 'turn-based artillery game'],
       ['proj-bin', 'cartographic projection library'],
       ['hledger', 'command-line double-entry accounting tool'],
+      ['songwrite', 'guitar tablature editor and player'],
+      ['samhain', 'data integrity and host intrusion alert system'],
+      ['trickle', 'user-space bandwidth shaper'],
     ])
       engine.add(name, { name, description });
     expect(top('eyedropper', engine)).toEqual(['gpick']);
@@ -901,6 +904,10 @@ describe('relevance rules', () => {
     expect(top('worms game', engine)[0]).toBe('hedgewars');
     expect(top('map projection', engine)[0]).toBe('proj-bin');
     expect(top('plain text accounting', engine)[0]).toBe('hledger');
+    expect(top('tab editor', engine)[0]).toBe('songwrite');
+    expect(top('hids', engine)[0]).toBe('samhain');
+    expect(top('pki', engine)[0]).toBe('gnomint');
+    expect(top('bandwidth limit', engine)[0]).toBe('trickle');
     // One-way: an fps alone is frames per second, a finance is not always money, a checker not always a linter.
     expect(top('fps', engine)).toEqual(['mangohud']);
     expect(top('finance', engine)).toEqual(['kmymoney']);

@@ -3,7 +3,7 @@
 // order, JSON), documents read from memory instead of SQLite. For working on the engine's cost per request:
 //
 //   npm run bench:engine -- [--against <git ref>] [--ref <git ref>] [--scenarios keyword,filtered] [--rounds N]
-//                           [--verify] [--detail] [--cache <dir>]
+//                           [--verify] [--detail] [--cache <dir>] [--help]
 //
 // Times every scenario's requests round after round (mean, p50 and p99 per request; the mean of this process's CPU
 // time beside, as other processes share the machine) and hashes every answer. `--against main` builds that ref's
@@ -11,31 +11,30 @@
 // hashes must be equal. `--verify` hashes a wider set as well: pages, sorts, facet options, snippets, suggest, the
 // relevance cases and a 4-shard split's parts. `--detail` lists the costliest requests of each scenario; `--ref` runs
 // a git ref's engine instead of this checkout's; `--cache` keeps the serialized indexes for the next run (callgrind).
+// Prints its tables; writes only the --cache directory. CATALOGUE_DIR: the catalogue's directory (default ../shared/data).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readEnvelopes, readSchema } from './catalogue.mjs';
 import { bundleEnginePath } from './engine-bundle.mjs';
 import { browseRequest, filteredRequest, KEYWORD_QUERIES, keywordRequest, SUGGEST_QUERIES, suggestRequest } from './queries.mjs';
 import { MB, memoryAfterGc, percentile } from './stats.mjs';
+import { scriptArgs } from '../cli.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const { values: flags } = parseArgs({
-  options: {
-    against: { type: 'string' },
-    // Another git ref's engine alone, instead of this checkout's (instruction counts of a before and an after).
-    ref: { type: 'string' },
-    scenarios: { type: 'string', default: 'keyword,filtered,browse,suggest' },
-    rounds: { type: 'string', default: '20' },
-    verify: { type: 'boolean', default: false },
-    detail: { type: 'boolean', default: false },
-    // A directory keeping each engine's serialized index: later runs load it instead of building (for callgrind).
-    cache: { type: 'string' },
-  },
+const flags = scriptArgs(import.meta.url, 'npm run bench:engine', {
+  against: { type: 'string' },
+  // Another git ref's engine alone, instead of this checkout's (instruction counts of a before and an after).
+  ref: { type: 'string' },
+  scenarios: { type: 'string', default: 'keyword,filtered,browse,suggest' },
+  rounds: { type: 'string', default: '20' },
+  verify: { type: 'boolean', default: false },
+  detail: { type: 'boolean', default: false },
+  // A directory keeping each engine's serialized index: later runs load it instead of building (for callgrind).
+  cache: { type: 'string' },
 });
 const log = (line) => process.stderr.write(`engine-path: ${line}\n`);
 

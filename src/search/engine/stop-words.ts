@@ -318,6 +318,12 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'map projections', synonyms: ['cartographic projections'] },
   { input: 'plain text accounting', synonyms: ['double entry accounting'] },
   { input: 'cars', synonyms: ['vehicles'] },
+  { input: 'tab', synonyms: ['tablature'] },
+  { input: 'tabs', synonyms: ['tablatures'] },
+  { input: 'pki', synonyms: ['certification authority', 'certificate authority'] },
+  { input: 'hids', synonyms: ['intrusion detection', 'host intrusion'] },
+  { input: 'bandwidth limit', synonyms: ['bandwidth shaper', 'traffic shaping'] },
+  { input: 'bandwidth limiter', synonyms: ['bandwidth shaper', 'traffic shaping'] },
   // Phrasal verbs as the one verb descriptions use (`look at the logs`: a log viewer), and its agent noun where the verb
   // names a tool (rules match words as typed, not their other forms).
   { input: 'look at', synonyms: ['view', 'viewer'] },
