@@ -245,7 +245,8 @@ export interface Scratch extends Matches {
  */
 export function matchPlan(state: IndexState, plan: QueryPlan, detailsLater = false): Matches {
   const m = scratchFor(state, plan);
-  m.bounded = boundable(state, plan);
+  // Filtered candidates are few enough to detail as they are, and their bounds would cost a read of every posting.
+  m.bounded = !detailsLater && boundable(state, plan);
   m.complete = !detailsLater && !m.bounded;
   m.detailsLater = !m.complete;
   const all = (1 << plan.words.length) - 1;
@@ -314,30 +315,18 @@ export function detailMatches(state: IndexState, matches: Matches, ords: Int32Ar
 /** The words an alternative matches, per document (the low bits of `words`), without details. */
 function markWords(state: IndexState, m: Scratch, alternative: Alternative): void {
   if (alternative.terms.length > 1) return matchPhrase(state, m, alternative, undefined, true);
+  if (m.bounded) return markBounded(state, m, alternative);
   const { text } = state;
   const alive = aliveIfRemoved(state);
   const slotCount = state.plan.text.length;
   const { mask } = alternative;
   const { counted } = m.plan;
-  const { matchAt, matched, words, allWordsOrds, bounded, bound, reach } = m;
-  const { statistics, boosts, norms, averages } = m.scoring;
-  const { lengths } = text;
-  const keptNorms = KEPT_NORMS;
-  const queryPosition = queryPositionOf(m.plan, alternative);
-  // Scoring keeps the first alternative's best posting per document, and adds the others' best.
-  const best = alternative === m.plan.alternatives[0];
-  const decayByPosition = DECAY_BY_POSITION;
+  const { matchAt, matched, words, allWordsOrds } = m;
   let matchedCount = m.matchedCount;
   let allWordsCount = m.allWordsCount;
   for (const expansion of expansionsOf(state, alternative)) {
     const { where } = expansion;
     const slotsMatched = m.scoring.matching[expansion.kind];
-    // `collectHits`' weight of the expansion's postings, and what the expansion gives every match it reaches.
-    const weight = bounded ? inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * alternative.quality : 0;
-    const kindReach =
-      (expansion.kind === 'exact' || expansion.kind === 'stem' ? REACH_WHOLE : 0) | (expansion.typos === 0 ? REACH_TYPO_FREE : 0);
-    const alignedReach =
-      (expansion.kind === 'exact' && alternative.exact ? REACH_AS_TYPED : 0) | (expansion.typos === 0 ? REACH_ALIGNED_TYPO_FREE : 0);
     let entries = 0;
     for (let k = 0; k < RUN_KINDS; k++) {
       const run = text.run(expansion.termId, k);
@@ -361,37 +350,97 @@ function markWords(state: IndexState, m: Scratch, alternative: Alternative): voi
           matchAt[ord] = matchedCount;
           matched[match] = ord;
         }
-        if (bounded) {
-          // The posting's score as `collectHits` computes it, with the field's length at least where the word ends.
-          const occurrence = data[p + 1];
-          const position = positionOf(occurrence);
-          const slot = entry & 31;
-          let length = position + spanOf(occurrence);
-          let reached = kindReach;
-          if (position === queryPosition) {
-            const full = ord < lengths[slot].length ? lengths[slot][ord] : 0;
-            reached |= alignedReach | (1 << slot) | (length >= full ? 1 << (REACH_SLOTS + slot) : 0);
-            length = Math.max(length, full);
-          }
-          // `collectHits`' norm from the table, kept alike.
-          const known = slot * keptNorms + length;
-          let norm = length < keptNorms ? norms[known] : 0;
-          if (norm === 0) {
-            norm = +lengthNorm(length, averages[slot]);
-            if (length < keptNorms) norms[known] = norm;
-          }
-          const weighed = weight * saturation(boosts[slot] * frequencyOf(occurrence), norm);
-          const score = position < decayByPosition.length ? weighed * decayByPosition[position] : weighed * decay(position);
-          if (!best) bound[match] += score;
-          else if (score > bound[match]) bound[match] = score;
-          reach[match] |= reached;
-        }
         const before = words[match];
         const after = before | mask;
         // Marked already (the word in another field of the document, or another form of it).
         if (after === before) continue;
         words[match] = after;
         if ((after & counted) === counted && (before & counted) !== counted) allWordsOrds[allWordsCount++] = ord;
+      }
+    }
+    coveredBy(m, expansion, entries);
+  }
+  m.matchedCount = matchedCount;
+  m.allWordsCount = allWordsCount;
+}
+
+/**
+ * `markWords` for a query with `bounds`: the words, and each match's bounds (`Matches.bounds`). A loop of its own: the
+ * bound's reads in `markWords`' loop made its every posting dearer (its registers spilled).
+ */
+function markBounded(state: IndexState, m: Scratch, alternative: Alternative): void {
+  const { text } = state;
+  const alive = aliveIfRemoved(state);
+  const slotCount = state.plan.text.length;
+  const { mask } = alternative;
+  const { counted } = m.plan;
+  const { matchAt, matched, words, allWordsOrds, bound, reach } = m;
+  const { statistics, boosts, norms, averages } = m.scoring;
+  const { lengths } = text;
+  const keptNorms = KEPT_NORMS;
+  const queryPosition = queryPositionOf(m.plan, alternative);
+  // Scoring keeps the first alternative's best posting per document, and adds the others' best.
+  const best = alternative === m.plan.alternatives[0];
+  const decayByPosition = DECAY_BY_POSITION;
+  let matchedCount = m.matchedCount;
+  let allWordsCount = m.allWordsCount;
+  for (const expansion of expansionsOf(state, alternative)) {
+    const { where } = expansion;
+    const slotsMatched = m.scoring.matching[expansion.kind];
+    // `collectHits`' weight of the expansion's postings, and what the expansion gives every match it reaches.
+    const weight = inverseDocumentFrequency(statistics, expansion.termId) * expansion.quality * alternative.quality;
+    const kindReach =
+      (expansion.kind === 'exact' || expansion.kind === 'stem' ? REACH_WHOLE : 0) | (expansion.typos === 0 ? REACH_TYPO_FREE : 0);
+    const alignedReach =
+      (expansion.kind === 'exact' && alternative.exact ? REACH_AS_TYPED : 0) | (expansion.typos === 0 ? REACH_ALIGNED_TYPO_FREE : 0);
+    let entries = 0;
+    for (let k = 0; k < RUN_KINDS; k++) {
+      const run = text.run(expansion.termId, k);
+      if (!run) continue;
+      const { data, from, to } = run;
+      for (let p = from; p < to; p += 2) {
+        const entry = data[p];
+        const ord = entry >>> 5;
+        const slot = entry & 31;
+        if (
+          !((slotsMatched >>> slot) & 1) ||
+          (alive !== undefined && alive[ord] !== 1) ||
+          (where !== undefined && !where.has(ord * slotCount + slot))
+        )
+          continue;
+        entries++;
+        let match = matchAt[ord] - 1;
+        if (match < 0) {
+          match = matchedCount++;
+          matchAt[ord] = matchedCount;
+          matched[match] = ord;
+        }
+        const before = words[match];
+        const after = before | mask;
+        words[match] = after;
+        if ((after & counted) === counted && (before & counted) !== counted) allWordsOrds[allWordsCount++] = ord;
+        // The posting's score as `collectHits` computes it, with the field's length at least where the word ends.
+        const occurrence = data[p + 1];
+        const position = positionOf(occurrence);
+        let length = position + spanOf(occurrence);
+        let reached = kindReach;
+        if (position === queryPosition) {
+          const full = ord < lengths[slot].length ? lengths[slot][ord] : 0;
+          reached |= alignedReach | (1 << slot) | (length >= full ? 1 << (REACH_SLOTS + slot) : 0);
+          length = Math.max(length, full);
+        }
+        // `collectHits`' norm from the table, kept alike.
+        const known = slot * keptNorms + length;
+        let norm = length < keptNorms ? norms[known] : 0;
+        if (norm === 0) {
+          norm = +lengthNorm(length, averages[slot]);
+          if (length < keptNorms) norms[known] = norm;
+        }
+        const weighed = weight * saturation(boosts[slot] * frequencyOf(occurrence), norm);
+        const score = position < decayByPosition.length ? weighed * decayByPosition[position] : weighed * decay(position);
+        if (!best) bound[match] += score;
+        else if (score > bound[match]) bound[match] = score;
+        reach[match] |= reached;
       }
     }
     coveredBy(m, expansion, entries);
