@@ -1084,6 +1084,18 @@ describe('relevance rules', () => {
     // Keywords without a stop word are no sentence: more than two of them keep the score's order.
     expect(top('check repair reiserfs partition', withCheckers(10))[0]).toBe('check');
   });
+  it('treats, in a sentence, a kind noun right after a counted word as a filler word (`a cab file`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('cabextract', { name: 'cabextract', description: 'extract cab archives' });
+    engine.add('fileopener', { name: 'fileopener', description: 'open any file' });
+    for (let i = 0; i < 12; i++) engine.add(`other${i}`, { name: `other${i}`, description: `open something ${i}` });
+    // `file` after `cab` says what `cab` says: `cab` and `open` are the words counted, `cab` the topic.
+    expect(top('open a cab file', engine)[0]).toBe('cabextract');
+    expect(top('open a cab files', engine)[0]).toBe('cabextract');
+    // After a stop word, or in keywords, `file` counts: `fileopener` matches two words.
+    expect(top('open a file in a cab', engine)[0]).toBe('fileopener');
+    expect(top('open cab file', engine)[0]).toBe('fileopener');
+  });
   it('breaks a tie of every criterion and the score by the shorter text of the fields weighted above the default', () => {
     const engine = new SearchIndex({ fields: [...fields, field('maintainer', 'string', { weight: 1 })], sorts: [] });
     // The same name match in names of the same length; ids alone would put `alpha-x` first.

@@ -3,7 +3,7 @@
  * which fields are tokenized, matched as exact phrases or values, faceted, kept as sort columns.
  */
 import { pluralForms, tokenize } from './analysis';
-import { ENGLISH_FILLER_WORDS, ENGLISH_STOP_WORDS, ENGLISH_SYNONYMS } from './stop-words';
+import { ENGLISH_FILLER_WORDS, ENGLISH_KIND_NOUNS, ENGLISH_STOP_WORDS, ENGLISH_SYNONYMS } from './stop-words';
 import type { IndexConfig, SearchAppField } from './types';
 
 export const MAX_TEXT_FIELDS = 32;
@@ -40,6 +40,8 @@ export interface RankingPlan {
   stopWords: Set<string>;
   /** Optional only in a query holding a stop word: the English filler words with the default stop words, else none. */
   fillerWords: Set<string>;
+  /** Filler words too in a sentence right after a counted word (`ENGLISH_KIND_NOUNS`): with the default stop words, else none. */
+  kindNouns: Set<string>;
   customRanking: Array<{ field: SearchAppField; direction: 'asc' | 'desc' }>;
 }
 
@@ -76,7 +78,14 @@ export function planIndex(config: IndexConfig): IndexPlan {
     valueColumns: new Set(),
     sorts: new Map(),
     suggestSlots: new Set(),
-    ranking: { synonyms: [], synonymsByFirstWord: new Map(), stopWords: new Set(), fillerWords: new Set(), customRanking: [] },
+    ranking: {
+      synonyms: [],
+      synonymsByFirstWord: new Map(),
+      stopWords: new Set(),
+      fillerWords: new Set(),
+      kindNouns: new Set(),
+      customRanking: [],
+    },
   };
   for (const field of config.fields) {
     const mode = field.searchMode;
@@ -145,8 +154,10 @@ function planRanking({ ranking = {} }: IndexConfig, plan: IndexPlan): RankingPla
   }
   const stopWords = new Set((ranking.stopWords ?? ENGLISH_STOP_WORDS).flatMap(tokenize));
   // An app's own stop words replace the English lists. A filler word's other number fills too (`computers`, `tool`).
-  const fillerWords = new Set(ranking.stopWords ? [] : ENGLISH_FILLER_WORDS.flatMap((word) => [word, ...pluralForms(word)]));
-  return { synonyms, synonymsByFirstWord, stopWords, fillerWords, customRanking };
+  const withNumbers = (words: string[]) => new Set(ranking.stopWords ? [] : words.flatMap((word) => [word, ...pluralForms(word)]));
+  const fillerWords = withNumbers(ENGLISH_FILLER_WORDS);
+  const kindNouns = withNumbers(ENGLISH_KIND_NOUNS);
+  return { synonyms, synonymsByFirstWord, stopWords, fillerWords, kindNouns, customRanking };
 }
 
 /** The synonym rules whose input starts with one of `words`, in their order in `synonyms`: those the words can match. */

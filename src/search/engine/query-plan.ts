@@ -84,11 +84,16 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   }
   if (!words.length) return undefined;
   const last = words.length - 1;
-  const { stopWords, fillerWords } = state.plan.ranking;
+  const { stopWords, fillerWords, kindNouns } = state.plan.ranking;
 
   const stopBits = words.reduce((bits, word, i) => (stopWords.has(word) ? bits | (1 << i) : bits), 0);
   // A query holding a stop word reads as a sentence: its filler words (`program`, `make`, `computer`) are optional too.
-  const stops = stopBits && words.reduce((bits, word, i) => (fillerWords.has(word) ? bits | (1 << i) : bits), stopBits);
+  const fillers = stopBits && words.reduce((bits, word, i) => (fillerWords.has(word) ? bits | (1 << i) : bits), stopBits);
+  // A kind noun right after a counted word (`a djvu file`) is one too: that word names the kind more narrowly.
+  const stops = words.reduce(
+    (bits, word, i) => (fillers && i > 0 && kindNouns.has(word) && !((fillers >>> (i - 1)) & 1) ? bits | (1 << i) : bits),
+    fillers,
+  );
   const all = (1 << words.length) - 1;
   const counted = stops === all ? all : all & ~stops;
   const sentence = stopBits !== 0;

@@ -176,6 +176,14 @@ export const ENGLISH_FILLER_WORDS = [
 ];
 
 /**
+ * Nouns of a kind that a word before them names more narrowly (`a djvu file`, `my flac files`, `an sfv file`): in a
+ * sentence, right after a counted word, they are filler words (that word decides: descriptions say `DjVu viewer`, not
+ * `file`); elsewhere they count (`find a file by its name`, `see which files a program opens`). A word's singular or
+ * plural as well (plan.ts).
+ */
+export const ENGLISH_KIND_NOUNS = ['file'];
+
+/**
  * The particles of English phrasal verbs (`find out`, `turn off`, `slow down`, `set up`): in a question they say how the
  * verb acts, not what it acts on, and match `shoot 'em up` or `speed up` as much as the thing asked for, so they are
  * filler words; glued to the word before them they are the noun of the verb (`back up` -> `backup`, `shut down` ->
