@@ -866,6 +866,9 @@ describe('relevance rules', () => {
       ['songwrite', 'guitar tablature editor and player'],
       ['samhain', 'data integrity and host intrusion alert system'],
       ['trickle', 'user-space bandwidth shaper'],
+      ['krusader', 'twin-panel (commander-style) file manager'],
+      ['nautilus', 'file manager for gnome'],
+      ['diskstat', 'per-disk I/O statistics'],
     ])
       engine.add(name, { name, description });
     expect(top('eyedropper', engine)).toEqual(['gpick']);
@@ -926,6 +929,8 @@ describe('relevance rules', () => {
     expect(top('hids', engine)[0]).toBe('samhain');
     expect(top('pki', engine)[0]).toBe('gnomint');
     expect(top('bandwidth limit', engine)[0]).toBe('trickle');
+    expect(top('orthodox file manager', engine)[0]).toBe('krusader');
+    expect(top('io', engine)[0]).toBe('diskstat');
     // One-way: an fps alone is frames per second, a finance is not always money, a checker not always a linter.
     expect(top('fps', engine)).toEqual(['mangohud']);
     expect(top('finance', engine)).toEqual(['kmymoney']);

@@ -416,4 +416,7 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'cut', synonyms: ['split'] },
   { input: 'markdown', synonyms: ['markup'] },
   { input: 'point and click', synonyms: ['graphical adventure'] },
+  { input: 'orthodox file manager', synonyms: ['twin panel file manager', 'commander style file manager'] },
+  { input: 'orthodox file managers', synonyms: ['twin panel file managers', 'commander style file managers'] },
+  { input: 'io', synonyms: ['i o'] },
 ];
