@@ -869,6 +869,15 @@ describe('relevance rules', () => {
       ['krusader', 'twin-panel (commander-style) file manager'],
       ['nautilus', 'file manager for gnome'],
       ['diskstat', 'per-disk I/O statistics'],
+      ['tcpdump', 'command-line network traffic analyzer'],
+      ['gprename', 'complete batch renamer'],
+      ['389-ds-base', '389 directory server suite'],
+      ['fontforge', 'font editor'],
+      ['kanjidraw', 'handwritten kanji recognition'],
+      ['unison', 'file synchronization tool'],
+      ['mp3rename', 'rename mp3 files'],
+      ['siril', 'astronomical image processing tool'],
+      ['seahorse', 'gnome front end for gnupg'],
     ])
       engine.add(name, { name, description });
     expect(top('eyedropper', engine)).toEqual(['gpick']);
@@ -931,6 +940,14 @@ describe('relevance rules', () => {
     expect(top('bandwidth limit', engine)[0]).toBe('trickle');
     expect(top('orthodox file manager', engine)[0]).toBe('krusader');
     expect(top('io', engine)[0]).toBe('diskstat');
+    expect(top('packet sniffer', engine)[0]).toBe('tcpdump');
+    expect(top('mass rename', engine)[0]).toBe('gprename');
+    expect(top('ldap server', engine)[0]).toBe('389-ds-base');
+    expect(top('glyph editor', engine)[0]).toBe('fontforge');
+    expect(top('handwriting', engine)).toEqual(['kanjidraw']);
+    expect(top('sync files', engine)[0]).toBe('unison');
+    expect(top('astrophotography', engine)).toEqual(['siril']);
+    expect(top('gpg', engine)).toEqual(['seahorse']);
     // One-way: an fps alone is frames per second, a finance is not always money, a checker not always a linter.
     expect(top('fps', engine)).toEqual(['mangohud']);
     expect(top('finance', engine)).toEqual(['kmymoney']);

@@ -419,4 +419,13 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'orthodox file manager', synonyms: ['twin panel file manager', 'commander style file manager'] },
   { input: 'orthodox file managers', synonyms: ['twin panel file managers', 'commander style file managers'] },
   { input: 'io', synonyms: ['i o'] },
+  { input: 'packet sniffer', synonyms: ['traffic analyzer', 'protocol analyzer', 'packet analyzer'] },
+  { input: 'packet sniffers', synonyms: ['traffic analyzers', 'protocol analyzers', 'packet analyzers'] },
+  { input: 'mass rename', synonyms: ['batch rename', 'batch renamer'] },
+  { input: 'ldap server', synonyms: ['directory server'] },
+  { input: 'glyph editor', synonyms: ['font editor'] },
+  { input: 'handwriting', synonyms: ['handwritten'] },
+  { input: 'sync', synonyms: ['synchronization', 'synchronisation'] },
+  { input: 'astrophotography', synonyms: ['astronomical image', 'astronomical imaging'] },
+  { synonyms: ['gpg', 'gnupg'] },
 ];
