@@ -541,6 +541,18 @@ describe('relevance rules', () => {
     expect(top('xqzvkj')).toEqual([]);
     expect(top('wirsark')[0]).toBe('wireshark');
   });
+  it('finds, when nothing matches, a word indexed nowhere by its longest indexed beginning of at least 60 % of it, in names', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['inotify-tools', 'command-line programs providing a simple interface to inotify'],
+      ['auto-editor', 'cut videos automatically'],
+      ['inotify-doc', 'inotify documentation'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('inotifywait', engine).sort()).toEqual(['inotify-doc', 'inotify-tools']);
+    // `auto` is 4 of `autohotkey`'s 10 letters: a name of its own, not a beginning of it.
+    expect(top('autohotkey', engine)).toEqual([]);
+  });
   it("finds a synonym's twin, one-way rules only from their input", () => {
     // The app's own stop words: no English equivalences beside its rules.
     const own = index({ stopWords: ['the'] });
