@@ -1101,6 +1101,23 @@ describe('relevance rules', () => {
     ]);
     expect(top('tv viewer', forms).slice(0, 2).sort()).toEqual(['tvguide', 'tvtime']);
   });
+  it('ranks, of a sentence, a document matching only its topic word (held ten times as rarely) above one matching only another', () => {
+    const withCheckers = (count: number) => {
+      const engine = new SearchIndex({ fields, sorts: [] });
+      engine.add('check', { name: 'check', description: 'unit testing framework for c' });
+      const long = 'a collection of user level programs to create and maintain reiserfs filesystems on all kinds of disks';
+      engine.add('reiserfsprogs', { name: 'reiserfsprogs', description: long });
+      for (let i = 0; i < count; i++) engine.add(`lint${i}`, { name: `lint${i}`, description: `check style number ${i}` });
+      for (let i = 0; i < 200; i++) engine.add(`other${i}`, { name: `other${i}`, description: 'something else entirely' });
+      return engine;
+    };
+    // `check` in 12 documents, `reiserfs` in one; `repair` and `partition`, indexed nowhere, are left out.
+    expect(top('check and repair a reiserfs partition', withCheckers(10))[0]).toBe('reiserfsprogs');
+    // In 6 documents `check` is not ten times as common: the score's order (the name equals `check`) stays.
+    expect(top('check and repair a reiserfs partition', withCheckers(4))[0]).toBe('check');
+    // Keywords without a stop word are no sentence: more than two of them keep the score's order.
+    expect(top('check repair reiserfs partition', withCheckers(10))[0]).toBe('check');
+  });
   it('breaks a tie of every criterion and the score by the shorter text of the fields weighted above the default', () => {
     const engine = new SearchIndex({ fields: [...fields, field('maintainer', 'string', { weight: 1 })], sorts: [] });
     // The same name match in names of the same length; ids alone would put `alpha-x` first.
