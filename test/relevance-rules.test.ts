@@ -541,6 +541,18 @@ describe('relevance rules', () => {
     expect(top('xqzvkj')).toEqual([]);
     expect(top('wirsark')[0]).toBe('wireshark');
   });
+  it('finds, when nothing matches, a word indexed nowhere by its longest indexed beginning of at least 60 % of it, in names', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['inotify-tools', 'command-line programs providing a simple interface to inotify'],
+      ['auto-editor', 'cut videos automatically'],
+      ['inotify-doc', 'inotify documentation'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('inotifywait', engine).sort()).toEqual(['inotify-doc', 'inotify-tools']);
+    // `auto` is 4 of `autohotkey`'s 10 letters: a name of its own, not a beginning of it.
+    expect(top('autohotkey', engine)).toEqual([]);
+  });
   it("finds a synonym's twin, one-way rules only from their input", () => {
     // The app's own stop words: no English equivalences beside its rules.
     const own = index({ stopWords: ['the'] });
@@ -866,6 +878,18 @@ describe('relevance rules', () => {
       ['songwrite', 'guitar tablature editor and player'],
       ['samhain', 'data integrity and host intrusion alert system'],
       ['trickle', 'user-space bandwidth shaper'],
+      ['krusader', 'twin-panel (commander-style) file manager'],
+      ['nautilus', 'file manager for gnome'],
+      ['diskstat', 'per-disk I/O statistics'],
+      ['tcpdump', 'command-line network traffic analyzer'],
+      ['gprename', 'complete batch renamer'],
+      ['389-ds-base', '389 directory server suite'],
+      ['fontforge', 'font editor'],
+      ['kanjidraw', 'handwritten kanji recognition'],
+      ['unison', 'file synchronization tool'],
+      ['mp3rename', 'rename mp3 files'],
+      ['siril', 'astronomical image processing tool'],
+      ['seahorse', 'gnome front end for gnupg'],
     ])
       engine.add(name, { name, description });
     expect(top('eyedropper', engine)).toEqual(['gpick']);
@@ -926,6 +950,16 @@ describe('relevance rules', () => {
     expect(top('hids', engine)[0]).toBe('samhain');
     expect(top('pki', engine)[0]).toBe('gnomint');
     expect(top('bandwidth limit', engine)[0]).toBe('trickle');
+    expect(top('orthodox file manager', engine)[0]).toBe('krusader');
+    expect(top('io', engine)[0]).toBe('diskstat');
+    expect(top('packet sniffer', engine)[0]).toBe('tcpdump');
+    expect(top('mass rename', engine)[0]).toBe('gprename');
+    expect(top('ldap server', engine)[0]).toBe('389-ds-base');
+    expect(top('glyph editor', engine)[0]).toBe('fontforge');
+    expect(top('handwriting', engine)).toEqual(['kanjidraw']);
+    expect(top('sync files', engine)[0]).toBe('unison');
+    expect(top('astrophotography', engine)).toEqual(['siril']);
+    expect(top('gpg', engine)).toEqual(['seahorse']);
     // One-way: an fps alone is frames per second, a finance is not always money, a checker not always a linter.
     expect(top('fps', engine)).toEqual(['mangohud']);
     expect(top('finance', engine)).toEqual(['kmymoney']);
