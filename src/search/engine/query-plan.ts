@@ -89,9 +89,10 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
   const stopBits = words.reduce((bits, word, i) => (stopWords.has(word) ? bits | (1 << i) : bits), 0);
   // A query holding a stop word reads as a sentence: its filler words (`program`, `make`, `computer`) are optional too.
   const fillers = stopBits && words.reduce((bits, word, i) => (fillerWords.has(word) ? bits | (1 << i) : bits), stopBits);
-  // A kind noun right after a counted word (`a djvu file`) is one too: that word names the kind more narrowly.
+  // A kind noun right after a counted word (`a djvu file`) is one too: that word names the kind more narrowly. Not
+  // after a request's first word, its verb (`share files with windows computers`): the files are what it acts on.
   const stops = words.reduce(
-    (bits, word, i) => (fillers && i > 0 && kindNouns.has(word) && !((fillers >>> (i - 1)) & 1) ? bits | (1 << i) : bits),
+    (bits, word, i) => (fillers && i > 1 && kindNouns.has(word) && !((fillers >>> (i - 1)) & 1) ? bits | (1 << i) : bits),
     fillers,
   );
   const all = (1 << words.length) - 1;
