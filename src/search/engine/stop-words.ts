@@ -416,4 +416,13 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'cut', synonyms: ['split'] },
   { input: 'markdown', synonyms: ['markup'] },
   { input: 'point and click', synonyms: ['graphical adventure'] },
+  // The kind of thing asked for, in the nouns descriptions use for it (older28): a `backup tool` is a `backup utility`
+  // or `backup program`; a server is often described as the daemon it runs, a reader as a viewer, epub as an ebook.
+  { synonyms: ['tool', 'utility', 'program'] },
+  { synonyms: ['tools', 'utilities', 'programs'] },
+  { input: 'server', synonyms: ['daemon'] },
+  { input: 'servers', synonyms: ['daemons'] },
+  { input: 'reader', synonyms: ['viewer'] },
+  { input: 'readers', synonyms: ['viewers'] },
+  { input: 'epub', synonyms: ['ebook', 'e book'] },
 ];
