@@ -257,6 +257,31 @@ describe('matching details only the documents ranking reaches', () => {
         }
       }
   });
+  it('ranks by bounds alike when the matches reach the page through hundreds of different fields and ways', () => {
+    // 12 fields, the word first in a different set of them per document, alone or before another word, typed or
+    // completed: hundreds of distinct bounds of criteria 2-4, more than ranking keeps one by one.
+    const fields = Array.from({ length: 12 }, (_, i) => field(`f${i}`, 'string', { weight: 1 + (i % 5) }));
+    const index = new SearchIndex({ fields, sorts: [] });
+    for (let d = 0; d < 1500; d++) {
+      const spread = (d * 2654435761) >>> 0;
+      const payload: Record<string, string> = {};
+      fields.forEach(({ code }, i) => {
+        const way = (spread >>> (2 * i)) & 3;
+        payload[code] = ['alpha', 'alpha beta', `gamma alpha${i}`, 'alphabet soup'][way] + ` d${d % 7}`;
+      });
+      index.add(`d${d}`, payload);
+    }
+    for (const q of ['alpha', 'alph']) {
+      const all = answer(index, { q, rows: 10_000 });
+      expect(all.total).toBeGreaterThan(1000);
+      for (const page of [1, 2, 7]) {
+        const { hits, merge } = answer(index, { q, page });
+        expect(hits.map((hit, i) => [hit.id, merge?.keys[i]])).toEqual(
+          all.hits.slice((page - 1) * 10, page * 10).map((hit, i) => [hit.id, all.merge?.keys[(page - 1) * 10 + i]]),
+        );
+      }
+    }
+  });
   it('leaves nothing behind for the next query', () => {
     const fresh = debianIndex();
     answer(debian, { q: 'python library' });

@@ -381,10 +381,21 @@ let boundRanks = new Float64Array(1024);
 let boundScores = new Float64Array(1024);
 
 /**
+ * `withinBounds`' criteria bounds by `reach`, an open-addressed table reused from query to query: a one-word query's
+ * thousands of matches have a few dozen distinct `reach` values, each computed once. A place holds a `reach` and its
+ * bound (0: empty; a packed rank is above 0); at most `REACH_KEPT` of them are taken, the rest computed every time.
+ */
+const REACH_PLACES = 256;
+const REACH_KEPT = 192;
+const reachKeys = new Uint32Array(REACH_PLACES);
+const reachRanks = new Float64Array(REACH_PLACES);
+
+/**
  * The matches of `ords` (all detailed, when they are returned) that can be among the first `k`, for matches with
- * `bounds` (a query of one counted word): every match's criteria and final score bounded from what matching recorded
- * without details, the k of the best bounds detailed and finished, and only the matches whose bounds reach the worst of
- * those k detailed (a match below it is below the k-th best); without bounds, or for few matches, all of them.
+ * `bounds` (a query of one counted word, every match holding it): every match's criteria and final score bounded from
+ * what matching recorded without details, the k of the best bounds detailed and finished, and only the matches whose
+ * bounds reach the worst of those k detailed (a match below it is below the k-th best); without bounds, or for few
+ * matches, all of them.
  */
 function withinBounds(f: Finishing, ords: Int32Array, k: number): Int32Array {
   const { state, m, prior, heaviest, beginning } = f;
@@ -394,13 +405,14 @@ function withinBounds(f: Finishing, ords: Int32Array, k: number): Int32Array {
     return ords;
   }
   const { bound, reach } = bounds;
-  const { counted } = m.plan;
   const slots = state.plan.text;
   // Criterion 3 at most, per slot, before `how`: where the word may end the field, and where it only starts it.
   const ifEqual = Int32Array.from(slots, (slot) => Math.min(Math.round(slot.weight * 4), 4095) * 8 + 1);
   const ifStart = Int32Array.from(slots, (slot, i) => (slot.weight < heaviest || beginning === 'namespace' ? -1 : ifEqual[i] - 1));
-  const { words } = m;
-  const numberOf = matchMarks(m);
+  // Every match holds every counted word (the caller's `everyMatchHoldsAll`): criterion 1 is the same for all.
+  const words = popcount(m.plan.counted) * 2;
+  // A match's number is its place in `ords` when they are every match (an unfiltered query).
+  const numberOf = ords === m.ords ? undefined : matchMarks(m);
   if (boundRanks.length < ords.length) {
     boundRanks = new Float64Array(ords.length * 2);
     boundScores = new Float64Array(ords.length * 2);
@@ -409,26 +421,26 @@ function withinBounds(f: Finishing, ords: Int32Array, k: number): Int32Array {
   const scores = boundScores;
   const first = new Int32Array(k);
   let firstCount = 0;
-  const slotBits = (1 << REACH_SLOTS) - 1;
-  // The module's constants as locals (`finishMatches` says why).
-  const equalShift = REACH_SLOTS;
-  const asTyped = REACH_AS_TYPED;
-  const alignedTypoFree = REACH_ALIGNED_TYPO_FREE;
-  const typoFree = REACH_TYPO_FREE;
-  const whole = REACH_WHOLE;
+  // The module's tables as locals (`finishMatches` says why).
+  const keys = reachKeys;
+  const known = reachRanks.fill(0);
+  const lastPlace = REACH_PLACES - 1;
+  let taken = 0;
   for (let i = 0; i < ords.length; i++) {
     const ord = ords[i];
-    const match = numberOf[ord] - 1;
+    const match = numberOf === undefined ? i : numberOf[ord] - 1;
     const bits = reach[match];
-    // `attributeLevel`'s `how`: as typed 5, without a typo 3, else 1.
-    const how = bits & asTyped ? 5 : bits & alignedTypoFree ? 3 : 1;
-    let level = 0;
-    for (let starts = bits & slotBits; starts !== 0; starts &= starts - 1) {
-      const slot = 31 - Math.clz32(starts & -starts);
-      const most = (bits >>> (equalShift + slot)) & 1 ? ifEqual[slot] : ifStart[slot];
-      if (most >= 0 && most + how > level) level = most + how;
+    let place = Math.imul(bits, 0x9e3779b1) >>> 24;
+    while (known[place] !== 0 && keys[place] !== bits) place = (place + 1) & lastPlace;
+    let r = known[place];
+    if (r === 0) {
+      r = reachRank(bits, words, ifEqual, ifStart);
+      if (taken < REACH_KEPT) {
+        keys[place] = bits;
+        known[place] = r;
+        taken++;
+      }
     }
-    const r = packedRank(popcount(words[match] & counted) * 2, bits & typoFree ? 0 : 1, level, bits & whole ? 1 : 0);
     const s = bound[match] * (prior[ord] ?? 1);
     ranks[i] = r;
     scores[i] = s;
@@ -457,6 +469,23 @@ function withinBounds(f: Finishing, ords: Int32Array, k: number): Int32Array {
   const reaching = kept.subarray(0, count);
   detailMatches(state, m, reaching);
   return reaching;
+}
+
+/**
+ * The packed criteria a match of `reach` bits can reach at most (`withinBounds`): `words` (criterion 1, × 2), no typo
+ * if it matched an expansion without one, attribute exactness from the slots holding the word at its query position
+ * (`ifEqual`/`ifStart` per slot, -1: none), a whole word if an exact or stem expansion matched.
+ */
+function reachRank(bits: number, words: number, ifEqual: Int32Array, ifStart: Int32Array): number {
+  // `attributeLevel`'s `how`: as typed 5, without a typo 3, else 1.
+  const how = bits & REACH_AS_TYPED ? 5 : bits & REACH_ALIGNED_TYPO_FREE ? 3 : 1;
+  let level = 0;
+  for (let starts = bits & ((1 << REACH_SLOTS) - 1); starts !== 0; starts &= starts - 1) {
+    const slot = 31 - Math.clz32(starts & -starts);
+    const most = (bits >>> (REACH_SLOTS + slot)) & 1 ? ifEqual[slot] : ifStart[slot];
+    if (most >= 0 && most + how > level) level = most + how;
+  }
+  return packedRank(words, bits & REACH_TYPO_FREE ? 0 : 1, level, bits & REACH_WHOLE ? 1 : 0);
 }
 
 /**
