@@ -996,6 +996,25 @@ describe('relevance rules', () => {
     expect(top('viewer', engine)).toEqual(['evince']);
     expect(top('ebook', engine)).toEqual(['fbreader']);
   });
+  it('finds the words descriptions use for an everyday need named otherwise (`file explorer` -> `file manager`, `code editor` -> `text editor`, `init system` -> `service manager`, `shredder` -> `wipe`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['thunar', 'file manager for xfce'],
+      ['treemacs', 'tree layout explorer for emacs'],
+      ['kate', 'powerful text editor'],
+      ['geany', 'fast and lightweight ide'],
+      ['bcnc', 'g-code sender'],
+      ['systemd', 'system and service manager'],
+      ['initscripts', 'scripts for the system boot'],
+      ['wipe', 'secure file deletion'],
+      ['secure-delete', 'tools to wipe files'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('file explorer', engine)[0]).toBe('thunar');
+    expect(top('code editor', engine).slice(0, 2).sort()).toEqual(['geany', 'kate']);
+    expect(top('init system', engine)[0]).toBe('systemd');
+    expect(top('file shredder', engine).slice(0, 2).sort()).toEqual(['secure-delete', 'wipe']);
+  });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);

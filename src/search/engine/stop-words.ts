@@ -425,4 +425,8 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'reader', synonyms: ['viewer'] },
   { input: 'readers', synonyms: ['viewers'] },
   { input: 'epub', synonyms: ['ebook', 'e book'] },
+  { input: 'file explorer', synonyms: ['file manager'] },
+  { input: 'code editor', synonyms: ['text editor', 'ide'] },
+  { input: 'init system', synonyms: ['service manager'] },
+  { input: 'shredder', synonyms: ['wipe'] },
 ];
