@@ -541,6 +541,18 @@ describe('relevance rules', () => {
     expect(top('xqzvkj')).toEqual([]);
     expect(top('wirsark')[0]).toBe('wireshark');
   });
+  it('finds, when nothing matches, a word indexed nowhere by its longest indexed beginning of at least 60 % of it, in names', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['inotify-tools', 'command-line programs providing a simple interface to inotify'],
+      ['auto-editor', 'cut videos automatically'],
+      ['inotify-doc', 'inotify documentation'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('inotifywait', engine).sort()).toEqual(['inotify-doc', 'inotify-tools']);
+    // `auto` is 4 of `autohotkey`'s 10 letters: a name of its own, not a beginning of it.
+    expect(top('autohotkey', engine)).toEqual([]);
+  });
   it("finds a synonym's twin, one-way rules only from their input", () => {
     // The app's own stop words: no English equivalences beside its rules.
     const own = index({ stopWords: ['the'] });
@@ -866,6 +878,18 @@ describe('relevance rules', () => {
       ['songwrite', 'guitar tablature editor and player'],
       ['samhain', 'data integrity and host intrusion alert system'],
       ['trickle', 'user-space bandwidth shaper'],
+      ['krusader', 'twin-panel (commander-style) file manager'],
+      ['nautilus', 'file manager for gnome'],
+      ['diskstat', 'per-disk I/O statistics'],
+      ['tcpdump', 'command-line network traffic analyzer'],
+      ['gprename', 'complete batch renamer'],
+      ['389-ds-base', '389 directory server suite'],
+      ['fontforge', 'font editor'],
+      ['kanjidraw', 'handwritten kanji recognition'],
+      ['unison', 'file synchronization tool'],
+      ['mp3rename', 'rename mp3 files'],
+      ['siril', 'astronomical image processing tool'],
+      ['seahorse', 'gnome front end for gnupg'],
     ])
       engine.add(name, { name, description });
     expect(top('eyedropper', engine)).toEqual(['gpick']);
@@ -926,6 +950,16 @@ describe('relevance rules', () => {
     expect(top('hids', engine)[0]).toBe('samhain');
     expect(top('pki', engine)[0]).toBe('gnomint');
     expect(top('bandwidth limit', engine)[0]).toBe('trickle');
+    expect(top('orthodox file manager', engine)[0]).toBe('krusader');
+    expect(top('io', engine)[0]).toBe('diskstat');
+    expect(top('packet sniffer', engine)[0]).toBe('tcpdump');
+    expect(top('mass rename', engine)[0]).toBe('gprename');
+    expect(top('ldap server', engine)[0]).toBe('389-ds-base');
+    expect(top('glyph editor', engine)[0]).toBe('fontforge');
+    expect(top('handwriting', engine)).toEqual(['kanjidraw']);
+    expect(top('sync files', engine)[0]).toBe('unison');
+    expect(top('astrophotography', engine)).toEqual(['siril']);
+    expect(top('gpg', engine)).toEqual(['seahorse']);
     // One-way: an fps alone is frames per second, a finance is not always money, a checker not always a linter.
     expect(top('fps', engine)).toEqual(['mangohud']);
     expect(top('finance', engine)).toEqual(['kmymoney']);
@@ -1110,6 +1144,23 @@ describe('relevance rules', () => {
       ['tvguide', 'tv listings'],
     ]);
     expect(top('tv viewer', forms).slice(0, 2).sort()).toEqual(['tvguide', 'tvtime']);
+  });
+  it('ranks, of a sentence, a document matching only its topic word (held ten times as rarely) above one matching only another', () => {
+    const withCheckers = (count: number) => {
+      const engine = new SearchIndex({ fields, sorts: [] });
+      engine.add('check', { name: 'check', description: 'unit testing framework for c' });
+      const long = 'a collection of user level programs to create and maintain reiserfs filesystems on all kinds of disks';
+      engine.add('reiserfsprogs', { name: 'reiserfsprogs', description: long });
+      for (let i = 0; i < count; i++) engine.add(`lint${i}`, { name: `lint${i}`, description: `check style number ${i}` });
+      for (let i = 0; i < 200; i++) engine.add(`other${i}`, { name: `other${i}`, description: 'something else entirely' });
+      return engine;
+    };
+    // `check` in 12 documents, `reiserfs` in one; `repair` and `partition`, indexed nowhere, are left out.
+    expect(top('check and repair a reiserfs partition', withCheckers(10))[0]).toBe('reiserfsprogs');
+    // In 6 documents `check` is not ten times as common: the score's order (the name equals `check`) stays.
+    expect(top('check and repair a reiserfs partition', withCheckers(4))[0]).toBe('check');
+    // Keywords without a stop word are no sentence: more than two of them keep the score's order.
+    expect(top('check repair reiserfs partition', withCheckers(10))[0]).toBe('check');
   });
   it('breaks a tie of every criterion and the score by the shorter text of the fields weighted above the default', () => {
     const engine = new SearchIndex({ fields: [...fields, field('maintainer', 'string', { weight: 1 })], sorts: [] });

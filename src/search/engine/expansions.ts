@@ -8,7 +8,7 @@
  * shard `c++` then `code`, so `swig`'s "C/C++ code" had `code` right after the word `c` in one index and not in the
  * shard).
  */
-import { otherBeginning, pluralForms, sameWord, stems } from './analysis';
+import { fuzzyDistance, otherBeginning, pluralForms, sameWord, stems } from './analysis';
 import { compareStrings } from './columns';
 import { fuzzyTerms, shortTermsAtPrefix } from './fuzzy';
 import { corpusStatistics, idf, termFrequency } from './ranking';
@@ -20,6 +20,13 @@ export const MAX_EXPANSIONS = 64;
 const PREFIX = 0.5;
 const FUZZY = [1, 0.45, 0.3];
 const STEM = 0.7;
+/**
+ * A word's beginning that stands for the word (`beginningOf`) holds at least this share of its letters: `inotify` of
+ * `inotifywait`, not `auto` of `autohotkey` or `win` of `winamp`, names of their own.
+ */
+const MIN_BEGINNING = 0.6;
+/** Typos a name's word matched by a beginning of the query word counts as: below every closer typo. */
+const BEGINNING_TYPOS = 2;
 /**
  * Letters another form of a word may add to it (`notify` -> `notifications` adds 7, the most of the catalogue's 12,675
  * pairs of forms): the stem walk skips longer terms, so a short stem (`lib`, 8,653 terms in the catalogue) walks only
@@ -193,9 +200,27 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
       if (edits === 0 || formIds.has(termId)) continue;
       near.push({ termId, quality: FUZZY[Math.min(edits, FUZZY.length - 1)], kind: 'fuzzy', typos: edits });
     }
+    const beginningId = typos > fuzzyDistance(term) ? beginningOf(state, term) : undefined;
+    if (beginningId !== undefined && !near.some((expansion) => expansion.termId === beginningId))
+      near.push({ termId: beginningId, quality: FUZZY[BEGINNING_TYPOS], kind: 'fuzzy', typos: BEGINNING_TYPOS });
     expansions.push(...nearest(state, near));
   }
   return expansions;
+}
+
+/**
+ * Given a typo more than its length allows (a word indexed nowhere among others, or the fallback when nothing
+ * matched), a word indexed nowhere also matches, as a typo in fuzzy fields (names), its longest beginning indexed
+ * anywhere: a command named after its program with letters or a word added (`inotifywait` of `inotify-tools`,
+ * `chronyc` of `chrony`). Whole-index frequencies, so every shard picks the same beginning; this shard's term, if any.
+ */
+function beginningOf(state: IndexState, term: string): number | undefined {
+  if (termFrequency(state, term)) return undefined;
+  for (let end = term.length - 1; end >= MIN_BEGINNING * term.length; end--) {
+    const beginning = term.slice(0, end);
+    if (termFrequency(state, beginning)) return state.text.idOf(beginning);
+  }
+  return undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
  * 1. words: more query words matched (stop words are optional and not counted; in a query of several, a word an
  *    exact-mode field's value holds counts, unscored: matching.ts); of a query of two keywords, a document
  *    matching only the rarer one (fewer documents with its other forms), without a typo, before one matching only the other;
+ *    of a sentence, a document matching only its topic word (`SENTENCE_TOPIC_RATIO`) before one matching only another;
  *    in a sentence, a document the prior puts at or below `PART_PRIOR` (a part, add-on or namespaced library) one word fewer
  *    from two on;
  * 2. typos: fewer typos over the matched words (a completion is no typo);
@@ -163,6 +164,14 @@ const PART_PRIOR = 0.5;
  * (`tty-clock`, `crystal-facet-uml`, applications of a family without a head) keep their words.
  */
 const DEEP_PART_PRIOR = PART_PRIOR / 2;
+/**
+ * How many times as many documents the next rarest word of a sentence must be held by for the rarest to be its topic:
+ * of documents matching one word, one matching the topic ranks first (`reiserfsprogs` "tools for ReiserFS filesystems"
+ * above the `check` unit-test library for `check and repair a reiserfs partition`). Words indexed nowhere are left
+ * out (matched through completions and typos only). At 5, descriptive hit@3 lost one; the rarest word with no ratio
+ * often is no topic (`sing` of `sing karaoke with friends`).
+ */
+const SENTENCE_TOPIC_RATIO = 10;
 
 /**
  * Relevance of the matched documents, ranked lazily: a document's criteria and final score are computed the first
@@ -193,14 +202,15 @@ export function relevanceOrder(state: IndexState, m: Matches): Relevance {
   const { words: matched, rank, score } = m;
   // Of a query of two counted keywords, the rarer word: a document matching only it ranks above one matching only the other.
   const pair = popcount(counted) === 2 && counted === (1 << m.plan.words.length) - 1;
+  // Of a sentence's counted words, a topic word far rarer than the others likewise (`SENTENCE_TOPIC_RATIO`), among documents matching one.
+  const topic = !pair && m.plan.sentence && popcount(counted) >= 2;
   const finishing: Finishing = {
     state,
     m,
     prior,
     heaviest,
     beginning,
-    pair,
-    rarerBit: pair ? rarerWord(state, m.plan.words, counted) : 0,
+    rarerBit: pair ? rarerWord(state, m.plan.words, counted) : topic ? rarerWord(state, m.plan.words, counted, SENTENCE_TOPIC_RATIO) : 0,
   };
   /** Finishes a document; answers its match number (-1: not matched). */
   const finish = (ord: number): number => {
@@ -312,8 +322,7 @@ interface Finishing {
   heaviest: number;
   /** What the titles beginning with the query's counted words are (`topicOrBeginning`). */
   beginning: Beginning | 'topic';
-  /** A query of two counted words, the one of `rarerBit` the rarer. */
-  pair: boolean;
+  /** The counted word whose documents matching only it rank above those matching only another (0: none). */
   rarerBit: number;
 }
 
@@ -326,7 +335,7 @@ const oneOrd = new Int32Array(1);
  * finished yet, all detailed: one loop, what it reads taken once per call, not from a closure's context per match.
  */
 function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): void {
-  const { m, prior, pair, rarerBit } = f;
+  const { m, prior, rarerBit } = f;
   const sentence = m.plan.sentence;
   const { words: matched, typos: typoBits, rank, score, adjacent, aligned: alignedWords, slotMarks } = m;
   const { counted } = m.plan;
@@ -362,8 +371,8 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     const withTypos = words & ~typoBits[match];
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> whole));
     // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
-    const rarer = pair && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     const wordCount = popcount(words);
+    const rarer = wordCount === 1 && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     const part = sentence && wordCount >= 2 && own <= PART_PRIOR ? 1 : 0;
     // A part twice over counts one word fewer in criterion 4 too (`DEEP_PART_PRIOR`).
     const exactWords = popcount((matched[match] >>> whole) & counted) - (part && own <= DEEP_PART_PRIOR ? 1 : 0);
@@ -676,16 +685,19 @@ export function selectTop(ords: Int32Array, k: number, compare: Compare): number
 /**
  * The bit of the counted word fewer documents hold, counting its singular/plural and its stems (an agent noun's verb:
  * `viewer` as `view` too) as matching does, from whole-index counts so every shard picks the same; 0 when they are
- * held as often (neither tells more).
+ * held as often (neither tells more). With `ratio` (a sentence's words), the rarest of the words indexed somewhere, and
+ * only when the next rarest is held by at least `ratio` times as many documents: the topic among common words.
  */
-function rarerWord(state: IndexState, words: string[], counted: number): number {
+function rarerWord(state: IndexState, words: string[], counted: number, ratio = 1): number {
   const frequencies: Array<{ bit: number; frequency: number }> = [];
   words.forEach((word, i) => {
     if (!(counted & (1 << i))) return;
     let frequency = 0;
     for (const form of new Set([word, ...pluralForms(word), ...stems(word)])) frequency += termFrequency(state, form);
-    frequencies.push({ bit: 1 << i, frequency });
+    if (ratio === 1 || frequency > 0) frequencies.push({ bit: 1 << i, frequency });
   });
+  if (frequencies.length < 2) return 0;
+  frequencies.sort((a, b) => a.frequency - b.frequency);
   const [first, second] = frequencies;
-  return first.frequency === second.frequency ? 0 : first.frequency < second.frequency ? first.bit : second.bit;
+  return first.frequency < second.frequency && first.frequency * ratio <= second.frequency ? first.bit : 0;
 }

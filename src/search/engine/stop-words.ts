@@ -416,6 +416,18 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'cut', synonyms: ['split'] },
   { input: 'markdown', synonyms: ['markup'] },
   { input: 'point and click', synonyms: ['graphical adventure'] },
+  { input: 'orthodox file manager', synonyms: ['twin panel file manager', 'commander style file manager'] },
+  { input: 'orthodox file managers', synonyms: ['twin panel file managers', 'commander style file managers'] },
+  { input: 'io', synonyms: ['i o'] },
+  { input: 'packet sniffer', synonyms: ['traffic analyzer', 'protocol analyzer', 'packet analyzer'] },
+  { input: 'packet sniffers', synonyms: ['traffic analyzers', 'protocol analyzers', 'packet analyzers'] },
+  { input: 'mass rename', synonyms: ['batch rename', 'batch renamer'] },
+  { input: 'ldap server', synonyms: ['directory server'] },
+  { input: 'glyph editor', synonyms: ['font editor'] },
+  { input: 'handwriting', synonyms: ['handwritten'] },
+  { input: 'sync', synonyms: ['synchronization', 'synchronisation'] },
+  { input: 'astrophotography', synonyms: ['astronomical image', 'astronomical imaging'] },
+  { synonyms: ['gpg', 'gnupg'] },
   // The kind of thing asked for, in the nouns descriptions use for it (older28): a `backup tool` is a `backup utility`
   // or `backup program`; a server is often described as the daemon it runs, a reader as a viewer, epub as an ebook.
   { synonyms: ['tool', 'utility', 'program'] },
