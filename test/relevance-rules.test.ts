@@ -1005,6 +1005,50 @@ describe('relevance rules', () => {
     // Converting is not always turning: `convert` finds no page turner.
     expect(top('convert', engine)).toEqual(['enscribe', 'unoconv']);
   });
+  it('takes tool, utility and program for one another, and a server as its daemon, a reader as a viewer, epub as an ebook (one-way)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['deja-dup', 'backup utility'],
+      ['borgbackup', 'deduplicating backup program'],
+      ['backupnotes', 'notes about backup strategies'],
+      ['hammer', 'a tool for nails'],
+      ['openntpd', 'openbsd ntp daemon'],
+      ['ntplib', 'library to query ntp'],
+      ['evince', 'document (postscript, pdf) viewer'],
+      ['pdfgrep', 'search text in pdf files'],
+      ['fbreader', 'e-book reader'],
+      ['epubcheck', 'validation for epub'],
+    ])
+      engine.add(name, { name, description });
+    // Both words matched, the kind noun as another of its kind, before the one word alone.
+    expect(top('backup tool', engine).slice(0, 2).sort()).toEqual(['borgbackup', 'deja-dup']);
+    expect(top('ntp server', engine)[0]).toBe('openntpd');
+    expect(top('pdf reader', engine)[0]).toBe('evince');
+    expect(top('epub reader', engine)[0]).toBe('fbreader');
+    // One-way: a daemon, a viewer, an ebook are not asked for as a server, a reader, an epub.
+    expect(top('daemon', engine)).toEqual(['openntpd']);
+    expect(top('viewer', engine)).toEqual(['evince']);
+    expect(top('ebook', engine)).toEqual(['fbreader']);
+  });
+  it('finds the words descriptions use for an everyday need named otherwise (`file explorer` -> `file manager`, `code editor` -> `text editor`, `init system` -> `service manager`, `shredder` -> `wipe`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['thunar', 'file manager for xfce'],
+      ['treemacs', 'tree layout explorer for emacs'],
+      ['kate', 'powerful text editor'],
+      ['geany', 'fast and lightweight ide'],
+      ['bcnc', 'g-code sender'],
+      ['systemd', 'system and service manager'],
+      ['initscripts', 'scripts for the system boot'],
+      ['wipe', 'secure file deletion'],
+      ['secure-delete', 'tools to wipe files'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('file explorer', engine)[0]).toBe('thunar');
+    expect(top('code editor', engine).slice(0, 2).sort()).toEqual(['geany', 'kate']);
+    expect(top('init system', engine)[0]).toBe('systemd');
+    expect(top('file shredder', engine).slice(0, 2).sort()).toEqual(['secure-delete', 'wipe']);
+  });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);

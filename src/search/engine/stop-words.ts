@@ -436,4 +436,17 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'sync', synonyms: ['synchronization', 'synchronisation'] },
   { input: 'astrophotography', synonyms: ['astronomical image', 'astronomical imaging'] },
   { synonyms: ['gpg', 'gnupg'] },
+  // The kind of thing asked for, in the nouns descriptions use for it (older28): a `backup tool` is a `backup utility`
+  // or `backup program`; a server is often described as the daemon it runs, a reader as a viewer, epub as an ebook.
+  { synonyms: ['tool', 'utility', 'program'] },
+  { synonyms: ['tools', 'utilities', 'programs'] },
+  { input: 'server', synonyms: ['daemon'] },
+  { input: 'servers', synonyms: ['daemons'] },
+  { input: 'reader', synonyms: ['viewer'] },
+  { input: 'readers', synonyms: ['viewers'] },
+  { input: 'epub', synonyms: ['ebook', 'e book'] },
+  { input: 'file explorer', synonyms: ['file manager'] },
+  { input: 'code editor', synonyms: ['text editor', 'ide'] },
+  { input: 'init system', synonyms: ['service manager'] },
+  { input: 'shredder', synonyms: ['wipe'] },
 ];
