@@ -1301,6 +1301,19 @@ describe('relevance rules', () => {
     engine.add('mixer', { name: 'mixer', description: 'blend colours' });
     expect(top('blend', engine)[0]).toBe('blender');
   });
+  it('gives a name one typo from the query no exactness when the word is typo-free only through a completion elsewhere', () => {
+    const withMaintainer = [...fields, field('maintainer', 'string', { weight: 1 })];
+    const engine = new SearchIndex({ fields: withMaintainer, sorts: [] });
+    engine.add('ava', { name: 'ava', description: 'futuristic test runner', maintainer: 'Javascript Maintainers' });
+    engine.add('ant', { name: 'ant', description: 'build tool for java' });
+    engine.add('jdk', { name: 'jdk', description: 'development kit for java programs' });
+    engine.add('galculator', { name: 'galculator', description: 'scientific calculator' });
+    engine.add('xcalc', { name: 'xcalc', description: 'calculator for X' });
+    // `ava` is one typo from `java` and without a typo only through `javascript`, another word: no name typed.
+    expect(top('java', engine).at(-1)).toBe('ava');
+    // A name one typo from the query keeps its exactness where the document holds the word as typed.
+    expect(top('calculator', engine)[0]).toBe('galculator');
+  });
   it('takes a one-word query in at most three documents as a name being typed', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('driftnet', { name: 'driftnet', description: 'picks out images from network traffic' });

@@ -12,7 +12,8 @@
  *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace; nor more than
  *    five none of which is the query: a family without a head; nor, for one word, when more than 50 documents per
  *    title starting so hold it: a topic, `java`) start with it,
- *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos; a completion or a
+ *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos (not where the word is
+ *    without a typo only through a completion elsewhere: `ava` for `java`); a completion or a
  *    shorter form of a one-word query that is itself an indexed word counts not at all (`wiki` -> `wiki2beamer`,
  *    `checkers` -> `check`, its singular `notes` -> `note`: matching.ts), and nor does a synonym's replacement (`rdp` of
  *    `remote desktop` -> `rdp-classifier`: the words typed were not those);
@@ -363,10 +364,14 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     score[match] *= factor;
     // Criterion 3 counts only in slots where matching found every counted word at its query position.
     let level = 0;
-    if ((alignedWords[match] & counted) === counted)
+    if ((alignedWords[match] & counted) === counted) {
+      // Words without a typo only through a completion (another word: `javascript` for `java`).
+      const completedOnly = counted & typoBits[match] & ~(matched[match] >>> whole);
       for (let slot = 0, at = match * slotCount * marks; slot < slotCount; slot++, at += marks) {
-        if ((slotMarks[at + aligned] & counted) === counted) level = Math.max(level, attributeLevel(f, slots[slot], ord, at));
+        if ((slotMarks[at + aligned] & counted) === counted)
+          level = Math.max(level, attributeLevel(f, slots[slot], ord, at, completedOnly));
       }
+    }
     const words = matched[match] & counted;
     const withTypos = words & ~typoBits[match];
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> whole));
@@ -501,7 +506,13 @@ function reachRank(bits: number, words: number, ifEqual: Int32Array, ifStart: In
  * Criterion 3 for one text slot whose field has the query's words at their query positions (0: it counts not);
  * `at`: the match's `slotMarks` there.
  */
-function attributeLevel({ state, m, heaviest, beginning }: Finishing, slot: TextField, ord: number, at: number): number {
+function attributeLevel(
+  { state, m, heaviest, beginning }: Finishing,
+  slot: TextField,
+  ord: number,
+  at: number,
+  completedOnly: number,
+): number {
   const { counted } = m.plan;
   const equals = m.slotMarks[at + SLOT_END] >= state.text.length(slot.slot, ord) ? 1 : 0;
   // Starting with the query tells a name being typed, in the heaviest field, unless more than 50 names start so (a
@@ -511,6 +522,10 @@ function attributeLevel({ state, m, heaviest, beginning }: Finishing, slot: Text
   // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
   const slotWords = m.slotMarks[at + SLOT_WORDS];
   const how = ((slotWords >>> WHOLE) & counted) === counted ? 5 : (slotWords & counted) === counted ? 3 : 1;
+  // A field holding a word only with a typo, where the document has that word without a typo only through a completion
+  // elsewhere (`ava` for `java`, its maintainer `Javascript`), is not the name typed: criterion 2 counted it typo-free
+  // for the completion, which is another word, and the typo would then outrank the word as typed in a lighter field.
+  if (how === 1 && counted & ~slotWords & completedOnly) return 0;
   // A family without a head: a title starting with its words as typed is one of its members, not the name typed (a
   // title starting with a completion is another word, decided alike by a shard that holds no member).
   // A topic: a title starting with the word is one of many documents about it (a shard holding such a title counts
