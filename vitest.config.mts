@@ -74,7 +74,7 @@ const browser = defineProject({
   },
 });
 
-/** The long-running scripts' command line (scripts/cli.mjs), each script spawned in Node. */
+/** The scripts' command line (scripts/cli.mjs), each script spawned in Node. */
 const scripts = defineProject({
   test: { name: 'scripts', include: ['test/scripts/**/*.test.ts'], environment: 'node', testTimeout: 30_000 },
 });

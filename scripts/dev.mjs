@@ -1,11 +1,16 @@
-// `npm run dev`: applies the local D1 migrations, makes sure .dev.vars holds the secrets,
+// `npm run dev [-- --port N]`: applies the local D1 migrations, makes sure .dev.vars holds the secrets,
 // starts `wrangler dev`, seeds the demo tenant and prints where everything is.
+//   --port N   the port on 127.0.0.1 to serve on (also PORT; default 8787)
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { refuse, scriptArgs } from './cli.mjs';
 import { seedDemo } from './seed.mjs';
 
-const PORT = Number(process.env.PORT ?? 8787);
+const flags = scriptArgs(import.meta.url, 'npm run dev', { port: { type: 'string' } });
+const port = flags.port ?? process.env.PORT ?? '8787';
+if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) refuse('npm run dev', `The port must be 1 to 65535, not '${port}'`);
+const PORT = Number(port);
 const BASE_URL = `http://127.0.0.1:${PORT}`;
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' };
 

@@ -1,5 +1,5 @@
 // Writes a catalogue of N documents derived from the Debian one as gzipped NDJSON feeding envelopes (issue 16):
-//   node scripts/generate-catalogue.mjs [documents = 1000000] [out = debian-variants.ndjson.gz]
+//   npm run generate-catalogue [-- documents [out]]   (documents: 1000000, out: debian-variants.ndjson.gz)
 // The catalogue is read from ../shared/data (or CATALOGUE_DIR); see scripts/bench/variants.mjs for what varies.
 import { createWriteStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -9,11 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { createGzip } from 'node:zlib';
 import { readEnvelopes } from './bench/catalogue.mjs';
 import { variantCatalogue } from './bench/variants.mjs';
+import { refuse, scriptArgs } from './cli.mjs';
 
+const command = 'npm run generate-catalogue';
+const [count = '1000000', path = 'debian-variants.ndjson.gz'] = scriptArgs(import.meta.url, command, {}, 2).positionals;
+if (!/^[1-9]\d*$/.test(count)) refuse(command, `The number of documents must be a positive integer, not '${count}'`);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const documents = Number(process.argv[2] ?? 1_000_000);
-const out = resolve(process.argv[3] ?? 'debian-variants.ndjson.gz');
-if (!Number.isInteger(documents) || documents < 1) throw new Error(`documents must be a positive integer, not ${process.argv[2]}`);
+const documents = Number(count);
+const out = resolve(path);
 
 function* lines() {
   for (const envelope of variantCatalogue(readEnvelopes(root), documents)) yield `${JSON.stringify(envelope)}\n`;

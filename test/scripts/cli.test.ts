@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..', '..');
 
-/** Each long-running script, the command that runs it and settings its usage must name. */
+/** Each script without arguments, the command that runs it and settings its usage must name. */
 const SCRIPTS = [
+  { file: 'scripts/dev.mjs', command: 'npm run dev', names: ['--port', 'PORT', '8787'] },
   { file: 'scripts/bench.mjs', command: 'npm run bench', names: ['BENCH_ONLY', 'CATALOGUE_DIR', 'docs/benchmarks.md'] },
   { file: 'scripts/bench/engine-path.mjs', command: 'npm run bench:engine', names: ['--against', '--rounds', 'CATALOGUE_DIR'] },
   { file: 'scripts/relevance.mjs', command: 'npm run relevance', names: ['--url', '--shards', 'CATALOGUE_DIR', 'docs/relevance.md'] },
@@ -41,5 +42,40 @@ describe.each(SCRIPTS)('$command', ({ file, command, names }) => {
     const { status, stderr } = run(file, 'extra');
     expect(status).toBe(2);
     expect(stderr).toBe(`${command}: Unexpected argument 'extra'; see \`${command} -- --help\`\n`);
+  });
+});
+
+describe('npm run dev --port', () => {
+  it.each(['0', '65536', '80a'])('refuses port %s in one line, exit code 2, before touching anything', (port) => {
+    const { status, stderr } = run('scripts/dev.mjs', '--port', port);
+    expect(status).toBe(2);
+    expect(stderr).toBe(`npm run dev: The port must be 1 to 65535, not '${port}'; see \`npm run dev -- --help\`\n`);
+  });
+});
+
+describe('npm run generate-catalogue', () => {
+  const command = 'npm run generate-catalogue';
+
+  it('answers --help with its usage, both arguments and their defaults, and exits 0', () => {
+    const { status, stdout, stderr } = run('scripts/generate-catalogue.mjs', '--help');
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    for (const name of [command, 'documents', 'out', '1000000', 'debian-variants.ndjson.gz', 'CATALOGUE_DIR'])
+      expect(stdout).toContain(name);
+  });
+
+  it.each(['abc', '0', '-5', '1.5'])('refuses %s documents in one line, exit code 2', (count) => {
+    const { status, stderr } = run('scripts/generate-catalogue.mjs', '--', count);
+    expect(status).toBe(2);
+    expect(stderr).toBe(`${command}: The number of documents must be a positive integer, not '${count}'; see \`${command} -- --help\`\n`);
+  });
+
+  it('refuses a third argument and an unknown option', () => {
+    expect(run('scripts/generate-catalogue.mjs', '10', 'out.ndjson.gz', 'extra').stderr).toBe(
+      `${command}: Unexpected argument 'extra'; see \`${command} -- --help\`\n`,
+    );
+    const { status, stderr } = run('scripts/generate-catalogue.mjs', '--bogus');
+    expect(status).toBe(2);
+    expect(stderr).toBe(`${command}: Unknown option '--bogus'; see \`${command} -- --help\`\n`);
   });
 });
