@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -46,10 +48,29 @@ describe.each(SCRIPTS)('$command', ({ file, command, names }) => {
 });
 
 describe('npm run dev --port', () => {
-  it.each(['0', '65536', '80a'])('refuses port %s in one line, exit code 2, before touching anything', (port) => {
-    const { status, stderr } = run('scripts/dev.mjs', '--port', port);
+  // In an empty directory: a check that came after `.dev.vars` was written would leave one there.
+  const runDev = (args: string[], env: Record<string, string> = {}) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dev-port-'));
+    const answer = spawnSync(process.execPath, [resolve(root, 'scripts/dev.mjs'), ...args], {
+      cwd,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, ...env },
+    });
+    return { ...answer, wroteDevVars: existsSync(join(cwd, '.dev.vars')) };
+  };
+
+  it.each(['0', '65536', '80a'])('refuses port %s in one line, exit code 2, before writing .dev.vars', (port) => {
+    const { status, stderr, wroteDevVars } = runDev(['--port', port]);
     expect(status).toBe(2);
     expect(stderr).toBe(`npm run dev: The port must be 1 to 65535, not '${port}'; see \`npm run dev -- --help\`\n`);
+    expect(wroteDevVars).toBe(false);
+  });
+
+  it('checks PORT the same way when no --port is given', () => {
+    const { status, stderr, wroteDevVars } = runDev([], { PORT: 'abc' });
+    expect(status).toBe(2);
+    expect(stderr).toBe(`npm run dev: The port must be 1 to 65535, not 'abc'; see \`npm run dev -- --help\`\n`);
+    expect(wroteDevVars).toBe(false);
   });
 });
 

@@ -375,8 +375,9 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     const words = matched[match] & counted;
     const withTypos = words & ~typoBits[match];
     const typos = withTypos && popcount(withTypos) + popcount(withTypos & ~(typoBits[match] >>> whole));
-    // Matched without a typo: a typo of a rare word is some other word (and shards expand typos from their own terms).
     const wordCount = popcount(words);
+    // Only the rarer word, matched without a typo: a typo of a rare word is some other word (and shards expand typos
+    // from their own terms).
     const rarer = wordCount === 1 && words !== counted && words & rarerBit & typoBits[match] ? 1 : 0;
     const part = sentence && wordCount >= 2 && own <= PART_PRIOR ? 1 : 0;
     // A part twice over counts one word fewer in criterion 4 too (`DEEP_PART_PRIOR`).
