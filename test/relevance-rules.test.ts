@@ -1062,6 +1062,23 @@ describe('relevance rules', () => {
     expect(top('init system', engine)[0]).toBe('systemd');
     expect(top('file shredder', engine).slice(0, 2).sort()).toEqual(['secure-delete', 'wipe']);
   });
+  it("finds the kind of program a proprietary program's name stands for (`excel` -> `spreadsheet`, `photoshop` -> `image editor`), one-way", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['gnumeric', 'spreadsheet application'],
+      ['libformula', 'excel style formula library'],
+      ['impress', 'presentation program'],
+      ['gimp', 'GNU Image Manipulation Program'],
+      ['kolourpaint', 'simple image editor'],
+      ['octave', 'language for numerical computations'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('excel', engine)).toEqual(['libformula', 'gnumeric']);
+    expect(top('powerpoint', engine)).toEqual(['impress']);
+    expect(top('photoshop', engine).sort()).toEqual(['gimp', 'kolourpaint']);
+    expect(top('matlab', engine)).toEqual(['octave']);
+    expect(top('spreadsheet', engine)).toEqual(['gnumeric']);
+  });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);
     expect(top('control', index({ customRanking: [{ field: 'popularity', direction: 'asc' }] }))).toEqual(['tv-tuner', 'tv-remote']);
