@@ -141,6 +141,19 @@ describe('relevance rules', () => {
     // Five are not yet a family: a name starting with `printer` is being typed.
     expect(top('printer', printers(5))[0]).toBe('printer-driver-aa');
   });
+  it('does not take a name going on past another name that starts with the query as a name being typed', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('bible-kjv', { name: 'bible-kjv', description: 'King James Version reading program' });
+    engine.add('bible-kjv-text', { name: 'bible-kjv-text', description: 'King James Version text' });
+    engine.add('bibletime', { name: 'bibletime', description: 'bible study tool' });
+    engine.add('docker', { name: 'docker', description: 'dock application' });
+    engine.add('docker.io', { name: 'docker.io', description: 'container runtime' });
+    engine.add('dockerfile-lint', { name: 'dockerfile-lint', description: 'checks docker files' });
+    // `bible-kjv-text` is a part of `bible-kjv`, which starts with `bible` itself: the part is no name being typed.
+    expect(top('bible', engine)).toEqual(['bible-kjv', 'bibletime', 'bible-kjv-text']);
+    // A part of the name typed itself (`docker.io` of `docker`) still starts with it.
+    expect(top('docker', engine)).toEqual(['docker', 'docker.io', 'dockerfile-lint']);
+  });
   it('does not take a name starting with a word that is a topic of many documents as a name being typed', () => {
     const java = (mentions: number) => {
       const engine = new SearchIndex({ fields, sorts: [] });

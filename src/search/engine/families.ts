@@ -82,6 +82,8 @@ export interface FamilyCache {
   begun: (key: number) => number;
   /** The key of each ordinal's first title word (-1: none). */
   firstWords: Int32Array;
+  /** Per ordinal, the words of the longest strict beginning of its title that is a whole title (0: none; `titleHeads`). */
+  heads: Uint8Array;
 }
 
 /** What the titles beginning with some words are: a namespace, a family without a head, or neither. */
@@ -133,6 +135,14 @@ export function titlesBeginning(state: IndexState, words: readonly string[]): Be
  */
 export function titlesBegun(state: IndexState, words: readonly string[]): number {
   return families(state).begun(beginningKey(words));
+}
+
+/**
+ * Per ordinal, how many words long the longest strict beginning of its title is that is a whole title of the index
+ * (0: none): `bible-kjv-text` 2, for `bible-kjv`; `docker.io` 1, for `docker`.
+ */
+export function titleHeads(state: IndexState): Uint8Array {
+  return families(state).heads;
 }
 
 /** Whether the title of `ord` begins with the word `word` itself (not with a part of it: `node-js` for `nodejs`). */
@@ -228,9 +238,14 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
   const filed = filedUnder(state);
   const prior = new Float32Array(size).fill(1);
   const namespacedPrior = new Float32Array(size).fill(1);
+  const heads = new Uint8Array(size);
   for (let ord = 0; ord < size; ord++) {
     const length = lengths[ord];
     if (!length) continue;
+    for (let at = 0, hash = 0; at < length - 1; at++) {
+      hash = mix(hash, words[at][ord]);
+      if (isWhole(hash)) heads[ord] = at + 1;
+    }
     let factor = (1 + (FILED_BONUS * Math.min(filed[ord], FILED_CAP)) / FILED_CAP) / (1 + LENGTH_PENALTY * (length - 1));
     if ((length > 1 && endings(words[length - 1][ord]) > MAX_ENDING) || (glued[ord] && beginnings(glued[ord]) > gluedNamespace))
       factor *= PART;
@@ -247,7 +262,7 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
     if (members > MAX_FAMILY) namespaces.add(key);
     else if (members > VARIANTS && !isWhole(key)) headless.add(key);
   }
-  return { prior, namespaces, headless, namespacedPrior, begun: beginnings, firstWords: words[0] ?? new Int32Array(size).fill(-1) };
+  return { prior, namespaces, headless, namespacedPrior, begun: beginnings, firstWords: words[0] ?? new Int32Array(size).fill(-1), heads };
 
   function isPart(ord: number): boolean {
     if (beginnings(allButLast[ord]) > 1) return true;

@@ -11,7 +11,8 @@
  * 3. attribute exactness: the heavier field first, then one whose words equal the query (the query words reaching its
  *    end), then (in the heaviest fields only, and not when more than 50 titles start so: a namespace; nor more than
  *    five none of which is the query: a family without a head; nor, for one word, when more than 50 documents per
- *    title starting so hold it: a topic, `java`) start with it,
+ *    title starting so hold it: a topic, `java`; nor for a title going on past another title that goes on past the
+ *    query: a part of that name, `bible-kjv-text` of `bible-kjv` for `bible`) start with it,
  *    as typed (`gimp` -> `gimp-data`) before completed (`pyth` -> `python3`) before with typos (not where the word is
  *    without a typo only through a completion elsewhere: `ava` for `java`); a completion or a
  *    shorter form of a one-word query that is itself an indexed word counts not at all (`wiki` -> `wiki2beamer`,
@@ -37,7 +38,7 @@
  */
 import { pluralForms, stems } from './analysis';
 import { compareStrings, type ValueColumn } from './columns';
-import { familyPrior, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
+import { familyPrior, titleHeads, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
 import { fnv1a } from './hash';
 import {
   detailMatches,
@@ -211,6 +212,7 @@ export function relevanceOrder(state: IndexState, m: Matches): Relevance {
     prior,
     heaviest,
     beginning,
+    heads: titleHeads(state),
     rarerBit: pair ? rarerWord(state, m.plan.words, counted) : topic ? rarerWord(state, m.plan.words, counted, SENTENCE_TOPIC_RATIO) : 0,
   };
   /** Finishes a document; answers its match number (-1: not matched). */
@@ -323,6 +325,8 @@ interface Finishing {
   heaviest: number;
   /** What the titles beginning with the query's counted words are (`topicOrBeginning`). */
   beginning: Beginning | 'topic';
+  /** Per ordinal, the words of the longest other title its title goes on past (`titleHeads`). */
+  heads: Uint8Array;
   /** The counted word whose documents matching only it rank above those matching only another (0: none). */
   rarerBit: number;
 }
@@ -508,7 +512,7 @@ function reachRank(bits: number, words: number, ifEqual: Int32Array, ifStart: In
  * `at`: the match's `slotMarks` there.
  */
 function attributeLevel(
-  { state, m, heaviest, beginning }: Finishing,
+  { state, m, heaviest, beginning, heads }: Finishing,
   slot: TextField,
   ord: number,
   at: number,
@@ -520,6 +524,9 @@ function attributeLevel(
   // namespace) or more than five none of which is the query (a family without a head: families.ts); a description
   // starting so says little.
   if (!equals && (slot.weight < heaviest || beginning === 'namespace')) return 0;
+  // A title going on past another title that itself goes on past the query (`bible-kjv-text` past `bible-kjv`, for
+  // `bible`) is a part of that name, not a name being typed: the shorter title takes the exactness.
+  if (!equals && heads[ord] > m.slotMarks[at + SLOT_END]) return 0;
   // equals / starts with: as typed 6 / 5, completed 4 / 3, with typos 2 / 1
   const slotWords = m.slotMarks[at + SLOT_WORDS];
   const how = ((slotWords >>> WHOLE) & counted) === counted ? 5 : (slotWords & counted) === counted ? 3 : 1;
