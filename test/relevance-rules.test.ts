@@ -1187,6 +1187,19 @@ describe('relevance rules', () => {
     expect(top('open a file in a cab', engine)[0]).toBe('fileopener');
     expect(top('open cab file', engine)[0]).toBe('fileopener');
   });
+  it('treats the other kind nouns alike: a game, image, document, video, page, song or message after a counted word', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    const kinds = ['game', 'image', 'document', 'video', 'page', 'song', 'message'];
+    engine.add('daatool', { name: 'daatool', description: 'read daa archives' });
+    for (const kind of kinds) engine.add(`${kind}opener`, { name: `${kind}opener`, description: `open any ${kind}` });
+    for (let i = 0; i < 12; i++) engine.add(`other${i}`, { name: `other${i}`, description: `open something ${i}` });
+    // The kind noun after `daa` is no word of its own: `daa`, the topic, decides against `open` + the kind noun.
+    for (const kind of kinds) {
+      expect(top(`open a daa ${kind}`, engine)[0]).toBe('daatool');
+      expect(top(`open a daa ${kind}s`, engine)[0]).toBe('daatool');
+      expect(top(`open a ${kind} in a daa`, engine)[0]).toBe(`${kind}opener`);
+    }
+  });
   it('breaks a tie of every criterion and the score by the shorter text of the fields weighted above the default', () => {
     const engine = new SearchIndex({ fields: [...fields, field('maintainer', 'string', { weight: 1 })], sorts: [] });
     // The same name match in names of the same length; ids alone would put `alpha-x` first.

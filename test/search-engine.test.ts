@@ -290,6 +290,33 @@ describe('matching details only the documents ranking reaches', () => {
     answer(debian, { q: 'python', sort: 'biggest', filters: everything });
     for (const q of ['python', 'library', 'perl module', 'documentation']) expect(answer(debian, { q })).toEqual(answer(fresh, { q }));
   });
+  it('marks a split word only where its parts stand next to each other, in live documents', () => {
+    // `perlmodule` is no word of the index: its split `perl module` matches as a phrase, which marking reads by position.
+    const fields = [
+      field('title', 'string', { weight: 5 }),
+      field('notes', 'string'),
+      field('kind', 'string', { searchMode: 'off', facet: true }),
+    ];
+    const index = new SearchIndex({ fields, sorts: [] });
+    const anyKind = { kind: { filterType: 'term' as const, values: ['none'], filterOperator: 'not' as const } };
+    const notes: Record<string, string> = {
+      adjacent: 'the perl module for parsing',
+      reversed: 'a module written in perl for parsing',
+      apart: 'perl and a module for parsing',
+      removed: 'another perl module for parsing',
+    };
+    for (const [id, text] of Object.entries(notes)) index.add(id, { title: id, notes: text });
+    index.add('fields', { title: 'perl', notes: 'module for parsing' });
+    for (let i = 0; i < 30; i++) index.add(`filler${i}`, { title: `filler ${i}`, notes: 'perl or a module' });
+    index.remove('removed');
+    for (const q of ['perlmodule', 'perlmodule parsing'])
+      for (const filters of [undefined, anyKind]) {
+        const { total, hits } = answer(index, { q, filters });
+        expect(hits[0]?.id).toBe('adjacent');
+        // With `parsing`, every document holding that word matches too; the phrase alone matches one document.
+        expect(total).toBe(q === 'perlmodule' ? 1 : 4);
+      }
+  });
 });
 
 describe('index lifecycle', () => {

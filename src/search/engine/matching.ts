@@ -633,7 +633,8 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative, wa
   const hits = m.hits;
   alternative.terms.forEach((term, t) => {
     for (const expansion of expand(state, term, false, 0)) {
-      const count = collectHits(state, m, expansion, alternative.quality);
+      // Marking needs where the terms stand, not their scores (which detailing computes for the wanted documents).
+      const count = markOnly ? collectPlaces(state, m, expansion) : collectHits(state, m, expansion, alternative.quality);
       for (let h = 0; h < count; h++) {
         const ord = hits.ords[h];
         const at = ord * slotCount + hits.slots[h];
@@ -648,12 +649,12 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative, wa
         } else if (m.phraseStep[at] !== t || m.phraseNext[at] !== position) continue;
         m.phraseStep[at] = t + 1;
         m.phraseNext[at] = position + 1;
-        m.altBest[ord] += hits.scores[h];
-        if (t < last) continue;
         if (markOnly) {
-          markWord(m, ord, alternative.mask);
+          if (t === last) markWord(m, ord, alternative.mask);
           continue;
         }
+        m.altBest[ord] += hits.scores[h];
+        if (t < last) continue;
         if (wanted && wanted.marks[ord] !== DETAILING) continue;
         const match = matchFor(m, ord);
         if (m.altHits[ord] === 0) completed.push(ord);
@@ -743,6 +744,35 @@ function collectHits(state: IndexState, m: Scratch, expansion: Expansion, qualit
             : score * decay(position);
         count++;
       }
+  }
+  return count;
+}
+
+/**
+ * The live postings of an expansion in fields it may match, written to `m.hits` without scores (`matchPhrase`
+ * marking its matches' words: a phrase's first term is often a broad word, `go` of `golan`'s split `go lan`).
+ */
+function collectPlaces(state: IndexState, m: Scratch, expansion: Expansion): number {
+  const { hits } = m;
+  const slotsMatched = m.scoring.matching[expansion.kind];
+  const entries = state.text.count(expansion.termId);
+  if (hits.ords.length < entries) growHits(hits, entries);
+  const alive = aliveIfRemoved(state);
+  const { ords, slots, occurrences } = hits;
+  let count = 0;
+  for (let k = 0; k < RUN_KINDS; k++) {
+    const run = state.text.run(expansion.termId, k);
+    if (!run) continue;
+    const { data, from, to } = run;
+    for (let p = from; p < to; p += 2) {
+      const ord = data[p] >>> 5;
+      const slot = data[p] & 31;
+      if (!((slotsMatched >>> slot) & 1) || (alive !== undefined && alive[ord] !== 1)) continue;
+      ords[count] = ord;
+      slots[count] = slot;
+      occurrences[count] = data[p + 1];
+      count++;
+    }
   }
   return count;
 }
