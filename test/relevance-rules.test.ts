@@ -1269,6 +1269,26 @@ describe('relevance rules', () => {
     // Ten categories and fourteen count alike: ids decide between them.
     expect(top('media player', engine)).toEqual(['delta', 'gamma', 'kilo', 'bravo', 'alpha']);
   });
+  it('ranks a family member filed under five categories or more, its text naming no helper, as an application', () => {
+    const tagged = [...fields, field('tags', 'categories', { searchMode: 'off', facet: true })];
+    const engine = new SearchIndex({ fields: tagged, sorts: [] });
+    // Flat values: a path (`role/t0`) counts its parent too.
+    const tags = (count: number) => Array.from({ length: count }, (_, i) => `t${i}`);
+    // `srvx-imapd` and `srva-imapd` are parts by their siblings' names; `zeta-popd` heads no family and is filed under
+    // fewer categories. Equal lengths: without the rule, `zeta-popd` would come first and ids decide between the parts.
+    engine.add('srvx-core', { name: 'srvx-core', description: 'core files' });
+    engine.add('srva-core', { name: 'srva-core', description: 'core files' });
+    engine.add('srvx-imapd', { name: 'srvx-imapd', description: 'mail daemon server', tags: tags(6) });
+    engine.add('srva-imapd', { name: 'srva-imapd', description: 'mail daemon plugin', tags: tags(6) });
+    engine.add('zeta-popd', { name: 'zeta-popd', description: 'mail daemon server', tags: tags(5) });
+    expect(top('mail daemon', engine)).toEqual(['srvx-imapd', 'zeta-popd', 'srva-imapd']);
+    // Four categories are not yet an application's.
+    const fewer = new SearchIndex({ fields: tagged, sorts: [] });
+    fewer.add('srvx-core', { name: 'srvx-core', description: 'core files' });
+    fewer.add('srvx-imapd', { name: 'srvx-imapd', description: 'mail daemon server', tags: tags(4) });
+    fewer.add('zeta-popd', { name: 'zeta-popd', description: 'mail daemon server', tags: tags(4) });
+    expect(top('mail daemon', fewer)).toEqual(['zeta-popd', 'srvx-imapd']);
+  });
   it('ranks a name of four words or more sharing all but its last two with more than five names as a part', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     // Equal descriptions and lengths: without the rule, ids would put the variants first.
