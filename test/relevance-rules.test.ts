@@ -1187,6 +1187,19 @@ describe('relevance rules', () => {
     expect(top('open a file in a cab', engine)[0]).toBe('fileopener');
     expect(top('open cab file', engine)[0]).toBe('fileopener');
   });
+  it('treats the other kind nouns alike: a game, image, document, video, page, song or message after a counted word', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    const kinds = ['game', 'image', 'document', 'video', 'page', 'song', 'message'];
+    engine.add('daatool', { name: 'daatool', description: 'read daa archives' });
+    for (const kind of kinds) engine.add(`${kind}opener`, { name: `${kind}opener`, description: `open any ${kind}` });
+    for (let i = 0; i < 12; i++) engine.add(`other${i}`, { name: `other${i}`, description: `open something ${i}` });
+    // The kind noun after `daa` is no word of its own: `daa`, the topic, decides against `open` + the kind noun.
+    for (const kind of kinds) {
+      expect(top(`open a daa ${kind}`, engine)[0]).toBe('daatool');
+      expect(top(`open a daa ${kind}s`, engine)[0]).toBe('daatool');
+      expect(top(`open a ${kind} in a daa`, engine)[0]).toBe(`${kind}opener`);
+    }
+  });
   it('breaks a tie of every criterion and the score by the shorter text of the fields weighted above the default', () => {
     const engine = new SearchIndex({ fields: [...fields, field('maintainer', 'string', { weight: 1 })], sorts: [] });
     // The same name match in names of the same length; ids alone would put `alpha-x` first.
@@ -1219,6 +1232,26 @@ describe('relevance rules', () => {
     engine.add('kilo', { name: 'kilo', description: 'media player', tags: tags(5) });
     // Ten categories and fourteen count alike: ids decide between them.
     expect(top('media player', engine)).toEqual(['delta', 'gamma', 'kilo', 'bravo', 'alpha']);
+  });
+  it('ranks a family member filed under five categories or more, its text naming no helper, as an application', () => {
+    const tagged = [...fields, field('tags', 'categories', { searchMode: 'off', facet: true })];
+    const engine = new SearchIndex({ fields: tagged, sorts: [] });
+    // Flat values: a path (`role/t0`) counts its parent too.
+    const tags = (count: number) => Array.from({ length: count }, (_, i) => `t${i}`);
+    // `srvx-imapd` and `srva-imapd` are parts by their siblings' names; `zeta-popd` heads no family and is filed under
+    // fewer categories. Equal lengths: without the rule, `zeta-popd` would come first and ids decide between the parts.
+    engine.add('srvx-core', { name: 'srvx-core', description: 'core files' });
+    engine.add('srva-core', { name: 'srva-core', description: 'core files' });
+    engine.add('srvx-imapd', { name: 'srvx-imapd', description: 'mail daemon server', tags: tags(6) });
+    engine.add('srva-imapd', { name: 'srva-imapd', description: 'mail daemon plugin', tags: tags(6) });
+    engine.add('zeta-popd', { name: 'zeta-popd', description: 'mail daemon server', tags: tags(5) });
+    expect(top('mail daemon', engine)).toEqual(['srvx-imapd', 'zeta-popd', 'srva-imapd']);
+    // Four categories are not yet an application's.
+    const fewer = new SearchIndex({ fields: tagged, sorts: [] });
+    fewer.add('srvx-core', { name: 'srvx-core', description: 'core files' });
+    fewer.add('srvx-imapd', { name: 'srvx-imapd', description: 'mail daemon server', tags: tags(4) });
+    fewer.add('zeta-popd', { name: 'zeta-popd', description: 'mail daemon server', tags: tags(4) });
+    expect(top('mail daemon', fewer)).toEqual(['zeta-popd', 'srvx-imapd']);
   });
   it('ranks a name of four words or more sharing all but its last two with more than five names as a part', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

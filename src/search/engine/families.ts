@@ -6,7 +6,8 @@
  * or (from four words) all but its last two with more than `VARIANTS` titles (feature variants such as
  * `librust-foo-server+tls-dev`, `+h2-dev`, ...), or begins like more than `VARIANTS` titles (itself among them)
  * where none is that beginning (a family without a head: `java-common`, `java-policy`, ...), is a part or add-on and
- * scores less; so does one whose last word ends more than `MAX_ENDING` titles (`…-dev`, `…-doc`, `…-perl`, `…-java`:
+ * scores less, unless filed under `APPLICATION_FILED` categories or more with no helper word in its other text (an
+ * application of the family: `dovecot-imapd`, `bind9-host`); so does one whose last word ends more than `MAX_ENDING` titles (`…-dev`, `…-doc`, `…-perl`, `…-java`:
  * the namespaces of title endings), or whose first word goes on past a beginning most titles' first words share
  * (`lib…`: a glued namespace); and longer titles score a little less than short ones. A document filed under more
  * categories (the values of its categories facets, up to `FILED_CAP`) scores up to `FILED_BONUS` more: a catalogue files its
@@ -48,6 +49,12 @@ const GLUED_SHARE = 0.2;
 /** Score bonus of a document filed under `FILED_CAP` categories or more, a share of it for fewer. */
 const FILED_BONUS = 0.3;
 const FILED_CAP = 10;
+/**
+ * Categories from which a family's member is an application of its own, not a part, unless its text names it a helper
+ * (`HELPER_WORDS`): `dovecot-imapd` "secure POP3/IMAP server - IMAP daemon" (7 debtags), `bind9-host`,
+ * `cups-daemon`, beside `dovecot-core` "core files" (none) and `gimp-data` (11, "data files").
+ */
+const APPLICATION_FILED = FILED_CAP / 2;
 /** Score divisor per title word beyond the first: 1 + LENGTH_PENALTY × (words - 1). */
 const LENGTH_PENALTY = 0.2;
 const SYMBOLS = /[^\p{L}\p{N}]/u;
@@ -236,6 +243,7 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
   const endings = (key: number) => (titles.endings.get(key) ?? 0) + (others?.endings.get(key) ?? 0);
   const gluedNamespace = Math.max(MAX_FAMILY, GLUED_SHARE * (state.liveCount + (others?.documents ?? 0)));
   const filed = filedUnder(state);
+  const helper = describedAsHelper(state);
   const prior = new Float32Array(size).fill(1);
   const namespacedPrior = new Float32Array(size).fill(1);
   const heads = new Uint8Array(size);
@@ -251,7 +259,7 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
       factor *= PART;
     const members = beginnings(whole[ord]);
     if (members) factor *= 1 + Math.min(MAX_BONUS, HEAD_BONUS * Math.log2(1 + members));
-    else if (length > 1 && isPart(ord)) factor *= PART;
+    else if (length > 1 && isPart(ord) && !(filed[ord] >= APPLICATION_FILED && !helper[ord])) factor *= PART;
     prior[ord] = factor;
     namespacedPrior[ord] = length > 1 && beginnings(mix(0, words[0][ord])) > MAX_FAMILY ? prior[ord] * NAMESPACED : prior[ord];
   }
@@ -277,6 +285,51 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
     }
     return false;
   }
+}
+
+/**
+ * Words by which a document's text other than its title says it is a helper (English, as descriptions are written):
+ * data, documentation, development files, a library, plugin, theme, transitional package...
+ */
+const HELPER_WORDS = [
+  'data',
+  'files',
+  'documentation',
+  'development',
+  'headers',
+  'library',
+  'libraries',
+  'plugin',
+  'plugins',
+  'module',
+  'modules',
+  'extension',
+  'extensions',
+  'addon',
+  'addons',
+  'theme',
+  'themes',
+  'transitional',
+  'dummy',
+  'metapackage',
+  'symbols',
+  'translations',
+  'bindings',
+  'examples',
+];
+
+/** Per ordinal, 1 where a scoring text field other than the title holds a helper word. */
+function describedAsHelper(state: IndexState): Uint8Array {
+  const helper = new Uint8Array(state.ids.length);
+  const title = heaviestSlot(state);
+  const slots = new Set(state.plan.text.filter(({ slot, weight }) => weight > 0 && slot !== title).map(({ slot }) => slot));
+  for (const word of HELPER_WORDS) {
+    const termId = state.text.idOf(word);
+    if (termId === undefined) continue;
+    for (const { data, from, to } of state.text.runs(termId))
+      for (let p = from; p < to; p += 2) if (slots.has(data[p] & 31)) helper[data[p] >>> 5] = 1;
+  }
+  return helper;
 }
 
 /** Per ordinal, the values of its categories facets it holds. */

@@ -176,12 +176,13 @@ export const ENGLISH_FILLER_WORDS = [
 ];
 
 /**
- * Nouns of a kind that a word before them names more narrowly (`a djvu file`, `my flac files`, `an sfv file`): in a
- * sentence, right after a counted word, they are filler words (that word decides: descriptions say `DjVu viewer`, not
- * `file`); elsewhere they count (`find a file by its name`, `see which files a program opens`). A word's singular or
- * plural as well (plan.ts).
+ * Nouns of a kind that a word before them names more narrowly (`a djvu file`, `my flac files`, `a .daa disk image`,
+ * `a word document`, `a flash video`, `an html page`, `my chess games`, `the held messages`): in a sentence, right
+ * after a counted word, they are filler words (that word decides: descriptions say `DjVu viewer`, not `file`);
+ * elsewhere they count (`find a file by its name`, `see which files a program opens`). A word's singular or plural as
+ * well (plan.ts). Not `picture`, `photo`, `disk`: more often the thing acted on (`edit photos`, `encrypt my whole disk`).
  */
-export const ENGLISH_KIND_NOUNS = ['file'];
+export const ENGLISH_KIND_NOUNS = ['file', 'game', 'image', 'document', 'video', 'page', 'song', 'message'];
 
 /**
  * The particles of English phrasal verbs (`find out`, `turn off`, `slow down`, `set up`): in a question they say how the
