@@ -441,6 +441,16 @@ describe('relevance rules', () => {
     // Without a stop word the query is keywords: `show` counts.
     expect(top('show terminal clock', engine)[0]).toBe('showterm');
   });
+  it('treats the verb `play` of a request as a filler word (`play old dos games`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('dosbox', { name: 'dosbox', description: 'x86 emulator with DOS' });
+    engine.add('oldplayer', { name: 'oldplayer', description: 'player of old music' });
+    // `play` (completed to `player`) and `old` matched beside `dos` alone: what is played decides, not the verb.
+    expect(top('how to play old dos games', engine)[0]).toBe('dosbox');
+    expect(top('how to plays old dos games', engine)[0]).toBe('dosbox');
+    // Without a stop word the query is keywords: `play` counts.
+    expect(top('play old dos', engine)[0]).toBe('oldplayer');
+  });
   it('treats the verb `set` of a request as a filler word (`set up my tablet`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('autopoint', { name: 'autopoint', description: 'tool for setting up gettext' });
