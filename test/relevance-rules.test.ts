@@ -1014,6 +1014,19 @@ describe('relevance rules', () => {
     // The verbs alone keep their own meaning: `look` finds no viewer.
     expect(top('look', engine)).toEqual(['themer']);
   });
+  it('finds a command-line program for a terminal of a question (`read my email in a terminal`), one-way', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['neomutt', 'command line mail reader'],
+      ['xterm', 'terminal emulator'],
+    ])
+      engine.add(name, { name, description });
+    // The command-line program is found beside the word as typed.
+    expect(top('a mail reader for the terminal', engine)[0]).toBe('neomutt');
+    expect(top('a program for the terminal', engine).sort()).toEqual(['neomutt', 'xterm']);
+    // One-way: a command line is not always a terminal.
+    expect(top('command line', engine)).toEqual(['neomutt']);
+  });
   it('finds converting for turning one thing into another (`turn a picture into a sound`), one-way', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [

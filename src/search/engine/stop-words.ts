@@ -238,6 +238,8 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { synonyms: ['gui', 'graphical user interface'] },
   { synonyms: ['guis', 'graphical user interfaces'] },
   { synonyms: ['cli', 'command line'] },
+  // A question's `in the terminal` is a description's command-line program (`neomutt` "command line mail reader").
+  { input: 'terminal', synonyms: ['command line'] },
   { synonyms: ['os', 'operating system'] },
   { synonyms: ['oses', 'operating systems'] },
   { synonyms: ['tts', 'text to speech', 'speech synthesis'] },
