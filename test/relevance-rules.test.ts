@@ -205,6 +205,16 @@ describe('relevance rules', () => {
     expect(top('rip a cd', engine)[0]).toBe('asunder');
     expect(top('tag audio', engine)[0]).toBe('easytag');
   });
+  it('takes no -ed form of a verb for a form of its agent noun (`printer` is no `printed`), its -ing form still one', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('pcb', { name: 'pcb', description: 'printed circuit board design program' });
+    engine.add('cups', { name: 'cups', description: 'common unix printing system' });
+    expect(top('printer', engine)).toEqual(['cups']);
+    expect(sameWord('printer', 'printed')).toBe(false);
+    expect(sameWord('recorded', 'recorders')).toBe(false);
+    expect(sameWord('printer', 'printing')).toBe(true);
+    expect(sameWord('print', 'printed')).toBe(true);
+  });
   it('takes no word for another form of one Porter alone relates to it (`animation`, `animals`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('animals', { name: 'animals', description: 'guessing game' });
@@ -1084,6 +1094,32 @@ describe('relevance rules', () => {
     expect(top('code editor', engine).slice(0, 2).sort()).toEqual(['geany', 'kate']);
     expect(top('init system', engine)[0]).toBe('systemd');
     expect(top('file shredder', engine).slice(0, 2).sort()).toEqual(['secure-delete', 'wipe']);
+  });
+  it("finds the kind of program a proprietary program's name stands for (`excel` -> `spreadsheet`, `photoshop` -> `image editor`), one-way", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['gnumeric', 'spreadsheet application'],
+      ['libformula', 'excel style formula library'],
+      ['impress', 'presentation program'],
+      ['gimp', 'GNU Image Manipulation Program'],
+      ['kolourpaint', 'simple image editor'],
+      ['octave', 'language for numerical computations'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('excel', engine)).toEqual(['libformula', 'gnumeric']);
+    expect(top('powerpoint', engine)).toEqual(['impress']);
+    expect(top('photoshop', engine).sort()).toEqual(['gimp', 'kolourpaint']);
+    expect(top('matlab', engine)).toEqual(['octave']);
+    expect(top('spreadsheet', engine)).toEqual(['gnumeric']);
+  });
+  it("glues a one-word synonym's replacement to the query word beside it, as typed words glue (`audio converter` -> `soundconverter`)", () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('soundconverter', { name: 'soundconverter', description: 'application to convert files into other formats' });
+    engine.add('winff', { name: 'winff', description: 'graphical video and audio batch converter' });
+    engine.add('dir2ogg', { name: 'dir2ogg', description: 'audio file converter' });
+    // `sound` is `audio`'s equivalent: `sound` and `converter` glued name the program.
+    expect(top('audio converter', engine)[0]).toBe('soundconverter');
+    expect(top('converter audio', engine)[0]).not.toBe('soundconverter');
   });
   it('orders ties by custom ranking, after every other criterion', () => {
     expect(top('remote control', plain).slice(0, 2)).toEqual(['tv-remote', 'tv-tuner']);

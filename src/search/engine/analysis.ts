@@ -146,11 +146,15 @@ const STEM_MEMO_SIZE = 8192;
 /**
  * Whether two words are forms of one another: they share a stem, and their light stems agree (without the plural,
  * -ing, -ed, -ment, -ion, -ation, a verb's -ate or a noun's -ency, an agent's -er or -or, a final e or doubled letter): Porter alone takes
- * `animals` for `animation`, `equals` for `equalizer`, `assembly` for `assembler`.
+ * `animals` for `animation`, `equals` for `equalizer`, `assembly` for `assembler`; nor an agent noun for its verb's -ed
+ * form (`printed` for `printer`).
  */
 export function sameWord(a: string, b: string): boolean {
   const wanted = stems(a);
   if (!stems(b).some((stem) => wanted.includes(stem))) return false;
+  // An agent noun is no form of its verb's -ed participle, which names what was acted on (`printer` and `printed
+  // circuit board`, `recorder` and `recorded interview`); its -ing form names the act (`printing system`) and stays.
+  if ((PAST.test(b) && isAgent(a)) || (PAST.test(a) && isAgent(b))) return false;
   // -ation makes a noun of a verb (`install` -> `installation`); a plural is a noun already, and the -ation noun of
   // its stem is another word (`documents` is no form of `documentation`).
   const light = lightStems(b, ATION.test(b) && isPlural(a));
@@ -158,6 +162,13 @@ export function sameWord(a: string, b: string): boolean {
 }
 
 const ATION = /ations?$/;
+const PAST = /ed$/;
+
+/** A noun in -er or -or of at least `MIN_AGENT` letters, or its plural (`printer`, `editors`). */
+function isAgent(word: string): boolean {
+  const singular = pluralForms(word).find((form) => form.length < word.length) ?? word;
+  return singular.length >= MIN_AGENT && AGENT.test(singular);
+}
 
 function isPlural(word: string): boolean {
   return pluralForms(word).some((form) => form.length < word.length);

@@ -135,6 +135,14 @@ export function planQuery(state: IndexState, q: string, relaxed = false): QueryP
       // -> `vm`, not `vmg`).
       for (const terms of synonym.replacements) {
         alternatives.push({ ...alternative(i, end, terms, words, SYNONYM, false), typos: 0, prefix: false, replaced: true });
+        // A one-word replacement glues to the counted word beside it, as typed words glue (`audio converter` ->
+        // `soundconverter` through `sound`): a name may be made of the equivalent.
+        if (terms.length === 1 && synonym.input.length === 1) {
+          if (end + 1 < words.length && counted & (1 << (end + 1)))
+            alternatives.push(alternative(i, end + 1, [terms[0] + words[end + 1]], words, SYNONYM * JOINED, false));
+          if (i > 0 && counted & (1 << (i - 1)))
+            alternatives.push(alternative(i - 1, end, [words[i - 1] + terms[0]], words, SYNONYM * JOINED, false));
+        }
         // A replacement of several words with its last word's other number too, as a split word's (`vm manager` ->
         // "managing virtual machines"); one word's other number has its own rule (`vms` ~ `virtual machines`).
         if (terms.length < 2) continue;

@@ -455,4 +455,8 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'code editor', synonyms: ['text editor', 'ide'] },
   { input: 'init system', synonyms: ['service manager'] },
   { input: 'shredder', synonyms: ['wipe'] },
+  { input: 'excel', synonyms: ['spreadsheet'] },
+  { input: 'powerpoint', synonyms: ['presentation'] },
+  { input: 'photoshop', synonyms: ['image editor', 'image manipulation'] },
+  { input: 'matlab', synonyms: ['numerical computation', 'numerical computations'] },
 ];
