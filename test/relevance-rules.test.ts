@@ -451,6 +451,16 @@ describe('relevance rules', () => {
     // Without a stop word the query is keywords: `show` counts.
     expect(top('show terminal clock', engine)[0]).toBe('showterm');
   });
+  it('treats the verb `play` of a request as a filler word (`play old dos games`)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    engine.add('dosbox', { name: 'dosbox', description: 'x86 emulator with DOS' });
+    engine.add('oldplayer', { name: 'oldplayer', description: 'player of old music' });
+    // `play` (completed to `player`) and `old` matched beside `dos` alone: what is played decides, not the verb.
+    expect(top('how to play old dos games', engine)[0]).toBe('dosbox');
+    expect(top('how to plays old dos games', engine)[0]).toBe('dosbox');
+    // Without a stop word the query is keywords: `play` counts.
+    expect(top('play old dos', engine)[0]).toBe('oldplayer');
+  });
   it('treats the verb `set` of a request as a filler word (`set up my tablet`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('autopoint', { name: 'autopoint', description: 'tool for setting up gettext' });
@@ -1013,6 +1023,19 @@ describe('relevance rules', () => {
     expect(top('look for words in my documents', engine)[0]).toBe('recoll');
     // The verbs alone keep their own meaning: `look` finds no viewer.
     expect(top('look', engine)).toEqual(['themer']);
+  });
+  it('finds a command-line program for a terminal of a question (`read my email in a terminal`), one-way', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['neomutt', 'command line mail reader'],
+      ['xterm', 'terminal emulator'],
+    ])
+      engine.add(name, { name, description });
+    // The command-line program is found beside the word as typed.
+    expect(top('a mail reader for the terminal', engine)[0]).toBe('neomutt');
+    expect(top('a program for the terminal', engine).sort()).toEqual(['neomutt', 'xterm']);
+    // One-way: a command line is not always a terminal.
+    expect(top('command line', engine)).toEqual(['neomutt']);
   });
   it('finds converting for turning one thing into another (`turn a picture into a sound`), one-way', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

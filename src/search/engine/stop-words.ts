@@ -138,7 +138,9 @@ export const ENGLISH_STOP_WORDS = [
  * hardware is in my computer`, `set up a kerberos server`): optional like stop words, but only in a query that reads
  * as a sentence (one holding a stop word). Alone or beside other keywords they count (`diff tool`: a shop sells tools).
  * The verbs of seeing and keeping ask for a thing shown or kept (`show a big clock in the terminal`, `keep a list of
- * things to do`): that thing decides. A filler word's singular or plural fills as well (`computers`: plan.ts).
+ * things to do`), and `play` for a thing played (`play old dos games`, `play my videos on the chromecast`, where
+ * completed it matched every `player` and `multi-player`): that thing decides. A filler word's singular or plural
+ * fills as well (`computers`: plan.ts).
  * The particles of phrasal verbs among them (`ENGLISH_PARTICLES`) still glue to the word before them.
  */
 export const ENGLISH_FILLER_WORDS = [
@@ -156,6 +158,7 @@ export const ENGLISH_FILLER_WORDS = [
   'need',
   'off',
   'out',
+  'play',
   'please',
   'program',
   'programs',
@@ -235,6 +238,8 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { synonyms: ['gui', 'graphical user interface'] },
   { synonyms: ['guis', 'graphical user interfaces'] },
   { synonyms: ['cli', 'command line'] },
+  // A question's `in the terminal` is a description's command-line program (`neomutt` "command line mail reader").
+  { input: 'terminal', synonyms: ['command line'] },
   { synonyms: ['os', 'operating system'] },
   { synonyms: ['oses', 'operating systems'] },
   { synonyms: ['tts', 'text to speech', 'speech synthesis'] },
