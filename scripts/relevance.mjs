@@ -4,6 +4,9 @@
 // (beside ours in process; the report lists the queries whose top 10 differ between the two).
 // `--shards N` compares ours as one index with ours as N shards instead (scripts/relevance/shards.mjs), writing
 // only that section of docs/relevance.md and failing when any case's top 10 differs.
+// `--save FILE` scores ours in process alone, leaving docs/relevance.md as it is, and writes each case's rank and top 10
+// to FILE; `--against FILE` (with or without `--save`) then lists the cases whose first acceptable answer moved since
+// that saved run and counts the top 10s that changed: how a ranking change is judged before it lands.
 // The catalogue is read from ../shared/data, or CATALOGUE_DIR (a git worktree elsewhere).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,11 +17,12 @@ import { bundleEngine, importEngine } from './bench/engine-bundle.mjs';
 import { miniSearchEngine, oramaEngine, ourEngine } from './bench/peers.mjs';
 import { elapsedMs, now } from './bench/stats.mjs';
 import { KINDS, readCases } from './relevance/cases.mjs';
+import { compareOutcomes, renderComparison, savedOutcomes } from './relevance/compare.mjs';
 import { httpEngine } from './relevance/http.mjs';
 import { firstHit, MRR_DEPTH, summarizeByKind, summarizeSets } from './relevance/metrics.mjs';
 import { renderReport, renderSummary } from './relevance/report.mjs';
 import { differingCases, shardedEngine, withShardSection } from './relevance/shards.mjs';
-import { scriptArgs } from './cli.mjs';
+import { refuse, scriptArgs } from './cli.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const flags = scriptArgs(import.meta.url, 'npm run relevance', {
@@ -26,8 +30,26 @@ const flags = scriptArgs(import.meta.url, 'npm run relevance', {
   tenant: { type: 'string', default: 'demo' },
   app: { type: 'string', default: 'catalog' },
   shards: { type: 'string' },
+  save: { type: 'string' },
+  against: { type: 'string' },
 });
 const log = (line) => process.stderr.write(`relevance: ${line}\n`);
+const quick = flags.save !== undefined || flags.against !== undefined;
+if (quick && (flags.url || flags.shards))
+  refuse('npm run relevance', '--save and --against score ours in process alone, not with --url or --shards');
+// Read before the catalogue, so a wrong path fails at once.
+const saved = flags.against === undefined ? undefined : readSaved(flags.against);
+
+function readSaved(file) {
+  let saved;
+  try {
+    saved = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    if (error.code === 'ENOENT') refuse('npm run relevance', `--against ${file}: no such file`);
+  }
+  if (!Array.isArray(saved)) refuse('npm run relevance', `--against ${file}: not a run saved by --save`);
+  return saved;
+}
 
 const workDir = mkdtempSync(join(tmpdir(), 'edge-search-relevance-'));
 process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
@@ -74,6 +96,13 @@ if (flags.shards) {
   const differing = differingCases(single, sharded);
   if (differing.length) log(`${differing.length} cases differ between one index and ${shards} shards (docs/relevance.md)`);
   process.exit(differing.length ? 1 : 0);
+}
+if (quick) {
+  const run = await score(ours, envelopes, cases);
+  if (flags.save) writeFileSync(flags.save, JSON.stringify(savedOutcomes(run.outcomes)));
+  process.stdout.write(renderSummary([run]) + '\n');
+  if (saved) process.stdout.write('\n' + renderComparison(compareOutcomes(saved, run.outcomes)) + '\n');
+  process.exit(0);
 }
 // One engine at a time, so only one index is in memory at once.
 const runs = [];

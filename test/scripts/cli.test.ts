@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { compareOutcomes, renderComparison } from '../../scripts/relevance/compare.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 
@@ -11,7 +12,11 @@ const SCRIPTS = [
   { file: 'scripts/dev.mjs', command: 'npm run dev', names: ['--port', 'PORT', '8787'] },
   { file: 'scripts/bench.mjs', command: 'npm run bench', names: ['BENCH_ONLY', 'CATALOGUE_DIR', 'docs/benchmarks.md'] },
   { file: 'scripts/bench/engine-path.mjs', command: 'npm run bench:engine', names: ['--against', '--rounds', 'CATALOGUE_DIR'] },
-  { file: 'scripts/relevance.mjs', command: 'npm run relevance', names: ['--url', '--shards', 'CATALOGUE_DIR', 'docs/relevance.md'] },
+  {
+    file: 'scripts/relevance.mjs',
+    command: 'npm run relevance',
+    names: ['--url', '--shards', '--save', '--against', 'CATALOGUE_DIR', 'docs/relevance.md'],
+  },
   { file: 'scripts/chaos.mjs', command: 'npm run chaos', names: ['CHAOS_DOCS', 'CHAOS_SHARDS', 'CATALOGUE_DIR'] },
   { file: 'scripts/fuzz.mjs', command: 'npm run fuzz', names: ['FUZZ_URL', 'FUZZ_RUNS', 'ADMIN_TOKEN'] },
 ];
@@ -98,5 +103,59 @@ describe('npm run generate-catalogue', () => {
     const { status, stderr } = run('scripts/generate-catalogue.mjs', '--bogus');
     expect(status).toBe(2);
     expect(stderr).toBe(`${command}: Unknown option '--bogus'; see \`${command} -- --help\`\n`);
+  });
+});
+
+describe('npm run relevance --save / --against', () => {
+  it('refuses a saved run that is not there, or not one, in one line before loading the catalogue', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relevance-against-'));
+    const notARun = join(dir, 'not-a-run.json');
+    writeFileSync(notARun, '{"outcomes": []}');
+    const missing = run('scripts/relevance.mjs', '--against', join(dir, 'missing.json'));
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe(
+      `npm run relevance: --against ${join(dir, 'missing.json')}: no such file; see \`npm run relevance -- --help\`\n`,
+    );
+    const wrong = run('scripts/relevance.mjs', '--against', notARun);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toBe(`npm run relevance: --against ${notARun}: not a run saved by --save; see \`npm run relevance -- --help\`\n`);
+  });
+
+  it('refuses them beside --url or --shards, which score other things', () => {
+    const { status, stderr } = run('scripts/relevance.mjs', '--save', '/tmp/unused.json', '--shards', '4');
+    expect(status).toBe(2);
+    expect(stderr).toContain('--save and --against score ours in process alone, not with --url or --shards');
+  });
+});
+
+describe('comparing relevance runs', () => {
+  const outcome = (query: string, rank: number, ranked: string[]) => ({ kind: 'general', query, set: undefined, rank, ranked });
+
+  it('lists the cases whose first acceptable answer moved, the largest loss first, and counts changed top 10s', () => {
+    const before = [
+      outcome('gimp', 1, ['gimp', 'gimp-data']),
+      outcome('pdf reader', 4, ['a', 'b', 'c', 'evince']),
+      outcome('java', 2, ['x', 'default-jdk']),
+    ];
+    const after = [outcome('gimp', 1, ['gimp', 'gimp-help']), outcome('pdf reader', 1, ['evince']), outcome('java', 0, ['x', 'y'])];
+    const comparison = compareOutcomes(before, after);
+    expect(comparison).toEqual({
+      compared: 3,
+      changedTop10: 3,
+      moved: [
+        { kind: 'general', query: 'java', set: undefined, from: 2, to: 0 },
+        { kind: 'general', query: 'pdf reader', set: undefined, from: 4, to: 1 },
+      ],
+    });
+    expect(renderComparison(comparison).split('\n')).toEqual([
+      '3 cases compared: 3 top 10s changed; first acceptable answer higher in 1, lower in 1',
+      'general           java  2 -> >10',
+      'general           pdf reader  4 -> 1',
+    ]);
+  });
+
+  it('compares only the cases both runs have', () => {
+    const comparison = compareOutcomes([outcome('old', 1, ['a'])], [outcome('new', 0, ['b']), outcome('old', 1, ['a'])]);
+    expect(comparison).toEqual({ compared: 1, changedTop10: 0, moved: [] });
   });
 });
