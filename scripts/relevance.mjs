@@ -37,8 +37,9 @@ const log = (line) => process.stderr.write(`relevance: ${line}\n`);
 const quick = flags.save !== undefined || flags.against !== undefined;
 if (quick && (flags.url || flags.shards))
   refuse('npm run relevance', '--save and --against score ours in process alone, not with --url or --shards');
-// Read before the catalogue, so a wrong path fails at once.
+// Read and written before the catalogue loads, so a wrong path fails at once.
 const saved = flags.against === undefined ? undefined : readSaved(flags.against);
+if (flags.save !== undefined) writableOrRefuse(flags.save);
 
 function readSaved(file) {
   let saved;
@@ -49,6 +50,14 @@ function readSaved(file) {
   }
   if (!Array.isArray(saved)) refuse('npm run relevance', `--against ${file}: not a run saved by --save`);
   return saved;
+}
+
+function writableOrRefuse(file) {
+  try {
+    writeFileSync(file, '', { flag: 'a' });
+  } catch (error) {
+    refuse('npm run relevance', `--save ${file}: cannot be written (${error.code})`);
+  }
 }
 
 const workDir = mkdtempSync(join(tmpdir(), 'edge-search-relevance-'));

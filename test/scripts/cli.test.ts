@@ -121,6 +121,12 @@ describe('npm run relevance --save / --against', () => {
     expect(wrong.stderr).toBe(`npm run relevance: --against ${notARun}: not a run saved by --save; see \`npm run relevance -- --help\`\n`);
   });
 
+  it('refuses a file --save cannot write before scoring anything', () => {
+    const { status, stderr } = run('scripts/relevance.mjs', '--save', '/nonexistent/run.json');
+    expect(status).toBe(2);
+    expect(stderr).toBe('npm run relevance: --save /nonexistent/run.json: cannot be written (ENOENT); see `npm run relevance -- --help`\n');
+  });
+
   it('refuses them beside --url or --shards, which score other things', () => {
     const { status, stderr } = run('scripts/relevance.mjs', '--save', '/tmp/unused.json', '--shards', '4');
     expect(status).toBe(2);
