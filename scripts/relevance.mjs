@@ -47,6 +47,7 @@ function readSaved(file) {
     saved = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     if (error.code === 'ENOENT') refuse('npm run relevance', `--against ${file}: no such file`);
+    if (error.code) refuse('npm run relevance', `--against ${file}: cannot be read (${error.code})`);
   }
   if (!Array.isArray(saved)) refuse('npm run relevance', `--against ${file}: not a run saved by --save`);
   return saved;

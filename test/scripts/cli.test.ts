@@ -119,6 +119,9 @@ describe('npm run relevance --save / --against', () => {
     const wrong = run('scripts/relevance.mjs', '--against', notARun);
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toBe(`npm run relevance: --against ${notARun}: not a run saved by --save; see \`npm run relevance -- --help\`\n`);
+    const directory = run('scripts/relevance.mjs', '--against', dir);
+    expect(directory.status).toBe(2);
+    expect(directory.stderr).toBe(`npm run relevance: --against ${dir}: cannot be read (EISDIR); see \`npm run relevance -- --help\`\n`);
   });
 
   it('refuses a file --save cannot write before scoring anything', () => {

@@ -7,8 +7,9 @@
  * `librust-foo-server+tls-dev`, `+h2-dev`, ...), or begins like more than `VARIANTS` titles (itself among them)
  * where none is that beginning (a family without a head: `java-common`, `java-policy`, ...), is a part or add-on and
  * scores less, unless filed under `APPLICATION_FILED` categories or more with no helper word in its other text (an
- * application of the family: `dovecot-imapd`, `bind9-host`); so does one whose last word ends more than `MAX_ENDING` titles (`…-dev`, `…-doc`, `…-perl`, `…-java`:
- * the namespaces of title endings), or whose first word goes on past a beginning most titles' first words share
+ * application of the family: `dovecot-imapd`, `bind9-host`); so does one whose last word ends more than
+ * `MAX_ENDING` titles (`…-dev`, `…-doc`, `…-perl`, `…-java`: the namespaces of title endings), or whose first word
+ * goes on past a beginning most titles' first words share
  * (`lib…`: a glued namespace); and longer titles score a little less than short ones. A document filed under more
  * categories (the values of its categories facets, up to `FILED_CAP`) scores up to `FILED_BONUS` more: a catalogue files its
  * curated entries, the applications people look for, under more of them than the parts and rarities beside them
