@@ -461,6 +461,21 @@ describe('relevance rules', () => {
     // Without a stop word the query is keywords: `play` counts.
     expect(top('play old dos', engine)[0]).toBe('oldplayer');
   });
+  it('treats a count of things (`two`) and the speed words descriptions praise with (`fast`, `quick`) as filler words', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['diffpdf', 'compare two PDF files'],
+      ['pdfarranger', 'merge, split and re-arrange pages from PDF documents'],
+      ['fastpipe', 'fast data pipe'],
+      ['pv', 'meter and limit data passing through a pipe'],
+    ])
+      engine.add(name, { name, description });
+    // How many things and how fast say nothing of what is asked for: merging and limiting decide.
+    expect(top('how do I merge two pdf files', engine)[0]).toBe('pdfarranger');
+    expect(top('limit how fast data goes through a pipe', engine)[0]).toBe('pv');
+    // Without a stop word the query is keywords: `two` counts.
+    expect(top('two pdf', engine)[0]).toBe('diffpdf');
+  });
   it('treats the verb `set` of a request as a filler word (`set up my tablet`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('autopoint', { name: 'autopoint', description: 'tool for setting up gettext' });
