@@ -694,6 +694,29 @@ describe('relevance rules', () => {
     // One-way: the wider or descriptive word does not find the narrower one typed elsewhere.
     expect(top('approximate', engine)).toEqual(['tre-agrep']);
   });
+  it('finds the everyday name of a thing through the words descriptions use for it, one-way (nl30)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['rkward', 'KDE frontend to the R statistics language'],
+      ['jstest-gtk', 'joystick testing and configuration tool'],
+      ['aiksaurus', 'English-language thesaurus'],
+      ['ncdu', 'ncurses disk usage viewer'],
+      ['flatpak', 'Application deployment framework for desktop apps'],
+      ['chrony', 'keeps the system time in sync'],
+      ['homebank', 'personal finance manager'],
+      ['xclock', 'analog clock'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('a graphical interface for r', engine)[0]).toBe('rkward');
+    expect(top('test my game controller', engine)[0]).toBe('jstest-gtk');
+    expect(top('look up a synonym for a word', engine)[0]).toBe('aiksaurus');
+    expect(top('what is using all my disk space', engine)[0]).toBe('ncdu');
+    expect(top('install apps from flathub', engine)[0]).toBe('flatpak');
+    expect(top('keep my clock in sync', engine)[0]).toBe('chrony');
+    expect(top('track my expenses', engine)[0]).toBe('homebank');
+    // One-way: the word descriptions use does not find the everyday one.
+    expect(top('time', engine)).toEqual(['chrony']);
+  });
   it("matches a synonym's words with its last word's other number too (`vm` -> `virtual machines`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [

@@ -485,4 +485,21 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'indesign', synonyms: ['page layout', 'desktop publishing'] },
   { input: 'mathematica', synonyms: ['computer algebra system'] },
   { input: 'lastpass', synonyms: ['password manager'] },
+  // Everyday names of a thing and of a need beside the words descriptions use for them (nl30): a GUI is a graphical
+  // interface, a game controller a joystick or gamepad, a thesaurus lists synonyms, disk usage is what disk space is
+  // used by, Flathub is Flatpak's catalogue, a clock keeps the time, expenses are a matter of finance (as `budget`), a
+  // tutor teaches, a TV remote is an infrared remote control.
+  { input: 'graphical interface', synonyms: ['frontend', 'front end', 'gui'] },
+  { input: 'graphical interfaces', synonyms: ['frontends', 'front ends', 'guis'] },
+  { input: 'game controller', synonyms: ['joystick', 'gamepad'] },
+  { input: 'game controllers', synonyms: ['joysticks', 'gamepads'] },
+  { input: 'synonym', synonyms: ['thesaurus'] },
+  { input: 'synonyms', synonyms: ['thesaurus'] },
+  { input: 'disk space', synonyms: ['disk usage', 'diskspace'] },
+  { input: 'flathub', synonyms: ['flatpak'] },
+  { input: 'clock', synonyms: ['time'] },
+  { input: 'expense', synonyms: ['finance', 'financial', 'accounting'] },
+  { input: 'expenses', synonyms: ['finance', 'financial', 'accounting'] },
+  { input: 'teach', synonyms: ['tutor', 'educational'] },
+  { input: 'tv remote', synonyms: ['remote control', 'infrared', 'infra red'] },
 ];
