@@ -717,6 +717,32 @@ describe('relevance rules', () => {
     // One-way: the word descriptions use does not find the everyday one.
     expect(top('time', engine)).toEqual(['chrony']);
   });
+  it('finds the kind of thing a name or an everyday phrase stands for, one-way (nl30)', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['nheko', 'desktop IM client for the Matrix protocol'],
+      ['matrix-synapse', 'Matrix homeserver'],
+      ['xmldiff', 'command line utility for diffing xml files'],
+      ['xmlcompare', 'xml file validator'],
+      ['gpsbabel', 'GPS file conversion'],
+      ['krop', 'tool to crop PDF files'],
+      ['nut', 'network UPS tools'],
+      ['sonic', 'speed up or slow down speech'],
+      ['ardour', 'the digital audio workstation'],
+      ['uglifyjs', 'JavaScript compressor'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('which app can I use to chat on matrix', engine)[0]).toBe('nheko');
+    expect(top('compare two xml files', engine)[0]).toBe('xmldiff');
+    expect(top('convert a gpx file to kml', engine)[0]).toBe('gpsbabel');
+    expect(top('cut off the white margins of a pdf', engine)[0]).toBe('krop');
+    expect(top('shut down my computer safely when the power fails', engine)[0]).toBe('nut');
+    expect(top('speed up a recording of someone talking', engine)[0]).toBe('sonic');
+    expect(top('I want to make music', engine)[0]).toBe('ardour');
+    expect(top('minify my javascript', engine)[0]).toBe('uglifyjs');
+    // One-way: the catalogue's word does not find the everyday one.
+    expect(top('diff', engine)).toEqual(['xmldiff']);
+  });
   it("matches a synonym's words with its last word's other number too (`vm` -> `virtual machines`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [

@@ -502,4 +502,27 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'expenses', synonyms: ['finance', 'financial', 'accounting'] },
   { input: 'teach', synonyms: ['tutor', 'educational'] },
   { input: 'tv remote', synonyms: ['remote control', 'infrared', 'infra red'] },
+  // The kind of thing a name or an everyday phrase stands for, in the catalogue's words (nl30): chat is instant
+  // messaging (IM), Minecraft a block sandbox, GPX a GPS format, the space station a satellite, Twitch video streams,
+  // the stars what a planetarium shows, cutting off margins cropping, minifying compressing, free space and disk
+  // space disk usage, a bibliography BibTeX's, making music music production, a power failure what a UPS covers,
+  // talking speech, comparing files a diff.
+  { input: 'chat', synonyms: ['im'] },
+  { input: 'minecraft', synonyms: ['block sandbox', 'voxel'] },
+  { input: 'gpx', synonyms: ['gps'] },
+  { input: 'space station', synonyms: ['satellite'] },
+  { input: 'stars', synonyms: ['planetarium', 'sky'] },
+  { input: 'twitch', synonyms: ['video streams', 'streaming'] },
+  { input: 'cut off', synonyms: ['crop'] },
+  { input: 'minify', synonyms: ['compressor', 'compress'] },
+  { input: 'free space', synonyms: ['disk usage', 'file system usage'] },
+  { input: 'bibliography', synonyms: ['bibtex', 'biblatex'] },
+  { input: 'make music', synonyms: ['music production', 'digital audio workstation'] },
+  { input: 'power fails', synonyms: ['ups'] },
+  { input: 'power failure', synonyms: ['ups'] },
+  { input: 'power failures', synonyms: ['ups'] },
+  { input: 'power outage', synonyms: ['ups'] },
+  { input: 'power outages', synonyms: ['ups'] },
+  { input: 'talking', synonyms: ['speech'] },
+  { input: 'compare', synonyms: ['diff', 'diffing'] },
 ];
