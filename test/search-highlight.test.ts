@@ -60,6 +60,15 @@ describe('highlight', () => {
     expect(highlight('<script>', new QueryWords(''), fuzzy)).toBe('&lt;script&gt;');
   });
 
+  it('escapes a text it marks nothing in, and returns a plain one as it is', () => {
+    const query = new QueryWords('nomatch');
+    expect(highlight(`Tom's <b>bold</b> & "quoted"`, query, fuzzy)).toBe('Tom&#39;s &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot;');
+    expect(highlight('a>', query, balanced)).toBe('a&gt;');
+    expect(highlight('Café <x>', query, exactOnly)).toBe('Café &lt;x&gt;');
+    expect(highlight('plain words, nothing to escape', query, fuzzy)).toBe('plain words, nothing to escape');
+    expect(highlight('nomatch <i>', query, fuzzy)).toBe('<mark>nomatch</mark> &lt;i&gt;');
+  });
+
   it("marks the words of the app's synonyms of a query word, as the engine finds them", () => {
     const synonyms = planIndex({
       fields: [],

@@ -93,7 +93,11 @@ function searchAnswer({ bundle, index, payloads }, request) {
   const found = index.search(request);
   const documents = found.hits.map((hit) => {
     const payload = payloads.get(hit.id) ?? {};
-    return { id: hit.id, position: hit.position, document: bundle.displayFields(retrieved, payload), ...highlighter.apply(payload) };
+    const shown = { id: hit.id, position: hit.position, document: bundle.displayFields(retrieved, payload) };
+    const marks = highlighter.apply(payload);
+    if (marks.highlight) shown.highlight = marks.highlight;
+    if (marks.snippet) shown.snippet = marks.snippet;
+    return shown;
   });
   return JSON.stringify({
     total: found.total,

@@ -164,8 +164,13 @@ export class Answering {
       const payloads = live.storage.documents(found.hits.map((hit) => hit.id));
       const documents = found.hits.map((hit) => {
         const payload = payloads.get(hit.id) ?? {};
-        // Highlights read the payload: the highlighter asks displayed string fields only, retrieved or not.
-        return { id: hit.id, position: hit.position, document: displayFields(retrieved, payload), ...highlighter?.apply(payload) };
+        const shown: ResultDocument = { id: hit.id, position: hit.position, document: displayFields(retrieved, payload) };
+        // Highlights read the payload: the highlighter asks displayed string fields only, retrieved or not. Assigned,
+        // not spread after the other keys (V8 copies a spread into a literal with keys before it through its runtime).
+        const marks = highlighter?.apply(payload);
+        if (marks?.highlight) shown.highlight = marks.highlight;
+        if (marks?.snippet) shown.snippet = marks.snippet;
+        return shown;
       });
       return ok(
         shape(found, documents, semantic ? { semantic: hybrid ? { ratio: hybrid.ratio } : { ratio: 0, fallback: NO_VECTORS } } : {}),

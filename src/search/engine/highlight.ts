@@ -154,18 +154,32 @@ interface Match {
 
 const rulesKey = (rules: MatchRules) => (rules.prefix ? 2 : 0) + (rules.typos ? 1 : 0);
 
-/** `QueryWords.#candidateLengths`' entry for words of any first letter (after the ASCII ones). */
-const ANY_LETTER = 128;
-/** Word lengths from this one on share its bit. */
-const MAX_LENGTH_BIT = 31;
+/**
+ * `QueryWords.#candidateLengths`' places: an ASCII word's first character (`[0-9]` at 0 to 9, a letter of either case
+ * at 10 to 35), and one for words of any first letter. Per request and match rules a small array of small integers
+ * (kept in the JS heap), where a typed array of every character code was an allocation outside it (~0.4 µs each).
+ */
+const ANY_LETTER = 36;
+/** `#candidateLengths`' place of the first character `code` of an ASCII word (`[0-9A-Za-z]`). */
+const letterPlace = (code: number) => (code <= 57 ? code - 48 : code <= 90 ? code - 55 : code - 87);
+/** Word lengths from this one on share its bit (29: every bit pattern stays a small integer). */
+const MAX_LENGTH_BIT = 29;
 const lengthBit = (length: number) => 1 << Math.min(length, MAX_LENGTH_BIT);
-/** The bits of lengths `shortest` to `longest` (at least 1), as 32-bit integers. */
+/** The bits of lengths `shortest` to `longest` (at least 1). */
 function lengthBits(shortest: number, longest: number): number {
   const to = Math.min(longest, MAX_LENGTH_BIT);
   const from = Math.min(Math.max(shortest, 1), to);
-  // Shifts, not `2 **` (a call of Math.pow); bit 31 is the sign bit.
-  return (to === MAX_LENGTH_BIT ? -1 : (1 << (to + 1)) - 1) & ~(((1 << from) - 1) | 0);
+  // Shifts, not `2 **` (a call of Math.pow).
+  return ((1 << (to + 1)) - 1) & ~((1 << from) - 1);
 }
+
+/** Per ASCII character code: 1 for a word's character (`[0-9A-Za-z]`), 2 for one HTML escapes, 0 for any other. */
+const CHARACTER_KINDS = (() => {
+  const kinds = new Uint8Array(128);
+  for (let code = 0; code < 128; code++) if (/[0-9A-Za-z]/.test(String.fromCharCode(code))) kinds[code] = 1;
+  for (const c of '&<>"\'') kinds[c.charCodeAt(0)] = 2;
+  return kinds;
+})();
 
 /** The words of a query, compiled once per request and matched against every highlighted text. */
 export class QueryWords {
@@ -185,7 +199,7 @@ export class QueryWords {
    */
   readonly #matched: Array<Map<string, Match | null>> = [new Map(), new Map(), new Map(), new Map()];
   /** Per match rules (`rulesKey`): `candidateLengths`, made when first needed. */
-  readonly #candidates: Array<Int32Array | undefined> = [];
+  readonly #candidates: Array<number[] | undefined> = [];
   /** The length of the longest query word. */
   readonly #longest: number;
 
@@ -246,20 +260,20 @@ export class QueryWords {
   }
 
   /**
-   * Per first letter (ASCII code, or `ANY_LETTER` for every one), the lengths (`lengthBit`) of the words `#match` can
+   * Per first letter (`letterPlace`, or `ANY_LETTER` for every one), the lengths (`lengthBit`) of the words `#match` can
    * match: a query word, a synonym or glued pair, a singular or plural spelled out; under `rules.prefix`, a completion of
    * the last query word and, for a query word with stems, any word with its first letter (a stem keeps its word's first
    * letter); under `rules.typos`, any word whose length is within a query word's typo distance of it.
    */
-  #candidateLengths(rules: MatchRules): Int32Array {
-    const lengths = new Int32Array(ANY_LETTER + 1);
-    const lengthsOf = (bucket: number, shortest: number, longest = MAX_LENGTH_BIT) => {
-      lengths[bucket] |= lengthBits(shortest, longest);
+  #candidateLengths(rules: MatchRules): number[] {
+    const lengths = new Array<number>(ANY_LETTER + 1).fill(0);
+    const lengthsOf = (place: number, shortest: number, longest = MAX_LENGTH_BIT) => {
+      lengths[place] |= lengthBits(shortest, longest);
     };
-    // Words beginning with another letter than an ASCII one are no ASCII word's first letter.
+    // Only a word beginning with `[0-9a-z]` (a query word is lowercase) can be an ASCII word.
     const startingLike = (word: string, shortest: number, longest?: number) => {
       const first = word.charCodeAt(0);
-      if (first < ANY_LETTER) lengthsOf(first, shortest, longest);
+      if (first < 128 && CHARACTER_KINDS[first] === 1) lengthsOf(letterPlace(first), shortest, longest);
     };
     const spelled = (word: string) => startingLike(word, word.length, word.length);
     this.terms.forEach(spelled);
@@ -289,7 +303,12 @@ export class QueryWords {
    * (`e-book` for `ebook`, `speedtest-cli` for `speedtestcli`) both match it.
    */
   words(text: string, rules: MatchRules, all = true): Word[] {
-    return (this.#asciiWords(text, rules, all) ?? this.#unicodeWords(text, rules, all)).words;
+    return this.wordList(text, rules, all).words;
+  }
+
+  /** `words` with what else the scan found out about the text (`WordList.plain`). */
+  wordList(text: string, rules: MatchRules, all: boolean): WordList {
+    return this.#asciiWords(text, rules, all) ?? this.#unicodeWords(text, rules, all);
   }
 
   /**
@@ -303,20 +322,28 @@ export class QueryWords {
     // a text cannot, and skip their string, its look-up and `#match`. Read once per text, not once per word.
     const lengths = (this.#candidates[rulesKey(rules)] ??= this.#candidateLengths(rules));
     const anyLetter = lengths[ANY_LETTER];
+    const kinds = CHARACTER_KINDS;
     let lower: string | undefined;
     let start = -1;
+    let first = 0;
+    let escapes = 0;
     for (let i = 0; i <= text.length; i++) {
       const code = i < text.length ? text.charCodeAt(i) : 0;
       if (code >= 128) return undefined;
-      if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57) || (code >= 65 && code <= 90)) {
-        if (start < 0) start = i;
+      const kind = kinds[code];
+      if (kind === 1) {
+        if (start < 0) {
+          start = i;
+          first = code;
+        }
         continue;
       }
+      escapes |= kind;
       if (start < 0) continue;
       lower ??= text.toLowerCase();
       const length = i - start;
       const hit =
-        ((lengths[lower.charCodeAt(start)] | anyLetter) & lengthBit(length)) !== 0 ? this.match(lower.slice(start, i), rules) : undefined;
+        ((lengths[letterPlace(first)] | anyLetter) & lengthBit(length)) !== 0 ? this.match(lower.slice(start, i), rules) : undefined;
       // The word before, unmatched, glued to this one: its normalized form is its text, lowercased.
       const glued =
         !hit && this.#mayGlue(words, words.lastEnd - words.lastStart + length)
@@ -325,6 +352,7 @@ export class QueryWords {
       words.add(start, length, hit ? hit.term : -1, hit ? hit.length : 0, glued);
       start = -1;
     }
+    words.plain = escapes === 0;
     return words;
   }
 
@@ -383,6 +411,8 @@ class WordList {
   lastEnd = 0;
   /** The last word's query word, -1 when unmatched, -2 before the first word. */
   lastTerm = -2;
+  /** The text holds no character HTML escapes (known of an ASCII text only: its scan reads every character). */
+  plain = false;
 
   /** `all`: every word is listed, else only matched ones. */
   constructor(private readonly all: boolean) {}
@@ -408,7 +438,10 @@ class WordList {
 /** The text HTML-escaped with matched words wrapped in the tags. */
 export function highlight(text: string, query: QueryWords, rules: MatchRules, tags: HighlightTags = DEFAULT_TAGS): string {
   if (query.isEmpty) return escapeHtml(text);
-  return render(text, query.words(text, rules, false), 0, text.length, tags);
+  const { words, plain } = query.wordList(text, rules, false);
+  // Most texts mark nothing and escape nothing: the text itself, with no test of a regular expression over it.
+  if (plain && !words.length) return text;
+  return render(text, words, 0, text.length, tags, '', '', plain);
 }
 
 /**
@@ -455,21 +488,33 @@ function bestWindow(words: Word[], size: number, termCount: number): number {
   return Math.min(Math.max(0, firstMatch - Math.floor(slack / 2)), words.length - size);
 }
 
+const unescaped = (piece: string) => piece;
+
 /**
- * `text` from `from` to `to`, escaped, its matched words marked, between `before` and `after`: one flat string (the
+ * `text` from `from` to `to`, escaped (unless `plain`: nothing in it to escape), its matched words marked, between `before` and `after`: one flat string (the
  * pieces joined once, not appended one by one), as `JSON.stringify`'s fast path serializes only flat strings and
  * otherwise starts the whole answer over on its slow path.
  */
-function render(text: string, words: Word[], from: number, to: number, tags: HighlightTags, before = '', after = ''): string {
+function render(
+  text: string,
+  words: Word[],
+  from: number,
+  to: number,
+  tags: HighlightTags,
+  before = '',
+  after = '',
+  plain = false,
+): string {
+  const escaped = plain ? unescaped : escapeHtml;
   const pieces = [before];
   let at = from;
   for (const word of words) {
     if (word.term < 0 || word.start < from || word.end > to) continue;
     const markEnd = word.start + word.marked;
-    pieces.push(escapeHtml(text.slice(at, word.start)), tags.pre, escapeHtml(text.slice(word.start, markEnd)), tags.post);
+    pieces.push(escaped(text.slice(at, word.start)), tags.pre, escaped(text.slice(word.start, markEnd)), tags.post);
     at = markEnd;
   }
-  const rest = escapeHtml(text.slice(at, to));
+  const rest = escaped(text.slice(at, to));
   // Nothing marked or added: the text itself (or its escaped copy), flat already.
   if (pieces.length === 1 && !before && !after) return rest;
   pieces.push(rest, after);
