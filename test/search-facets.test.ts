@@ -353,7 +353,7 @@ describe('facet counts over large match sets and after changes', () => {
   });
 
   it('counts matches that are mostly one frequent word’s documents alike, as documents come and go before and after its counts are derived again', () => {
-    // 1,300 documents hold `common` (its counts are kept from 1,024), 200 `plain`, the rest neither: `common plain`
+    // 1,300 documents hold `common` (its counts are kept from 256), 200 `plain`, the rest neither: `common plain`
     // matches fewer than half, so its counts start from `common`'s and add the rows of the `plain` documents.
     const index = new SearchIndex(catalogue);
     const { documents, add, remove } = besideDocuments(index);
