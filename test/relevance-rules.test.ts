@@ -737,6 +737,8 @@ describe('relevance rules', () => {
       ['sonic', 'speed up or slow down speech'],
       ['ardour', 'the digital audio workstation'],
       ['uglifyjs', 'JavaScript compressor'],
+      ['ptpython', 'Python prompt with auto-completion'],
+      ['logtop', 'real time log line rate analyzer'],
     ])
       engine.add(name, { name, description });
     expect(top('which app can I use to chat on matrix', engine)[0]).toBe('nheko');
@@ -747,6 +749,8 @@ describe('relevance rules', () => {
     expect(top('speed up a recording of someone talking', engine)[0]).toBe('sonic');
     expect(top('I want to make music', engine)[0]).toBe('ardour');
     expect(top('minify my javascript', engine)[0]).toBe('uglifyjs');
+    expect(top('a python shell with autocomplete', engine)[0]).toBe('ptpython');
+    expect(top('how many lines per second is my log getting', engine)[0]).toBe('logtop');
     // One-way: the catalogue's word does not find the everyday one.
     expect(top('diff', engine)).toEqual(['xmldiff']);
   });

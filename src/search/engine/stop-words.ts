@@ -507,7 +507,7 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   // messaging (IM), Minecraft a block sandbox, GPX a GPS format, the space station a satellite, Twitch video streams,
   // the stars what a planetarium shows, cutting off margins cropping, minifying compressing, free space and disk
   // space disk usage, a bibliography BibTeX's, making music music production, a power failure what a UPS covers,
-  // talking speech, comparing files a diff.
+  // talking speech, comparing files a diff, autocomplete completion, a count per second a rate.
   { input: 'chat', synonyms: ['im'] },
   { input: 'minecraft', synonyms: ['block sandbox', 'voxel'] },
   { input: 'gpx', synonyms: ['gps'] },
@@ -526,4 +526,6 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'power outages', synonyms: ['ups'] },
   { input: 'talking', synonyms: ['speech'] },
   { input: 'compare', synonyms: ['diff', 'diffing'] },
+  { input: 'autocomplete', synonyms: ['auto completion', 'completion'] },
+  { input: 'per second', synonyms: ['rate'] },
 ];
