@@ -53,6 +53,13 @@ describe('relevance rules', () => {
     expect(top('wrieshark')[0]).toBe('wireshark');
     expect(top('pelr')[0]).toBe('perl');
   });
+  it('ranks a typo term longer than the word typed above a shorter one as many typos away', () => {
+    // `tilx` is one typo from both: `tilix` with a letter left out, `tix` with one typed too many.
+    const typed = new SearchIndex({ fields, sorts: [] });
+    typed.add('tix', { name: 'tix', description: 'widget library' });
+    typed.add('tilix', { name: 'tilix', description: 'tiling terminal emulator for the desktop' });
+    expect(top('tilx', typed)).toEqual(['tilix', 'tix']);
+  });
   it('joins adjacent query words into an indexed word, the literal words still found', () => {
     expect(top('wire shark')[0]).toBe('wireshark');
     expect(top('wire shark')).toEqual(expect.arrayContaining(['wire', 'shark']));

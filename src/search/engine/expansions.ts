@@ -20,6 +20,8 @@ export const MAX_EXPANSIONS = 64;
 const PREFIX = 0.5;
 const FUZZY = [1, 0.45, 0.3];
 const STEM = 0.7;
+/** A typo term shorter than the word typed (letters typed that it lacks) keeps fewer of the typed letters: below a longer one. */
+const SHORTER_TYPO = 0.5;
 /**
  * A word's beginning that stands for the word (`beginningOf`) holds at least this share of its letters: `inotify` of
  * `inotifywait`, not `auto` of `autohotkey` or `win` of `winamp`, names of their own.
@@ -198,7 +200,8 @@ function computeExpansions(state: IndexState, term: string, prefix: boolean, typ
     const near: Expansion[] = [];
     for (const [termId, edits] of fuzzyTerms(dictionary, term, typos)) {
       if (edits === 0 || formIds.has(termId)) continue;
-      near.push({ termId, quality: FUZZY[Math.min(edits, FUZZY.length - 1)], kind: 'fuzzy', typos: edits });
+      const quality = FUZZY[Math.min(edits, FUZZY.length - 1)] * (state.text.terms[termId].length < term.length ? SHORTER_TYPO : 1);
+      near.push({ termId, quality, kind: 'fuzzy', typos: edits });
     }
     const beginningId = typos > fuzzyDistance(term) ? beginningOf(state, term) : undefined;
     if (beginningId !== undefined && !near.some((expansion) => expansion.termId === beginningId))

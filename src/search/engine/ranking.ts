@@ -23,7 +23,8 @@
  *    `DEEP_PART_PRIOR` (a part twice over: a long or namespaced library title) one word fewer;
  * 5. score: BM25F (each field's weight applied to the term frequency before saturation), field-length aware, the
  *    best field per interpretation, other interpretations a little below the literal,
- *    completions below the word (at most its IDF when it is indexed as typed: expansions.ts),
+ *    completions below the word (at most its IDF when it is indexed as typed: expansions.ts), a typo term shorter than
+ *    the word typed at half a longer one's,
  *    times the document's prior from its title's length, name family and the categories it is filed under
  *    (families.ts), ×0.5 for a title in a
  *    namespace the query does not name (`python3-yaml` for `yaml`, not `golang-go` for `golang`), ×1.5 for each query

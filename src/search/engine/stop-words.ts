@@ -428,6 +428,7 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'validators', synonyms: ['checkers'] },
   { input: 'shred', synonyms: ['wipe'] },
   { input: 'cut', synonyms: ['split'] },
+  { input: 'combine', synonyms: ['merge'] },
   { input: 'markdown', synonyms: ['markup'] },
   { input: 'point and click', synonyms: ['graphical adventure'] },
   { input: 'orthodox file manager', synonyms: ['twin panel file manager', 'commander style file manager'] },
