@@ -546,7 +546,7 @@ describe('relevance rules', () => {
   it('counts one whole word fewer for a part twice over (a long or namespaced library title) in a sentence', () => {
     const index = (partName: string) => {
       const engine = new SearchIndex({ fields, sorts: [] });
-      engine.add(partName, { name: partName, description: 'write a quick note on the desktop' });
+      engine.add(partName, { name: partName, description: 'write a sticky note on the desktop' });
       engine.add('gnote', { name: 'gnote', description: 'write a note on the desktop' });
       // 51 of 52 names start with `lib`: a glued namespace, so a `lib…` title is a part (×0.5).
       for (let i = 0; i < 50; i++) engine.add(`libfiller${i}`, { name: `libfiller${i}`, description: 'development files' });
@@ -554,12 +554,12 @@ describe('relevance rules', () => {
     };
     // Six title words take the part's prior to one quarter: its three words matched whole count as two, as its three
     // matched words count as two in criterion 1, and the application's prior decides the tie.
-    const deep = index('libquick-pad-widget-kit-gtk-data0');
-    expect(top('where can I write a quick note', deep)[0]).toBe('gnote');
+    const deep = index('libsticky-pad-widget-kit-gtk-data0');
+    expect(top('where can I write a sticky note', deep)[0]).toBe('gnote');
     // Keywords keep every word: the part matches more of them.
-    expect(top('write quick note', deep)[0]).toBe('libquick-pad-widget-kit-gtk-data0');
+    expect(top('write sticky note', deep)[0]).toBe('libsticky-pad-widget-kit-gtk-data0');
     // A part the prior halves once (two title words) keeps its whole words: criterion 4 still puts it first.
-    expect(top('where can I write a quick note', index('libquick-pad0'))[0]).toBe('libquick-pad0');
+    expect(top('where can I write a sticky note', index('libsticky-pad0'))[0]).toBe('libsticky-pad0');
   });
   it("reads a query's English clitics as no words of their own (`computer's`, `doesn't`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
