@@ -491,9 +491,9 @@ function bestWindow(words: Word[], size: number, termCount: number): number {
 const unescaped = (piece: string) => piece;
 
 /**
- * `text` from `from` to `to`, escaped (unless `plain`: nothing in it to escape), its matched words marked, between `before` and `after`: one flat string (the
- * pieces joined once, not appended one by one), as `JSON.stringify`'s fast path serializes only flat strings and
- * otherwise starts the whole answer over on its slow path.
+ * `text` from `from` to `to`, escaped (unless `plain`: nothing in it to escape), its matched words marked, between
+ * `before` and `after`: one flat string (the pieces joined once, not appended one by one), as `JSON.stringify`'s fast
+ * path serializes only flat strings and otherwise starts the whole answer over on its slow path.
  */
 function render(
   text: string,
