@@ -241,15 +241,16 @@ describe('relevance rules', () => {
     ])
       expect(sameWord(a, b)).toBe(true);
   });
-  it('finds an adjective in -ical as a form of its noun in -ic or -ics (`statistical` ~ `statistics`)', () => {
+  it('finds an adjective in -ical as a form of its noun in -ic or -ics (`musical` ~ `music`)', () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     for (const [name, description] of [
-      ['pspp', 'statistical analysis tool'],
-      ['collectd', 'statistics collection daemon'],
+      ['lingot', 'musical instrument tuner'],
+      ['cmus', 'music player for the console'],
       ['animal', 'farm animals'],
     ])
       engine.add(name, { name, description });
-    expect(top('statistics', engine)).toEqual(['collectd', 'pspp']);
+    expect(top('music', engine)).toEqual(['cmus', 'lingot']);
+    expect(sameWord('statistical', 'statistics')).toBe(true);
     expect(sameWord('musical', 'music')).toBe(true);
     expect(sameWord('graphical', 'graphics')).toBe(true);
     // -al alone stays apart: `animal` is no form of `animation`.
@@ -1210,6 +1211,32 @@ describe('relevance rules', () => {
     expect(top('ms word', engine)).toEqual(['abiword']);
     expect(top('beyond compare', engine)).toEqual(['meld']);
     expect(top('presentation', engine)).toEqual(['calligrastage']);
+  });
+  it('finds the words descriptions use for a need named otherwise (`website` -> `web pages`, `break reminder` -> `repetitive strain injury`), one-way', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['urlwatch', 'monitors webpages for changes'],
+      ['sitecopy', 'keeps a remote website in sync'],
+      ['workrave', 'repetitive strain injury prevention tool'],
+      ['dump1090', 'ads-b ground station'],
+      ['cen64', 'cycle-accurate nintendo 64 simulator'],
+      ['modem-gui', 'front-end for modemmanager'],
+      ['bleachbit', 'delete unnecessary files from the system'],
+      ['inkscape', 'vector-based drawing program'],
+      ['autorandr', 'select a display configuration for connected devices'],
+      ['pspp', 'statistical analysis tool'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('website', engine).sort()).toEqual(['sitecopy', 'urlwatch']);
+    expect(top('break reminder', engine)).toEqual(['workrave']);
+    expect(top('flight tracker', engine)).toEqual(['dump1090']);
+    expect(top('n64', engine)).toEqual(['cen64']);
+    expect(top('mobile broadband', engine)).toEqual(['modem-gui']);
+    expect(top('disk cleanup', engine)).toEqual(['bleachbit']);
+    expect(top('svg editor', engine)).toEqual(['inkscape']);
+    expect(top('screen resolution', engine)).toEqual(['autorandr']);
+    expect(top('statistics', engine)).toEqual(['pspp']);
+    expect(top('webpages', engine)).toEqual(['urlwatch']);
   });
   it("glues a one-word synonym's replacement to the query word beside it, as typed words glue (`audio converter` -> `soundconverter`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
