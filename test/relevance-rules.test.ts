@@ -1187,6 +1187,30 @@ describe('relevance rules', () => {
     expect(top('matlab', engine)).toEqual(['octave']);
     expect(top('spreadsheet', engine)).toEqual(['gnumeric']);
   });
+  it('finds the kind of program more proprietary names stand for (`keynote` -> `presentation`, `pro tools` -> `digital audio workstation`, `snagit` -> `screenshot`), one-way', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['calligrastage', 'presentation program'],
+      ['key2odp', 'keynote to odp converter'],
+      ['ardour', 'the digital audio workstation'],
+      ['epiphany', 'intuitive web browser'],
+      ['hexchat', 'irc client for x'],
+      ['kbibtex', 'bibtex editor'],
+      ['ksnip', 'screenshot tool'],
+      ['abiword', 'efficient word processor'],
+      ['meld', 'graphical tool to diff and merge files'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('keynote', engine)).toEqual(['key2odp', 'calligrastage']);
+    expect(top('pro tools', engine)[0]).toBe('ardour');
+    expect(top('safari', engine)).toEqual(['epiphany']);
+    expect(top('mirc', engine)).toEqual(['hexchat']);
+    expect(top('endnote', engine)).toEqual(['kbibtex']);
+    expect(top('snagit', engine)).toEqual(['ksnip']);
+    expect(top('ms word', engine)).toEqual(['abiword']);
+    expect(top('beyond compare', engine)).toEqual(['meld']);
+    expect(top('presentation', engine)).toEqual(['calligrastage']);
+  });
   it("glues a one-word synonym's replacement to the query word beside it, as typed words glue (`audio converter` -> `soundconverter`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('soundconverter', { name: 'soundconverter', description: 'application to convert files into other formats' });
