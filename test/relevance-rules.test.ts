@@ -1225,6 +1225,11 @@ describe('relevance rules', () => {
       ['inkscape', 'vector-based drawing program'],
       ['autorandr', 'select a display configuration for connected devices'],
       ['pspp', 'statistical analysis tool'],
+      ['cups', 'common unix printing system'],
+      ['foo2zjs', 'printer driver for zjs printers'],
+      ['avogadro', 'molecular graphics and modelling system'],
+      ['molsketch', 'sketches of a molecule'],
+      ['lua5.4', 'simple, extensible, embeddable programming language'],
     ])
       engine.add(name, { name, description });
     expect(top('website', engine).sort()).toEqual(['sitecopy', 'urlwatch']);
@@ -1236,6 +1241,9 @@ describe('relevance rules', () => {
     expect(top('svg editor', engine)).toEqual(['inkscape']);
     expect(top('screen resolution', engine)).toEqual(['autorandr']);
     expect(top('statistics', engine)).toEqual(['pspp']);
+    expect(top('printer', engine)[0]).toBe('cups');
+    expect(top('molecule editor', engine)[0]).toBe('avogadro');
+    expect(top('interpreter', engine)).toEqual(['lua5.4']);
     expect(top('webpages', engine)).toEqual(['urlwatch']);
   });
   it("glues a one-word synonym's replacement to the query word beside it, as typed words glue (`audio converter` -> `soundconverter`)", () => {

@@ -589,6 +589,9 @@ export const ENGLISH_SYNONYMS: SynonymRule[] = [
   { input: 'statistics', synonyms: ['statistical analysis', 'statistical computation'] },
   { input: 'r language', synonyms: ['gnu r'] },
   { input: 'translator', synonyms: ['translation app', 'machine translation'] },
+  { input: 'printer', synonyms: ['printing system'] },
+  { input: 'interpreter', synonyms: ['programming language'] },
+  { input: 'molecule editor', synonyms: ['molecular modelling', 'molecular graphics', 'molecular editor'] },
   // Everyday names of a thing and of a need beside the words descriptions use for them (nl30): a GUI is a graphical
   // interface, a game controller a joystick or gamepad, a thesaurus lists synonyms, disk usage is what disk space is
   // used by, Flathub is Flatpak's catalogue, a clock keeps the time, expenses are a matter of finance (as `budget`), a
