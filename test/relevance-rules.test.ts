@@ -1187,6 +1187,30 @@ describe('relevance rules', () => {
     expect(top('matlab', engine)).toEqual(['octave']);
     expect(top('spreadsheet', engine)).toEqual(['gnumeric']);
   });
+  it('finds the kind of program more proprietary names stand for (`keynote` -> `presentation`, `pro tools` -> `digital audio workstation`, `snagit` -> `screenshot`), one-way', () => {
+    const engine = new SearchIndex({ fields, sorts: [] });
+    for (const [name, description] of [
+      ['calligrastage', 'presentation program'],
+      ['key2odp', 'keynote to odp converter'],
+      ['ardour', 'the digital audio workstation'],
+      ['epiphany', 'intuitive web browser'],
+      ['hexchat', 'irc client for x'],
+      ['kbibtex', 'bibtex editor'],
+      ['ksnip', 'screenshot tool'],
+      ['abiword', 'efficient word processor'],
+      ['meld', 'graphical tool to diff and merge files'],
+    ])
+      engine.add(name, { name, description });
+    expect(top('keynote', engine)).toEqual(['key2odp', 'calligrastage']);
+    expect(top('pro tools', engine)[0]).toBe('ardour');
+    expect(top('safari', engine)).toEqual(['epiphany']);
+    expect(top('mirc', engine)).toEqual(['hexchat']);
+    expect(top('endnote', engine)).toEqual(['kbibtex']);
+    expect(top('snagit', engine)).toEqual(['ksnip']);
+    expect(top('ms word', engine)).toEqual(['abiword']);
+    expect(top('beyond compare', engine)).toEqual(['meld']);
+    expect(top('presentation', engine)).toEqual(['calligrastage']);
+  });
   it("glues a one-word synonym's replacement to the query word beside it, as typed words glue (`audio converter` -> `soundconverter`)", () => {
     const engine = new SearchIndex({ fields, sorts: [] });
     engine.add('soundconverter', { name: 'soundconverter', description: 'application to convert files into other formats' });
@@ -1386,6 +1410,24 @@ describe('relevance rules', () => {
     fewer.add('srvx-imapd', { name: 'srvx-imapd', description: 'mail daemon server', tags: tags(4) });
     fewer.add('zeta-popd', { name: 'zeta-popd', description: 'mail daemon server', tags: tags(4) });
     expect(top('mail daemon', fewer)).toEqual(['zeta-popd', 'srvx-imapd']);
+  });
+  it('ranks an application whose name holds every query word above a description holding them, its namespace no part', () => {
+    const tagged = [...fields, field('tags', 'categories', { searchMode: 'off', facet: true })];
+    const engine = new SearchIndex({ fields: tagged, sorts: [] });
+    const tags = (count: number) => Array.from({ length: count }, (_, i) => `t${i}`);
+    // `gnome-…` begins more than 50 names (a namespace); fillers keep `gno…` from being a glued one.
+    for (let i = 0; i < 51; i++) engine.add(`gnome-m${i}`, { name: `gnome-m${i}`, description: 'a module' });
+    for (let i = 0; i < 250; i++) engine.add(`other${i}`, { name: `other${i}`, description: 'something else' });
+    engine.add('gnome-sound-recorder', { name: 'gnome-sound-recorder', description: 'simple tool for the desktop', tags: tags(6) });
+    engine.add('rec', { name: 'rec', description: 'sound recorder and effect processor' });
+    // Filed alike, but a library by its description: the words in its name make it no application.
+    engine.add('gnome-voice-sound-recorder', {
+      name: 'gnome-voice-sound-recorder',
+      description: 'library for the desktop',
+      tags: tags(6),
+    });
+    // Without the rule, `gnome-sound-recorder` is a part of the namespace (×0.5), below `rec`'s description.
+    expect(top('sound recorder', engine)).toEqual(['gnome-sound-recorder', 'rec', 'gnome-voice-sound-recorder']);
   });
   it('ranks a name of four words or more sharing all but its last two with more than five names as a part', () => {
     const engine = new SearchIndex({ fields, sorts: [] });

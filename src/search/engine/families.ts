@@ -92,6 +92,8 @@ export interface FamilyCache {
   firstWords: Int32Array;
   /** Per ordinal, the words of the longest strict beginning of its title that is a whole title (0: none; `titleHeads`). */
   heads: Uint8Array;
+  /** Per ordinal, 1 where it is filed under `APPLICATION_FILED` categories or more with no helper word in its other text. */
+  applications: Uint8Array;
 }
 
 /** What the titles beginning with some words are: a namespace, a family without a head, or neither. */
@@ -151,6 +153,14 @@ export function titlesBegun(state: IndexState, words: readonly string[]): number
  */
 export function titleHeads(state: IndexState): Uint8Array {
   return families(state).heads;
+}
+
+/**
+ * Per ordinal, 1 where it is filed as an application of its own: under `APPLICATION_FILED` categories or more, with no
+ * helper word in its other text (what spares a family's member the part's share, above).
+ */
+export function filedApplications(state: IndexState): Uint8Array {
+  return families(state).applications;
 }
 
 /** Whether the title of `ord` begins with the word `word` itself (not with a part of it: `node-js` for `nodejs`). */
@@ -248,7 +258,9 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
   const prior = new Float32Array(size).fill(1);
   const namespacedPrior = new Float32Array(size).fill(1);
   const heads = new Uint8Array(size);
+  const applications = new Uint8Array(size);
   for (let ord = 0; ord < size; ord++) {
+    applications[ord] = filed[ord] >= APPLICATION_FILED && !helper[ord] ? 1 : 0;
     const length = lengths[ord];
     if (!length) continue;
     for (let at = 0, hash = 0; at < length - 1; at++) {
@@ -260,7 +272,7 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
       factor *= PART;
     const members = beginnings(whole[ord]);
     if (members) factor *= 1 + Math.min(MAX_BONUS, HEAD_BONUS * Math.log2(1 + members));
-    else if (length > 1 && isPart(ord) && !(filed[ord] >= APPLICATION_FILED && !helper[ord])) factor *= PART;
+    else if (length > 1 && isPart(ord) && !applications[ord]) factor *= PART;
     prior[ord] = factor;
     namespacedPrior[ord] = length > 1 && beginnings(mix(0, words[0][ord])) > MAX_FAMILY ? prior[ord] * NAMESPACED : prior[ord];
   }
@@ -271,7 +283,16 @@ function computePrior(state: IndexState): Omit<FamilyCache, 'version' | 'others'
     if (members > MAX_FAMILY) namespaces.add(key);
     else if (members > VARIANTS && !isWhole(key)) headless.add(key);
   }
-  return { prior, namespaces, headless, namespacedPrior, begun: beginnings, firstWords: words[0] ?? new Int32Array(size).fill(-1), heads };
+  return {
+    prior,
+    namespaces,
+    headless,
+    namespacedPrior,
+    begun: beginnings,
+    firstWords: words[0] ?? new Int32Array(size).fill(-1),
+    heads,
+    applications,
+  };
 
   function isPart(ord: number): boolean {
     if (beginnings(allButLast[ord]) > 1) return true;

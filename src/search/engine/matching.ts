@@ -36,7 +36,8 @@ const DECAY_BY_POSITION = Float64Array.from({ length: 64 }, (_, position) => dec
 /**
  * What `slotMarks` holds per document and text slot, at `(ord * slots + slot) * SLOT_MARKS` plus: the words matched
  * at their query position without a typo (bits 0-15) and as typed (16-31); those at the position they have in the query
- * (from the field's start); 1 + the last query word matched there (`<< LAST_WORD`) and its position, for adjacent
+ * (from the field's start; bits 0-15) and those anywhere in the field without a typo (bits 16-31; a synonym's
+ * replacement too: `NAMED` in ranking.ts); 1 + the last query word matched there (`<< LAST_WORD`) and its position, for adjacent
  * query words; and where the last one ends. They tell whether the field starts with or equals the query, and how
  * exactly. Side by side, so matching a posting touches one place in memory, not four arrays.
  */
@@ -582,6 +583,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const at = (match * slotCount + hits.slots[h]) * marks;
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
+      if (typos === 1) slotMarks[at + alignedAt] |= mask << wholeShift;
       if (position === queryPosition && aligns) {
         // How exactly the word at its query position matched: a typo there is no word as typed elsewhere in the field
         // (`xscreensaver`, one typo from `screensaver`, starting `xscreensaver-screensaver-bsod`).
@@ -667,6 +669,7 @@ function matchPhrase(state: IndexState, m: Scratch, alternative: Alternative, wa
           m.aligned[match] |= alternative.mask;
           m.slotMarks[marks + SLOT_END] = Math.max(m.slotMarks[marks + SLOT_END], position + 1);
         }
+        m.slotMarks[marks + SLOT_ALIGNED] |= alternative.mask << WHOLE;
       }
     }
   });

@@ -27,7 +27,8 @@
  *    the word typed at half a longer one's,
  *    times the document's prior from its title's length, name family and the categories it is filed under
  *    (families.ts), ×0.5 for a title in a
- *    namespace the query does not name (`python3-yaml` for `yaml`, not `golang-go` for `golang`), ×1.5 for each query
+ *    namespace the query does not name (`python3-yaml` for `yaml`, not `golang-go` for `golang`), but an application
+ *    whose name holds every counted word of two or more ×1.25 instead (`NAMED`), ×1.5 for each query
  *    word right after the previous one in a field (proximity) and ×1.15 for each one within three words of it
  *    (nearness); in a query of one word, a match counting less the later it stands in its field (matching.ts);
  * 6. custom ranking: the app's numeric or boolean fields, in order;
@@ -39,7 +40,7 @@
  */
 import { pluralForms, stems } from './analysis';
 import { compareStrings, type ValueColumn } from './columns';
-import { familyPrior, titleHeads, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
+import { familyPrior, filedApplications, titleHeads, titlesBegun, titlesBeginning, titleStartsWithWord, type Beginning } from './families';
 import { fnv1a } from './hash';
 import {
   detailMatches,
@@ -147,6 +148,14 @@ const PROXIMITY = 0.5;
 /** Score bonus per query word matched near the previous one in a field, not right after it (matching.ts's `NEAR_WINDOW`). */
 const NEARBY = 0.15;
 /**
+ * Score multiplier of an application (`filedApplications`) whose name holds every counted word of a query of two or
+ * more, without a typo, in any order, in place of the namespace part's ×0.5 (`gnome-sound-recorder` for `sound recorder`,
+ * `xfce4-power-manager`): BM25F's saturation leaves a name match only about 1.25 times a description match. Only
+ * applications: libraries, plugins and add-ons holding the words in their names (`claws-mail-…-notifier`,
+ * `aiohttp-wsgi-serve`, `python3-…`) would take over (measured: docs/decisions.md).
+ */
+const NAMED = 1.25;
+/**
  * Documents holding a one-word query per title beginning with it (plus one) past which the word is a topic of the
  * collection, not a name being typed (`java`: 4 titles, thousands of documents).
  */
@@ -214,6 +223,8 @@ export function relevanceOrder(state: IndexState, m: Matches): Relevance {
     heaviest,
     beginning,
     heads: titleHeads(state),
+    applications: filedApplications(state),
+    plainPrior: familyPrior(state, false),
     rarerBit: pair ? rarerWord(state, m.plan.words, counted) : topic ? rarerWord(state, m.plan.words, counted, SENTENCE_TOPIC_RATIO) : 0,
   };
   /** Finishes a document; answers its match number (-1: not matched). */
@@ -328,6 +339,10 @@ interface Finishing {
   beginning: Beginning | 'topic';
   /** Per ordinal, the words of the longest other title its title goes on past (`titleHeads`). */
   heads: Uint8Array;
+  /** Per ordinal, 1 where it is filed as an application (`filedApplications`). */
+  applications: Uint8Array;
+  /** Each document's prior with no namespace part (`prior` when the query names the namespace). */
+  plainPrior: Float32Array;
   /** The counted word whose documents matching only it rank above those matching only another (0: none). */
   rarerBit: number;
 }
@@ -341,7 +356,7 @@ const oneOrd = new Int32Array(1);
  * finished yet, all detailed: one loop, what it reads taken once per call, not from a closure's context per match.
  */
 function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): void {
-  const { m, prior, rarerBit } = f;
+  const { m, prior, rarerBit, applications, plainPrior } = f;
   const sentence = m.plan.sentence;
   const { words: matched, typos: typoBits, rank, score, adjacent, aligned: alignedWords, slotMarks } = m;
   const { counted } = m.plan;
@@ -359,7 +374,7 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     if (rank[match] !== 0) continue;
     const ord = ords[i];
     const own = prior[ord] ?? 1;
-    let factor = own;
+    let factor = applications[ord] === 1 && heaviestHoldsAll(f, match) ? (plainPrior[ord] ?? 1) * NAMED : own;
     // No query word right after or near the one before (every match of one word): both bonuses are × 1.
     const adjacency = adjacent[match];
     if (adjacency !== 0) {
@@ -389,6 +404,19 @@ function finishMatches(f: Finishing, numbers: Int32Array, ords: Int32Array): voi
     const exactWords = popcount((matched[match] >>> whole) & counted) - (part && own <= DEEP_PART_PRIOR ? 1 : 0);
     rank[match] = packedRank((wordCount - part) * 2 + rarer, typos, level, Math.max(exactWords, 0));
   }
+}
+
+/**
+ * Whether a query of two counted words or more has them all, without a typo, in a text field of the heaviest weight
+ * (in any order, as parts of a separated name: `gnome-sound-recorder` for `sound recorder`).
+ */
+function heaviestHoldsAll({ state, m, heaviest }: Finishing, match: number): boolean {
+  const { counted } = m.plan;
+  if ((counted & (counted - 1)) === 0) return false;
+  const slots = state.plan.text;
+  for (let slot = 0, at = match * slots.length * SLOT_MARKS; slot < slots.length; slot++, at += SLOT_MARKS)
+    if (slots[slot].weight === heaviest && ((m.slotMarks[at + SLOT_ALIGNED] >>> WHOLE) & counted) === counted) return true;
+  return false;
 }
 
 /** Criteria 1 to 4 in one number, each deciding the ties of the one before: `words` (× 2, the rarer word's half), typos, attribute exactness, whole words. */
