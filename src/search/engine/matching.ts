@@ -534,6 +534,8 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
   const endAt = SLOT_END;
   const lastAt = SLOT_LAST;
   const wholeShift = WHOLE;
+  // The words a field holds anywhere are read only for a query of two counted words or more (`NAMED` in ranking.ts).
+  const marksAnywhere = !oneWord(m.plan);
   const fewestTypos = ALT_TYPOS;
   const wholeMatch = ALT_WHOLE;
   // A query of one word that is itself indexed (`wiki`, `latex`) is a word, not a name still being typed: a field
@@ -583,7 +585,7 @@ function matchAlternative(state: IndexState, m: Scratch, alternative: Alternativ
       const at = (match * slotCount + hits.slots[h]) * marks;
       const occurrence = hits.occurrences[h];
       const position = positionOf(occurrence);
-      if (typos === 1) slotMarks[at + alignedAt] |= mask << wholeShift;
+      if (typos === 1 && marksAnywhere) slotMarks[at + alignedAt] |= mask << wholeShift;
       if (position === queryPosition && aligns) {
         // How exactly the word at its query position matched: a typo there is no word as typed elsewhere in the field
         // (`xscreensaver`, one typo from `screensaver`, starting `xscreensaver-screensaver-bsod`).
